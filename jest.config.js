@@ -1,0 +1,10 @@
+import preset from './jest.preset.js';
+
+// One run over the whole workspace. Unit specs are pure; int-specs talk to the real
+// PostgreSQL and NATS named by TEST_DATABASE_URL / TEST_NATS_URL, isolated per run.
+export default {
+  ...preset,
+  rootDir: '.',
+  testMatch: ['<rootDir>/{libs,services,launcher}/**/*.{spec,int-spec,e2e-spec}.ts'],
+  testTimeout: 30000,
+};

@@ -1,0 +1,14 @@
+// Shared Jest settings: native ESM (Nest 12 ships ESM only) compiled by ts-jest, which keeps
+// decorator metadata for Nest's dependency injection. Run with --experimental-vm-modules.
+import { createDefaultEsmPreset } from 'ts-jest';
+
+const libs = ['contracts', 'bus', 'db', 'engine', 'observability', 'runtime', 'testing'];
+
+export default {
+  ...createDefaultEsmPreset({ tsconfig: '<rootDir>/tsconfig.spec.json' }),
+  testEnvironment: 'node',
+  moduleNameMapper: {
+    '^(\\.{1,2}/.*)\\.js$': '$1',
+    ...Object.fromEntries(libs.map((lib) => [`^@runline/${lib}$`, `<rootDir>/libs/${lib}/src/index.ts`])),
+  },
+};
