@@ -7,4 +7,5 @@ export default {
   rootDir: '.',
   testMatch: ['<rootDir>/{libs,services,launcher}/**/*.{spec,int-spec,e2e-spec}.ts'],
   testTimeout: 30000,
+  reporters: ['default', '<rootDir>/tools/jest-summary-reporter.cjs'],
 };

@@ -3,6 +3,7 @@
 import { createDefaultEsmPreset } from 'ts-jest';
 
 const libs = ['contracts', 'bus', 'db', 'engine', 'observability', 'runtime', 'testing'];
+const services = ['gateway', 'invocation', 'scheduler', 'polling', 'dead-letter', 'callback'];
 
 export default {
   ...createDefaultEsmPreset({ tsconfig: '<rootDir>/tsconfig.spec.json' }),
@@ -10,5 +11,6 @@ export default {
   moduleNameMapper: {
     '^(\\.{1,2}/.*)\\.js$': '$1',
     ...Object.fromEntries(libs.map((lib) => [`^@runline/${lib}$`, `<rootDir>/libs/${lib}/src/index.ts`])),
+    ...Object.fromEntries(services.map((name) => [`^@runline/${name}-service$`, `<rootDir>/services/${name}/src/index.ts`])),
   },
 };

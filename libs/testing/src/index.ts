@@ -10,3 +10,11 @@ export {
   uniqueSuffix,
   type TestDatabase,
 } from './infrastructure.js';
+export {
+  startTestSystem,
+  TEST_CONSOLE_JWT_SECRET,
+  TEST_SECRETS_KEY,
+  type TestSystem,
+  type TestSystemOptions,
+} from './test-system.js';
+export { consoleJwt, HttpClient, type HttpResult } from './http-client.js';

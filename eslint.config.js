@@ -1,0 +1,123 @@
+// @ts-check
+/**
+ * Lint for the whole monorepo: `npx eslint .`
+ *
+ * Architecture rules (STYLE.md, "What we take" 1), by the tags in each project's project.json:
+ * - a lib (`type:lib`) depends only on libs;
+ * - a service (`type:service`) depends only on libs, so services never import each other;
+ * - the launcher (`type:launcher`) depends on services and libs;
+ * - `@runline/testing` (`scope:testing`) is imported by test files only;
+ * - a lib is imported only through its public index, `@runline/<name>`: never deep
+ *   (`@runline/bus/src/x`) and never by a relative path that leaves the importing project.
+ * `tools/check-boundaries.sh` proves these rules still report violations.
+ */
+import nxPlugin from '@nx/eslint-plugin';
+import { createProjectGraphAsync } from '@nx/devkit';
+import { defineConfig, globalIgnores } from 'eslint/config';
+import tseslint from 'typescript-eslint';
+
+// `@nx/enforce-module-boundaries` reads only the project graph Nx has cached on disk. Without a
+// cache (a fresh clone) it prints a warning and checks nothing; a stale cache has stale tags.
+// Building the graph here keeps `npx eslint .` self-sufficient: Nx reuses the cache when nothing
+// changed, and a broken workspace fails the lint instead of passing it unchecked.
+await createProjectGraphAsync({ exitOnError: true });
+
+// The plugin's typings predate ESLint 9's (eslintrc-style configs, the old RuleContext); the
+// object itself is a valid flat-config plugin.
+const nx = /** @type {import('eslint').ESLint.Plugin} */ (/** @type {unknown} */ (nxPlugin));
+
+// Test code: specs anywhere, plus helpers under a project's `test/` folder (never built).
+const testFiles = ['**/*.spec.ts', '**/*.int-spec.ts', '**/*.e2e-spec.ts', '**/test/**/*.ts'];
+
+// Code that belongs to no Nx project (benchmarks, scripts). The Nx rule skips such files.
+const outsideProjects = ['bench/**/*.ts', 'tools/**/*.ts', 'deploy/**/*.ts', 'docs/**/*.ts'];
+
+const deepImport = {
+  group: ['@runline/*/**'],
+  message: 'Import a Runline library only through its public index: `@runline/<name>`.',
+};
+
+const relativeIntoProject = {
+  regex: '^(?:\\.\\./)+(?:libs|services|launcher)/',
+  message: 'Import a library as `@runline/<name>`, not by a relative path into its folder.',
+};
+
+const testingOutsideTests = {
+  name: '@runline/testing',
+  message: '`@runline/testing` is for test code only (*.spec.ts, *.int-spec.ts, *.e2e-spec.ts, test/).',
+};
+
+const moduleBoundaries = {
+  // Lib tests use @runline/testing and @runline/testing may build on libs (say, migrations from
+  // @runline/db); Nx counts test files as project dependencies, so that reads as a cycle. Only
+  // test files can import @runline/testing (see no-restricted-imports), so no runtime cycle hides
+  // behind this exception.
+  ignoredCircularDependencies: [['testing', 'tag:type:lib']],
+  depConstraints: [
+    { sourceTag: 'type:lib', onlyDependOnLibsWithTags: ['type:lib'] },
+    { sourceTag: 'type:service', onlyDependOnLibsWithTags: ['type:lib'] },
+    { sourceTag: 'type:launcher', onlyDependOnLibsWithTags: ['type:service', 'type:lib'] },
+  ],
+};
+
+export default defineConfig(
+  globalIgnores([
+    '**/dist/',
+    '**/node_modules/',
+    '**/coverage/',
+    '.nx/',
+    '.runline/',
+    'libs/contracts/src/gen/',
+  ]),
+
+  tseslint.configs.recommended,
+
+  {
+    name: 'runline/all',
+    files: ['**/*.{ts,js,mjs,cjs}'],
+    plugins: { '@nx': nx },
+    rules: {
+      '@typescript-eslint/no-explicit-any': 'error',
+      '@typescript-eslint/no-unused-vars': [
+        'error',
+        {
+          argsIgnorePattern: '^_',
+          caughtErrorsIgnorePattern: '^_',
+          destructuredArrayIgnorePattern: '^_',
+          ignoreRestSiblings: true,
+        },
+      ],
+      '@nx/enforce-module-boundaries': ['error', moduleBoundaries],
+      // Not notDependOnLibsWithTags: that check is transitive over the Nx graph, and the graph
+      // includes test files, so any lib whose int-spec uses @runline/testing would taint every
+      // service importing that lib. A direct import ban says exactly what we mean.
+      'no-restricted-imports': [
+        'error',
+        { paths: [testingOutsideTests], patterns: [deepImport] },
+      ],
+    },
+  },
+
+  {
+    name: 'runline/tests',
+    files: testFiles,
+    rules: {
+      // A spec may test its own lib through the public index (`@runline/engine` inside
+      // libs/engine), which proves the export exists; production code must not, as that is a
+      // runtime import cycle through index.ts.
+      '@nx/enforce-module-boundaries': [
+        'error',
+        { ...moduleBoundaries, allowCircularSelfDependency: true },
+      ],
+      'no-restricted-imports': ['error', { patterns: [deepImport] }],
+    },
+  },
+
+  {
+    name: 'runline/outside-projects',
+    files: outsideProjects,
+    rules: {
+      'no-restricted-imports': ['error', { patterns: [deepImport, relativeIntoProject] }],
+    },
+  },
+);

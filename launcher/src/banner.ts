@@ -1,0 +1,40 @@
+import type { DemoCredentials } from './demo-seed.js';
+
+/** What a newcomer needs after `npm start`: credentials and curl lines that work when pasted. */
+export function startBanner(options: {
+  gatewayUrl: string;
+  demo: DemoCredentials;
+  usingDevelopmentJwtSecret: boolean;
+  databaseDescription: string;
+  busDescription: string;
+}): string {
+  const { gatewayUrl: url, demo } = options;
+  const lines = [
+    '',
+    '================================ Runline is running ================================',
+    `Gateway:   ${url}`,
+    `Database:  ${options.databaseDescription}`,
+    `Bus:       ${options.busDescription}`,
+    options.usingDevelopmentJwtSecret
+      ? 'Console JWTs are signed with the DEVELOPMENT secret (set CONSOLE_JWT_SECRET in production).'
+      : 'Console JWTs are verified with CONSOLE_JWT_SECRET.',
+    '',
+    `Demo organization ${demo.firstStart ? '(created now)' : '(from an earlier start; tokens below are new)'}:`,
+    `  ORG=${demo.orgId}`,
+    `  CHATBOT_PROJECT=${demo.chatbotProjectId}`,
+    `  AUTOMATION_PROJECT=${demo.automationProjectId}`,
+    `  CONSOLE_JWT=${demo.consoleJwt}`,
+    `  CHATBOT_TOKEN=${demo.chatbotToken}`,
+    `  AUTOMATION_TOKEN=${demo.automationToken}`,
+    '',
+    'Try (each line works as pasted):',
+    `  curl -s ${url}/v1/orgs/${demo.orgId}/projects/${demo.chatbotProjectId}/api-settings -H "Authorization: Bearer ${demo.consoleJwt}"`,
+    `  curl -s ${url}/v1/orgs/${demo.orgId}/projects/${demo.chatbotProjectId}/api-tokens -H "Authorization: Bearer ${demo.consoleJwt}"`,
+    `  curl -s ${url}/v1/orgs/${demo.orgId}/external-invocations/00000000-0000-4000-8000-000000000000 -H "Authorization: Bearer ${demo.chatbotToken}"`,
+    `  curl -s -X POST ${url}/v2/orgs/${demo.orgId}/flows/${demo.chatbotProjectId}/trigger -H "x-api-key: ${demo.chatbotToken}"`,
+    `  curl -s ${url}/health/ready`,
+    '====================================================================================',
+    '',
+  ];
+  return lines.join('\n');
+}

@@ -1,0 +1,88 @@
+import { jetstreamManager } from '@nats-io/jetstream';
+import { connect } from '@nats-io/transport-node';
+import { JetStreamBus, type Bus } from '@runline/bus';
+import { testNatsUrl, uniqueBusPrefix } from '@runline/testing';
+import { describeBusContract } from '../test/bus.contract.js';
+import { deleteStreamsWithPrefix } from '../test/nats-cleanup.js';
+
+describeBusContract('JetStreamBus', async () => {
+  const prefix = uniqueBusPrefix();
+  const opened: Bus[] = [];
+  return {
+    open: async () => {
+      const bus = await JetStreamBus.connect({ url: testNatsUrl(), prefix, name: 'bus-contract' });
+      opened.push(bus);
+      return bus;
+    },
+    dispose: async () => {
+      await Promise.all(opened.map((bus) => bus.close()));
+      await deleteStreamsWithPrefix(prefix);
+    },
+  };
+});
+
+describe('JetStreamBus specifics', () => {
+  const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
+
+  it('puts the prefix on subjects, streams and durables on the wire', async () => {
+    const prefix = uniqueBusPrefix();
+    const bus = await JetStreamBus.connect({ url: testNatsUrl(), prefix });
+    const nc = await connect({ servers: testNatsUrl() });
+    try {
+      await bus.ensureStreams([{ name: 'WIRE', subjects: ['wire.>'], retention: 'limits', duplicateWindowSeconds: 30 }]);
+      const sub = await bus.subscribe({ stream: 'WIRE', durable: 'reader', filterSubject: 'wire.>' }, async () => {});
+      await bus.publish({ id: 'w1', subject: 'wire.x', data: bytes('x') });
+      const jsm = await jetstreamManager(nc);
+      const info = await jsm.streams.info(`${prefix}_WIRE`);
+      expect(info.config.subjects).toEqual([`${prefix}.wire.>`]);
+      expect(info.config.retention).toBe('limits');
+      expect(info.config.storage).toBe('file');
+      expect(info.config.duplicate_window).toBe(30_000_000_000);
+      expect(info.state.messages).toBe(1);
+      const consumer = await jsm.consumers.info(`${prefix}_WIRE`, `${prefix}_reader`);
+      expect(consumer.config).toMatchObject({
+        ack_policy: 'explicit',
+        deliver_policy: 'all',
+        filter_subject: `${prefix}.wire.>`,
+        max_deliver: 10,
+        ack_wait: 30_000_000_000,
+      });
+      await sub.stop();
+    } finally {
+      await bus.close();
+      await nc.close();
+      await deleteStreamsWithPrefix(prefix);
+    }
+  });
+
+  it('updates ack wait and max deliver of an existing durable', async () => {
+    const prefix = uniqueBusPrefix();
+    const bus = await JetStreamBus.connect({ url: testNatsUrl(), prefix });
+    const nc = await connect({ servers: testNatsUrl() });
+    try {
+      await bus.ensureStreams([{ name: 'UPD', subjects: ['upd.>'], retention: 'limits' }]);
+      await (await bus.subscribe({ stream: 'UPD', durable: 'd', filterSubject: 'upd.>' }, async () => {})).stop();
+      const sub = await bus.subscribe(
+        { stream: 'UPD', durable: 'd', filterSubject: 'upd.>', ackWaitMs: 5_000, maxDeliver: 4 },
+        async () => {},
+      );
+      const consumer = await (await jetstreamManager(nc)).consumers.info(`${prefix}_UPD`, `${prefix}_d`);
+      expect(consumer.config).toMatchObject({ ack_wait: 5_000_000_000, max_deliver: 4 });
+      await sub.stop();
+      await expect(
+        bus.subscribe({ stream: 'UPD', durable: 'd', filterSubject: 'upd.other' }, async () => {}),
+      ).rejects.toThrow(/cannot change/);
+    } finally {
+      await bus.close();
+      await nc.close();
+      await deleteStreamsWithPrefix(prefix);
+    }
+  });
+
+  it('ping() resolves while connected and rejects after close', async () => {
+    const bus = await JetStreamBus.connect({ url: testNatsUrl(), prefix: uniqueBusPrefix() });
+    await expect(bus.ping()).resolves.toBeUndefined();
+    await bus.close();
+    await expect(bus.ping()).rejects.toThrow();
+  });
+});

@@ -1,0 +1,435 @@
+import {
+  BusNoRespondersError,
+  BusRemoteError,
+  BusTimeoutError,
+  type Bus,
+  type DeliveredMessage,
+  type DurableSubscriptionSpec,
+  type MessageHandler,
+  type StreamSpec,
+  type Subscription,
+} from '@runline/bus';
+
+/**
+ * One test suite for every `Bus` implementation, so embedded mode and NATS mode cannot drift
+ * apart. Each test gets a fresh fixture: its own streams, subjects and durables.
+ */
+export interface BusContractFixture {
+  /**
+   * A bus on the fixture's transport and name space. Called twice in a test, it stands for two
+   * replicas: separate connections for NATS, the same instance in one process.
+   */
+  open(): Promise<Bus>;
+  /** Closes every bus `open` returned (some may already be closed) and removes what the test created. */
+  dispose(): Promise<void>;
+}
+
+const EVENTS: StreamSpec = { name: 'CONTRACT_EVENTS', subjects: ['contract.evt.>'], retention: 'limits' };
+const COMMANDS: StreamSpec = {
+  name: 'CONTRACT_COMMANDS',
+  subjects: ['contract.cmd.>'],
+  retention: 'workqueue',
+  duplicateWindowSeconds: 60,
+};
+/** Short, so expiry tests stay fast; handlers in other tests finish well within it. */
+const ACK_WAIT_MS = 400;
+
+const encoder = new TextEncoder();
+const decoder = new TextDecoder();
+const bytes = (text: string): Uint8Array => encoder.encode(text);
+const text = (data: Uint8Array): string => decoder.decode(data);
+const sleep = (ms: number): Promise<void> => new Promise((resolve) => setTimeout(resolve, ms));
+
+let counter = 0;
+const nextId = (): string => `m-${process.pid}-${Date.now()}-${++counter}`;
+
+interface Seen {
+  id: string;
+  subject: string;
+  text: string;
+  deliveryCount: number;
+  headers: Record<string, string>;
+  at: number;
+  by: string;
+}
+
+/** Records deliveries and waits for conditions on them. */
+class Recorder {
+  readonly seen: Seen[] = [];
+
+  record(message: DeliveredMessage, by = 'a'): void {
+    this.seen.push({
+      id: message.id,
+      subject: message.subject,
+      text: text(message.data),
+      deliveryCount: message.deliveryCount,
+      headers: { ...message.headers },
+      at: performance.now(),
+      by,
+    });
+  }
+
+  of(id: string): Seen[] {
+    return this.seen.filter((seen) => seen.id === id);
+  }
+
+  async until(what: string, condition: () => boolean, timeoutMs = 5_000): Promise<void> {
+    const deadline = performance.now() + timeoutMs;
+    while (!condition()) {
+      if (performance.now() > deadline) {
+        throw new Error(`timed out waiting for ${what}; seen: ${JSON.stringify(this.seen.map((s) => [s.id, s.deliveryCount]))}`);
+      }
+      await sleep(10);
+    }
+  }
+}
+
+export function describeBusContract(name: string, factory: () => Promise<BusContractFixture>): void {
+  describe(`Bus contract: ${name}`, () => {
+    let fixture: BusContractFixture;
+    let bus: Bus;
+    let subscriptions: Subscription[];
+    let recorder: Recorder;
+
+    beforeEach(async () => {
+      fixture = await factory();
+      bus = await fixture.open();
+      await bus.ensureStreams([EVENTS, COMMANDS]);
+      subscriptions = [];
+      recorder = new Recorder();
+    });
+
+    afterEach(async () => {
+      await Promise.all(subscriptions.map((subscription) => subscription.stop()));
+      await fixture.dispose();
+    });
+
+    const publish = async (subject: string, body: string, id = nextId(), target: Bus = bus): Promise<string> => {
+      await target.publish({ id, subject, data: bytes(body) });
+      return id;
+    };
+
+    const subscribe = async (
+      spec: Partial<DurableSubscriptionSpec> & { durable: string },
+      handler: MessageHandler,
+      target: Bus = bus,
+    ): Promise<Subscription> => {
+      const subscription = await target.subscribe(
+        { stream: EVENTS.name, filterSubject: 'contract.evt.>', ackWaitMs: ACK_WAIT_MS, ...spec },
+        handler,
+      );
+      subscriptions.push(subscription);
+      return subscription;
+    };
+
+    describe('publish and durable subscribe', () => {
+      it('delivers a published message with its id, subject, data and headers', async () => {
+        await subscribe({ durable: 'basic' }, async (m) => recorder.record(m));
+        const id = nextId();
+        await bus.publish({ id, subject: 'contract.evt.created', data: bytes('hello'), headers: { 'x-trace': 'abc' } });
+        await recorder.until('the message', () => recorder.seen.length === 1);
+        expect(recorder.seen[0]).toMatchObject({
+          id,
+          subject: 'contract.evt.created',
+          text: 'hello',
+          deliveryCount: 1,
+          headers: { 'x-trace': 'abc' },
+        });
+      });
+
+      it('delivers a message published before the durable existed', async () => {
+        const id = await publish('contract.evt.early', 'early');
+        await subscribe({ durable: 'late' }, async (m) => recorder.record(m));
+        await recorder.until('the early message', () => recorder.of(id).length === 1);
+      });
+
+      it('delivers only messages matching the filter subject', async () => {
+        await subscribe({ durable: 'filtered', filterSubject: 'contract.evt.kept' }, async (m) => recorder.record(m));
+        await publish('contract.evt.other', 'skip');
+        const kept = await publish('contract.evt.kept', 'keep');
+        const marker = await publish('contract.evt.kept', 'marker');
+        await recorder.until('the marker', () => recorder.of(marker).length === 1);
+        expect(recorder.seen.map((s) => s.id)).toEqual([kept, marker]);
+      });
+
+      it('drops a republished id within the duplicate window', async () => {
+        await subscribe({ durable: 'dedupe' }, async (m) => recorder.record(m));
+        const id = nextId();
+        await publish('contract.evt.once', 'first', id);
+        await publish('contract.evt.once', 'second', id);
+        const marker = await publish('contract.evt.once', 'marker');
+        await recorder.until('the marker', () => recorder.of(marker).length === 1);
+        expect(recorder.of(id).map((s) => s.text)).toEqual(['first']);
+      });
+
+      it('keeps a durable position when its only subscriber stops', async () => {
+        const first = await subscribe({ durable: 'resume' }, async (m) => recorder.record(m));
+        const one = await publish('contract.evt.seq', 'one');
+        await recorder.until('one', () => recorder.of(one).length === 1);
+        await first.stop();
+        const two = await publish('contract.evt.seq', 'two');
+        const three = await publish('contract.evt.seq', 'three');
+        await subscribe({ durable: 'resume' }, async (m) => recorder.record(m, 'b'));
+        await recorder.until('two and three', () => recorder.of(three).length === 1);
+        expect(recorder.seen.map((s) => [s.id, s.by])).toEqual([
+          [one, 'a'],
+          [two, 'b'],
+          [three, 'b'],
+        ]);
+      });
+
+      it('keeps messages of a limits stream for a durable created later', async () => {
+        await subscribe({ durable: 'early-reader' }, async (m) => recorder.record(m, 'early'));
+        const id = await publish('contract.evt.kept-for-all', 'x');
+        await recorder.until('the early reader', () => recorder.of(id).length === 1);
+        await subscribe({ durable: 'late-reader' }, async (m) => recorder.record(m, 'late'));
+        await recorder.until('the late reader', () => recorder.of(id).length === 2);
+        expect(recorder.of(id).map((s) => s.by)).toEqual(['early', 'late']);
+      });
+
+      it('refuses a second durable on overlapping subjects of a workqueue stream', async () => {
+        await subscribe({ durable: 'worker', stream: COMMANDS.name, filterSubject: 'contract.cmd.>' }, async () => {});
+        await expect(
+          bus.subscribe(
+            { durable: 'other-worker', stream: COMMANDS.name, filterSubject: 'contract.cmd.start', ackWaitMs: ACK_WAIT_MS },
+            async () => {},
+          ),
+        ).rejects.toThrow();
+      });
+
+      it('hands workqueue messages to the durable and settles each once', async () => {
+        await subscribe({ durable: 'commands', stream: COMMANDS.name, filterSubject: 'contract.cmd.>' }, async (m) =>
+          recorder.record(m),
+        );
+        const ids = [await publish('contract.cmd.start', 'a'), await publish('contract.cmd.stop', 'b')];
+        await recorder.until('both commands', () => recorder.seen.length === 2);
+        await sleep(ACK_WAIT_MS + 300);
+        expect(recorder.seen.map((s) => [s.id, s.deliveryCount])).toEqual(ids.map((id) => [id, 1]));
+      });
+
+      it('refuses to publish to a subject no stream captures', async () => {
+        await expect(publish('contract.nowhere', 'x')).rejects.toThrow();
+      });
+    });
+
+    describe('queue semantics', () => {
+      it('splits the messages of one durable between its subscribers, none to both', async () => {
+        const peer = await fixture.open();
+        const handler =
+          (by: string): MessageHandler =>
+          async (m) => {
+            recorder.record(m, by);
+            await sleep(15);
+          };
+        await subscribe({ durable: 'shared', batchSize: 1 }, handler('a'));
+        await subscribe({ durable: 'shared', batchSize: 1 }, handler('b'), peer);
+        const ids: string[] = [];
+        for (let i = 0; i < 20; i++) ids.push(await publish('contract.evt.work', `job ${i}`));
+        await recorder.until('all jobs', () => new Set(recorder.seen.map((s) => s.id)).size === ids.length);
+        await sleep(100);
+        expect(recorder.seen).toHaveLength(ids.length);
+        expect(recorder.seen.every((s) => s.deliveryCount === 1)).toBe(true);
+        expect(recorder.seen.filter((s) => s.by === 'a').length).toBeGreaterThan(0);
+        expect(recorder.seen.filter((s) => s.by === 'b').length).toBeGreaterThan(0);
+      });
+    });
+
+    describe('settling', () => {
+      it('redelivers after the handler throws, with deliveryCount 2', async () => {
+        await subscribe({ durable: 'throws' }, async (m) => {
+          recorder.record(m);
+          if (m.deliveryCount === 1) throw new Error('transient');
+        });
+        const id = await publish('contract.evt.flaky', 'data');
+        await recorder.until('the redelivery', () => recorder.of(id).length === 2);
+        expect(recorder.of(id).map((s) => [s.deliveryCount, s.text])).toEqual([
+          [1, 'data'],
+          [2, 'data'],
+        ]);
+      });
+
+      it('redelivers a nak with a delay no earlier than the delay', async () => {
+        await subscribe({ durable: 'nak-delay' }, async (m) => {
+          recorder.record(m);
+          if (m.deliveryCount === 1) await m.nak(500);
+        });
+        const id = await publish('contract.evt.later', 'x');
+        await recorder.until('the delayed redelivery', () => recorder.of(id).length === 2);
+        const [first, second] = recorder.of(id);
+        expect(second.deliveryCount).toBe(2);
+        expect(second.at - first.at).toBeGreaterThanOrEqual(450);
+      });
+
+      it('never redelivers a termed message', async () => {
+        await subscribe({ durable: 'term' }, async (m) => {
+          recorder.record(m);
+          if (text(m.data) === 'poison') await m.term();
+        });
+        const poison = await publish('contract.evt.poison', 'poison');
+        const marker = await publish('contract.evt.poison', 'marker');
+        await recorder.until('the marker', () => recorder.of(marker).length === 1);
+        await sleep(ACK_WAIT_MS * 2);
+        expect(recorder.of(poison)).toHaveLength(1);
+      });
+
+      it('ignores settling after the first settle (ack then throw is not redelivered)', async () => {
+        await subscribe({ durable: 'settle-once' }, async (m) => {
+          recorder.record(m);
+          if (text(m.data) === 'acked') {
+            await m.ack();
+            await m.nak();
+            throw new Error('after ack');
+          }
+        });
+        const acked = await publish('contract.evt.once-settled', 'acked');
+        const marker = await publish('contract.evt.once-settled', 'marker');
+        await recorder.until('the marker', () => recorder.of(marker).length === 1);
+        await sleep(ACK_WAIT_MS * 2);
+        expect(recorder.of(acked)).toHaveLength(1);
+      });
+
+      it('redelivers a message not settled within ack wait to another subscriber', async () => {
+        const peer = await fixture.open();
+        const handler =
+          (by: string): MessageHandler =>
+          async (m) => {
+            recorder.record(m, by);
+            if (m.deliveryCount === 1) {
+              await recorder.until('the redelivery', () => recorder.seen.length >= 2, ACK_WAIT_MS * 10).catch(() => undefined);
+            }
+          };
+        await subscribe({ durable: 'slow', batchSize: 1 }, handler('a'));
+        await subscribe({ durable: 'slow', batchSize: 1 }, handler('b'), peer);
+        const id = await publish('contract.evt.slow', 'x');
+        await recorder.until('the redelivery', () => recorder.of(id).length === 2, ACK_WAIT_MS * 10);
+        const [first, second] = recorder.of(id);
+        expect(second.deliveryCount).toBe(2);
+        expect(second.by).not.toBe(first.by);
+        expect(second.at - first.at).toBeGreaterThanOrEqual(ACK_WAIT_MS - 50);
+      });
+
+      it('stops redelivering after maxDeliver attempts', async () => {
+        await subscribe({ durable: 'max-deliver', maxDeliver: 3 }, async (m) => {
+          recorder.record(m);
+          throw new Error('always');
+        });
+        const id = await publish('contract.evt.doomed', 'x');
+        await recorder.until('three attempts', () => recorder.of(id).length === 3);
+        await sleep(ACK_WAIT_MS * 2);
+        expect(recorder.of(id).map((s) => s.deliveryCount)).toEqual([1, 2, 3]);
+      });
+    });
+
+    describe('stopping', () => {
+      it('stop() waits for the handler in progress', async () => {
+        let finished = false;
+        const subscription = await subscribe({ durable: 'stop-waits' }, async (m) => {
+          recorder.record(m);
+          await sleep(300);
+          finished = true;
+        });
+        await publish('contract.evt.long', 'x');
+        await recorder.until('the handler to start', () => recorder.seen.length === 1);
+        await subscription.stop();
+        expect(finished).toBe(true);
+      });
+
+      it('close() lets the handler in progress complete, then refuses new work', async () => {
+        let finished = false;
+        await subscribe({ durable: 'close-drains' }, async (m) => {
+          recorder.record(m);
+          await sleep(300);
+          finished = true;
+        });
+        await publish('contract.evt.long', 'x');
+        await recorder.until('the handler to start', () => recorder.seen.length === 1);
+        await bus.close();
+        expect(finished).toBe(true);
+        await expect(publish('contract.evt.long', 'after close')).rejects.toThrow();
+        await bus.close();
+      });
+    });
+
+    describe('request/reply', () => {
+      it('answers a request', async () => {
+        subscriptions.push(
+          await bus.reply('contract.req.echo', 'echoers', async (data, headers) =>
+            bytes(`${text(data)}/${headers['x-who'] ?? '?'}`),
+          ),
+        );
+        const reply = await bus.request('contract.req.echo', bytes('ping'), { timeoutMs: 2_000, headers: { 'x-who': 'me' } });
+        expect(text(reply)).toBe('ping/me');
+      });
+
+      it('fails with BusTimeoutError when no reply comes within the deadline', async () => {
+        subscriptions.push(
+          await bus.reply('contract.req.slow', 'sleepers', async () => {
+            await sleep(500);
+            return bytes('late');
+          }),
+        );
+        const started = performance.now();
+        const failure = await bus.request('contract.req.slow', bytes('x'), { timeoutMs: 150 }).catch((err: unknown) => err);
+        expect(failure).toBeInstanceOf(BusTimeoutError);
+        expect(failure).toMatchObject({ subject: 'contract.req.slow', timeoutMs: 150 });
+        expect(performance.now() - started).toBeLessThan(450);
+      });
+
+      it('fails with BusNoRespondersError when nobody listens', async () => {
+        const failure = await bus.request('contract.req.nobody', bytes('x'), { timeoutMs: 2_000 }).catch((err: unknown) => err);
+        expect(failure).toBeInstanceOf(BusNoRespondersError);
+        expect(failure).toMatchObject({ subject: 'contract.req.nobody' });
+      });
+
+      it('fails with BusRemoteError carrying the message when the handler throws', async () => {
+        subscriptions.push(
+          await bus.reply('contract.req.broken', 'breakers', async () => {
+            throw new Error('order 42 is locked');
+          }),
+        );
+        const failure = await bus.request('contract.req.broken', bytes('x'), { timeoutMs: 2_000 }).catch((err: unknown) => err);
+        expect(failure).toBeInstanceOf(BusRemoteError);
+        expect(failure).toMatchObject({ subject: 'contract.req.broken', message: 'order 42 is locked' });
+      });
+
+      it('shares requests within a queue group, each answered once', async () => {
+        const peer = await fixture.open();
+        const served = { a: 0, b: 0 };
+        const responder = (by: 'a' | 'b') => async (data: Uint8Array) => {
+          served[by]++;
+          return data;
+        };
+        subscriptions.push(await bus.reply('contract.req.work', 'workers', responder('a')));
+        subscriptions.push(await peer.reply('contract.req.work', 'workers', responder('b')));
+        for (let i = 0; i < 20; i++) {
+          expect(text(await bus.request('contract.req.work', bytes(`${i}`), { timeoutMs: 2_000 }))).toBe(`${i}`);
+        }
+        await sleep(100);
+        expect(served.a + served.b).toBe(20);
+        expect(served.a).toBeGreaterThan(0);
+        expect(served.b).toBeGreaterThan(0);
+      });
+
+      it('stops answering after the reply subscription stops, letting a request in progress finish', async () => {
+        let finished = false;
+        const subscription = await bus.reply('contract.req.stopping', 'stoppers', async (data) => {
+          await sleep(200);
+          finished = true;
+          return data;
+        });
+        const pending = bus.request('contract.req.stopping', bytes('x'), { timeoutMs: 2_000 });
+        await sleep(50);
+        await subscription.stop();
+        expect(finished).toBe(true);
+        expect(text(await pending)).toBe('x');
+        await expect(bus.request('contract.req.stopping', bytes('x'), { timeoutMs: 500 })).rejects.toBeInstanceOf(
+          BusNoRespondersError,
+        );
+      });
+    });
+
+    it('ping() resolves on an open bus', async () => {
+      await expect(bus.ping()).resolves.toBeUndefined();
+    });
+  });
+}

@@ -1,0 +1,57 @@
+import {
+  ApiTokenRevokedSchema,
+  DefinitionPublishedSchema,
+  OrganizationCreatedSchema,
+  OrganizationPlanChangedSchema,
+  ProjectApiSettingsChangedSchema,
+  ProjectCreatedSchema,
+} from './gen/runline/gateway/v1/events_pb.js';
+import {
+  EVENT_REGISTRY,
+  EVENT_TYPES,
+  eventRegistration,
+  isEventType,
+  UnknownEventTypeError,
+} from './event-registry.js';
+
+describe('event registry', () => {
+  it('maps each explicit wire type to its schema and subject', () => {
+    // Spelled out on purpose: these are persistent names, a change must fail this test.
+    const expected = [
+      ['gateway.OrganizationCreated.v1', OrganizationCreatedSchema, 'gateway.evt.organization-created'],
+      ['gateway.OrganizationPlanChanged.v1', OrganizationPlanChangedSchema, 'gateway.evt.organization-plan-changed'],
+      ['gateway.ProjectCreated.v1', ProjectCreatedSchema, 'gateway.evt.project-created'],
+      ['gateway.ProjectApiSettingsChanged.v1', ProjectApiSettingsChangedSchema, 'gateway.evt.project-api-settings-changed'],
+      ['gateway.DefinitionPublished.v1', DefinitionPublishedSchema, 'gateway.evt.definition-published'],
+      ['gateway.ApiTokenRevoked.v1', ApiTokenRevokedSchema, 'gateway.evt.api-token-revoked'],
+    ] as const;
+    expect(Object.keys(EVENT_REGISTRY).sort()).toEqual(expected.map(([type]) => type).sort());
+    for (const [type, schema, subject] of expected) {
+      const registration = eventRegistration(type);
+      expect(registration.schema).toBe(schema);
+      expect(registration.subject).toBe(subject);
+    }
+  });
+
+  it('lists every registered type in EVENT_TYPES and nothing else', () => {
+    expect(Object.values(EVENT_TYPES).sort()).toEqual(Object.keys(EVENT_REGISTRY).sort());
+  });
+
+  it('uses versioned wire names whose domain matches the proto package', () => {
+    for (const [type, registration] of Object.entries(EVENT_REGISTRY)) {
+      const match = /^([a-z]+)\.([A-Z][A-Za-z]*)\.v(\d+)$/.exec(type);
+      if (match === null) throw new Error(`wire type "${type}" is not <domain>.<Message>.v<N>`);
+      const [, domain, , version] = match;
+      expect(registration.schema.typeName.startsWith(`runline.${domain}.v${version}.`)).toBe(true);
+      expect(registration.subject.startsWith(`${domain}.evt.`)).toBe(true);
+    }
+  });
+
+  it('rejects unknown types', () => {
+    expect(isEventType('gateway.ProjectCreated.v1')).toBe(true);
+    expect(isEventType('gateway.ProjectCreated.v2')).toBe(false);
+    expect(isEventType('toString')).toBe(false);
+    expect(() => eventRegistration('gateway.ProjectDeleted.v1')).toThrow(UnknownEventTypeError);
+    expect(() => eventRegistration('')).toThrow('unknown event type ""');
+  });
+});

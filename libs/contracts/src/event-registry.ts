@@ -1,0 +1,101 @@
+/**
+ * The event registry: every wire type name, the protobuf schema of its payload, and the
+ * subject it is published on.
+ *
+ * Wire type names are explicit, versioned strings (`<domain>.<Message>.v<N>`), never derived
+ * from a message or class name, so renaming a message in code never changes the wire.
+ *
+ * WARNING: like subjects, these names are persistent (stored in outboxes, event stores and
+ * streams). Never rename or remove one; a new shape of an event is a new message with a new
+ * type (`….v2`), registered beside the old one.
+ */
+import type { DescMessage, MessageShape } from '@bufbuild/protobuf';
+import {
+  ApiTokenRevokedSchema,
+  DefinitionPublishedSchema,
+  OrganizationCreatedSchema,
+  OrganizationPlanChangedSchema,
+  ProjectApiSettingsChangedSchema,
+  ProjectCreatedSchema,
+} from './gen/runline/gateway/v1/events_pb.js';
+import { GATEWAY_EVENT_SUBJECTS } from './subjects.js';
+
+/** Wire type names (the value of `Envelope.type`) of every registered event. */
+export const EVENT_TYPES = Object.freeze({
+  ORGANIZATION_CREATED: 'gateway.OrganizationCreated.v1',
+  ORGANIZATION_PLAN_CHANGED: 'gateway.OrganizationPlanChanged.v1',
+  PROJECT_CREATED: 'gateway.ProjectCreated.v1',
+  PROJECT_API_SETTINGS_CHANGED: 'gateway.ProjectApiSettingsChanged.v1',
+  DEFINITION_PUBLISHED: 'gateway.DefinitionPublished.v1',
+  API_TOKEN_REVOKED: 'gateway.ApiTokenRevoked.v1',
+} as const);
+
+/** What the registry knows about one wire type. */
+export interface EventRegistration<Schema extends DescMessage = DescMessage> {
+  /** Generated schema of the payload (`Envelope.payload` is this message, binary encoded). */
+  readonly schema: Schema;
+  /** Logical subject the event is published on (see `subjects.ts`). */
+  readonly subject: string;
+}
+
+/**
+ * Wire type → registration. To add an event: define the message in a proto, regenerate,
+ * add its name to `EVENT_TYPES`, its subject to `subjects.ts`, and an entry here.
+ */
+export const EVENT_REGISTRY = Object.freeze({
+  [EVENT_TYPES.ORGANIZATION_CREATED]: {
+    schema: OrganizationCreatedSchema,
+    subject: GATEWAY_EVENT_SUBJECTS.ORGANIZATION_CREATED,
+  },
+  [EVENT_TYPES.ORGANIZATION_PLAN_CHANGED]: {
+    schema: OrganizationPlanChangedSchema,
+    subject: GATEWAY_EVENT_SUBJECTS.ORGANIZATION_PLAN_CHANGED,
+  },
+  [EVENT_TYPES.PROJECT_CREATED]: {
+    schema: ProjectCreatedSchema,
+    subject: GATEWAY_EVENT_SUBJECTS.PROJECT_CREATED,
+  },
+  [EVENT_TYPES.PROJECT_API_SETTINGS_CHANGED]: {
+    schema: ProjectApiSettingsChangedSchema,
+    subject: GATEWAY_EVENT_SUBJECTS.PROJECT_API_SETTINGS_CHANGED,
+  },
+  [EVENT_TYPES.DEFINITION_PUBLISHED]: {
+    schema: DefinitionPublishedSchema,
+    subject: GATEWAY_EVENT_SUBJECTS.DEFINITION_PUBLISHED,
+  },
+  [EVENT_TYPES.API_TOKEN_REVOKED]: {
+    schema: ApiTokenRevokedSchema,
+    subject: GATEWAY_EVENT_SUBJECTS.API_TOKEN_REVOKED,
+  },
+} as const satisfies Record<string, EventRegistration>);
+
+/** A registered wire type name. */
+export type EventType = keyof typeof EVENT_REGISTRY;
+
+/** The generated payload message of wire type `T`. */
+export type EventPayload<T extends EventType> = MessageShape<(typeof EVENT_REGISTRY)[T]['schema']>;
+
+/**
+ * A decoded payload tagged with its wire type: a discriminated union, so a `switch` on
+ * `type` narrows `payload` and can be checked for exhaustiveness.
+ */
+export type UnpackedEvent = { [T in EventType]: { type: T; payload: EventPayload<T> } }[EventType];
+
+/** Thrown for a wire type that is not in the registry. */
+export class UnknownEventTypeError extends Error {
+  constructor(readonly type: string) {
+    super(`unknown event type "${type}"`);
+    this.name = 'UnknownEventTypeError';
+  }
+}
+
+/** True when `type` is registered. A consumer may use it to skip types it marks ignorable. */
+export function isEventType(type: string): type is EventType {
+  return Object.hasOwn(EVENT_REGISTRY, type);
+}
+
+/** The registration of `type`; throws `UnknownEventTypeError` when it is not registered. */
+export function eventRegistration(type: string): EventRegistration {
+  if (!isEventType(type)) throw new UnknownEventTypeError(type);
+  return EVENT_REGISTRY[type];
+}

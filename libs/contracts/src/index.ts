@@ -1,0 +1,115 @@
+/**
+ * `@runline/contracts`: everything that crosses a service boundary on the bus.
+ *
+ * - **Names** (`subjects.ts`): streams, subjects and the `STREAMS` every service ensures at
+ *   start. Persistent names: renaming one needs a migration.
+ * - **Event registry** (`event-registry.ts`): explicit wire type names (`EVENT_TYPES`), each
+ *   mapped to its generated payload schema and its subject.
+ * - **Envelope** (`envelope.ts`): build (`newEnvelope`, `causedBy`), encode/decode with
+ *   validation (`encodeEnvelope`, `decodeEnvelope`, `envelopeCodec`), unpack the payload
+ *   (`unpackPayload`, `unpackPayloadAs`) and turn an envelope into a `BusMessage`
+ *   (`toBusMessage`).
+ * - **Generated messages** from `proto/runline/**` (buf + protoc-gen-es, under `gen/`, never
+ *   edited by hand): each message's type and its `…Schema`, enums and their schemas.
+ * - **protobuf-es runtime**: `create`, `toBinary`, `fromBinary`, and the Timestamp helpers,
+ *   re-exported so services depend on this one package for the wire.
+ *
+ * Typical producer (inside the transaction that changes state, via the outbox):
+ * ```ts
+ * const envelope = newEnvelope({
+ *   type: EVENT_TYPES.PROJECT_CREATED,
+ *   payload: create(ProjectCreatedSchema, { orgId, projectId, name, type: ProjectType.CHATBOT }),
+ *   orgId,
+ *   projectId,
+ * });
+ * outbox.add(toBusMessage(envelope));
+ * ```
+ * Typical consumer:
+ * ```ts
+ * const event = unpackPayload(envelopeCodec.decode(message.data));
+ * switch (event.type) {
+ *   case EVENT_TYPES.PROJECT_CREATED: return projects.insert(event.payload);
+ *   // …
+ * }
+ * ```
+ */
+
+// Names.
+export {
+  GATEWAY_EVENT_SUBJECTS,
+  GATEWAY_EVENTS_STREAM,
+  INVOCATION_COMMANDS_STREAM,
+  INVOCATION_EVENTS_STREAM,
+  INVOCATION_QUERY_SUBJECTS,
+  STREAM_NAMES,
+  STREAM_SUBJECTS,
+  STREAMS,
+  type StreamName,
+} from './subjects.js';
+
+// Event registry.
+export {
+  EVENT_REGISTRY,
+  EVENT_TYPES,
+  eventRegistration,
+  isEventType,
+  UnknownEventTypeError,
+  type EventPayload,
+  type EventRegistration,
+  type EventType,
+  type UnpackedEvent,
+} from './event-registry.js';
+
+// Envelope.
+export {
+  assertValidEnvelope,
+  causedBy,
+  decodeEnvelope,
+  encodeEnvelope,
+  envelopeCodec,
+  InvalidEnvelopeError,
+  newEnvelope,
+  toBusMessage,
+  UnexpectedEventTypeError,
+  unpackPayload,
+  unpackPayloadAs,
+  type EnvelopeCodec,
+  type NewEnvelopeInput,
+} from './envelope.js';
+
+// Generated: runline.common.v1.
+export { EnvelopeSchema, type Envelope } from './gen/runline/common/v1/envelope_pb.js';
+
+// Generated: runline.gateway.v1 events.
+export {
+  ApiTokenRevokedSchema,
+  DefinitionPublishedSchema,
+  EnrollmentPolicy,
+  EnrollmentPolicySchema,
+  OnErrorPolicy,
+  OnErrorPolicySchema,
+  OrganizationCreatedSchema,
+  OrganizationPlanChangedSchema,
+  ProjectApiSettingsChangedSchema,
+  ProjectCreatedSchema,
+  ProjectType,
+  ProjectTypeSchema,
+  type ApiTokenRevoked,
+  type DefinitionPublished,
+  type OrganizationCreated,
+  type OrganizationPlanChanged,
+  type ProjectApiSettingsChanged,
+  type ProjectCreated,
+} from './gen/runline/gateway/v1/events_pb.js';
+
+// Generated: runline.invocation.v1 queries.
+export {
+  GetInvocationReplySchema,
+  GetInvocationRequestSchema,
+  type GetInvocationReply,
+  type GetInvocationRequest,
+} from './gen/runline/invocation/v1/queries_pb.js';
+
+// protobuf-es runtime, so services import the wire from one place.
+export { create, fromBinary, toBinary, type MessageInitShape, type MessageShape } from '@bufbuild/protobuf';
+export { timestampDate, timestampFromDate, timestampNow, type Timestamp } from '@bufbuild/protobuf/wkt';

@@ -1,0 +1,80 @@
+import type { StreamSpec } from '@runline/bus';
+import { EVENT_REGISTRY, EVENT_TYPES } from './event-registry.js';
+import {
+  GATEWAY_EVENT_SUBJECTS,
+  INVOCATION_QUERY_SUBJECTS,
+  STREAM_NAMES,
+  STREAMS,
+} from './subjects.js';
+
+/** NATS subject matching: `*` is one token, `>` one or more trailing tokens. */
+function matches(filter: string, subject: string): boolean {
+  const f = filter.split('.');
+  const s = subject.split('.');
+  for (let i = 0; i < f.length; i++) {
+    if (f[i] === '>') return s.length > i;
+    if (i >= s.length || (f[i] !== '*' && f[i] !== s[i])) return false;
+  }
+  return f.length === s.length;
+}
+
+function streamsCapturing(subject: string): StreamSpec[] {
+  return STREAMS.filter((stream) => stream.subjects.some((filter) => matches(filter, subject)));
+}
+
+describe('subjects', () => {
+  it('declares the three streams with their subjects and retention', () => {
+    expect(STREAMS).toEqual([
+      { name: 'GATEWAY_EVENTS', subjects: ['gateway.evt.>'], retention: 'limits' },
+      { name: 'INVOCATION_EVENTS', subjects: ['invocation.evt.>'], retention: 'limits' },
+      { name: 'INVOCATION_COMMANDS', subjects: ['invocation.cmd.>'], retention: 'workqueue' },
+    ]);
+    expect(Object.values(STREAM_NAMES)).toEqual(STREAMS.map((stream) => stream.name));
+  });
+
+  it('keeps the persistent subject names unchanged', () => {
+    expect(GATEWAY_EVENT_SUBJECTS).toEqual({
+      ORGANIZATION_CREATED: 'gateway.evt.organization-created',
+      ORGANIZATION_PLAN_CHANGED: 'gateway.evt.organization-plan-changed',
+      PROJECT_CREATED: 'gateway.evt.project-created',
+      PROJECT_API_SETTINGS_CHANGED: 'gateway.evt.project-api-settings-changed',
+      DEFINITION_PUBLISHED: 'gateway.evt.definition-published',
+      API_TOKEN_REVOKED: 'gateway.evt.api-token-revoked',
+    });
+    expect(INVOCATION_QUERY_SUBJECTS.GET_INVOCATION).toBe('invocation.qry.get-invocation');
+  });
+
+  it('gives every event type its own subject, captured by exactly one stream', () => {
+    const subjects = Object.values(EVENT_REGISTRY).map((registration) => registration.subject);
+    expect(new Set(subjects).size).toBe(Object.values(EVENT_TYPES).length);
+    for (const subject of subjects) {
+      expect(subject).toMatch(/^[a-z]+\.evt\.[a-z]+(-[a-z]+)*$/);
+      expect(streamsCapturing(subject).map((stream) => stream.name)).toEqual([STREAM_NAMES.GATEWAY_EVENTS]);
+    }
+  });
+
+  it('keeps request/reply subjects out of every stream', () => {
+    // A stream capturing a request subject would store requests and break the reply path.
+    for (const subject of Object.values(INVOCATION_QUERY_SUBJECTS)) {
+      expect(streamsCapturing(subject)).toEqual([]);
+    }
+  });
+
+  it('has streams whose subjects do not overlap', () => {
+    for (const stream of STREAMS) {
+      for (const other of STREAMS.filter((candidate) => candidate !== stream)) {
+        for (const filter of stream.subjects) {
+          const probe = filter.replace('>', 'probe');
+          expect(other.subjects.some((otherFilter) => matches(otherFilter, probe))).toBe(false);
+        }
+      }
+    }
+  });
+
+  it('self-checks the subject matcher', () => {
+    expect(matches('gateway.evt.>', 'gateway.evt.project-created')).toBe(true);
+    expect(matches('gateway.evt.>', 'gateway.evt')).toBe(false);
+    expect(matches('gateway.*.x', 'gateway.evt.x')).toBe(true);
+    expect(matches('invocation.evt.>', 'invocation.qry.get-invocation')).toBe(false);
+  });
+});

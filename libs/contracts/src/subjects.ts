@@ -1,0 +1,71 @@
+/**
+ * Stream and subject names: the only place they are spelled.
+ *
+ * WARNING: these strings are persistent names. JetStream streams, durable consumers and the
+ * messages already stored are bound to them, and other internal services subscribe to them.
+ * Renaming or removing one needs a migration (create the new stream or subject, move or
+ * drain the old one, then retire it); never edit a value in place. Adding names is safe.
+ *
+ * All names here are logical: a bus created with a prefix prepends it on the wire (see
+ * `@runline/bus`). Subjects are `<domain>.<kind>.<kebab-case-name>` with kind `evt`
+ * (events), `cmd` (commands) or `qry` (request/reply queries).
+ */
+import type { StreamSpec } from '@runline/bus';
+
+/** JetStream stream names. */
+export const STREAM_NAMES = Object.freeze({
+  /** Events published by the gateway (organizations, plans, projects, definitions, tokens). */
+  GATEWAY_EVENTS: 'GATEWAY_EVENTS',
+  /** Events published by the invocation service (the life of a run). */
+  INVOCATION_EVENTS: 'INVOCATION_EVENTS',
+  /** Commands for the invocation service; a work queue, each command handled once. */
+  INVOCATION_COMMANDS: 'INVOCATION_COMMANDS',
+} as const);
+
+export type StreamName = (typeof STREAM_NAMES)[keyof typeof STREAM_NAMES];
+
+/** Subject wildcards each stream captures; also the filter to consume a whole domain. */
+export const STREAM_SUBJECTS = Object.freeze({
+  GATEWAY_EVENTS: 'gateway.evt.>',
+  INVOCATION_EVENTS: 'invocation.evt.>',
+  INVOCATION_COMMANDS: 'invocation.cmd.>',
+} as const);
+
+/** One subject per gateway event type (see the event registry for the type names). */
+export const GATEWAY_EVENT_SUBJECTS = Object.freeze({
+  ORGANIZATION_CREATED: 'gateway.evt.organization-created',
+  ORGANIZATION_PLAN_CHANGED: 'gateway.evt.organization-plan-changed',
+  PROJECT_CREATED: 'gateway.evt.project-created',
+  PROJECT_API_SETTINGS_CHANGED: 'gateway.evt.project-api-settings-changed',
+  DEFINITION_PUBLISHED: 'gateway.evt.definition-published',
+  API_TOKEN_REVOKED: 'gateway.evt.api-token-revoked',
+} as const);
+
+/** Request/reply subjects answered by the invocation service (core NATS, not JetStream). */
+export const INVOCATION_QUERY_SUBJECTS = Object.freeze({
+  /** `GetInvocationRequest` → `GetInvocationReply` (runline/invocation/v1/queries.proto). */
+  GET_INVOCATION: 'invocation.qry.get-invocation',
+} as const);
+
+/** Events are kept (limits retention) so a new consumer or a rebuilt projection can replay them. */
+export const GATEWAY_EVENTS_STREAM: StreamSpec = Object.freeze({
+  name: STREAM_NAMES.GATEWAY_EVENTS,
+  subjects: [STREAM_SUBJECTS.GATEWAY_EVENTS],
+  retention: 'limits',
+});
+
+export const INVOCATION_EVENTS_STREAM: StreamSpec = Object.freeze({
+  name: STREAM_NAMES.INVOCATION_EVENTS,
+  subjects: [STREAM_SUBJECTS.INVOCATION_EVENTS],
+  retention: 'limits',
+});
+
+/** Commands are removed once acknowledged (work queue): each is handled by one consumer. */
+export const INVOCATION_COMMANDS_STREAM: StreamSpec = Object.freeze({
+  name: STREAM_NAMES.INVOCATION_COMMANDS,
+  subjects: [STREAM_SUBJECTS.INVOCATION_COMMANDS],
+  retention: 'workqueue',
+});
+
+/** Every stream Runline uses; each service passes this to `bus.ensureStreams` at start. */
+export const STREAMS: StreamSpec[] = [GATEWAY_EVENTS_STREAM, INVOCATION_EVENTS_STREAM, INVOCATION_COMMANDS_STREAM];

@@ -1,0 +1,25 @@
+/**
+ * `@runline/db`: storage for Runline services on PostgreSQL with TypeORM.
+ *
+ * - Each service owns ONE schema: `createServiceDataSource` pins every connection to it
+ *   (`search_path`) and keeps its migrations table there. Schema changes happen only in the
+ *   explicit `migrate` step; services call `assertMigrated` at start and refuse to run on an
+ *   older schema. `synchronize` is never on.
+ * - Events leave a service only through its transactional outbox: `TransactionRunner.run`
+ *   commits the state change and the emitted messages together, and `OutboxRelay` publishes
+ *   them to the bus after COMMIT (the message id is the bus dedupe key), with a periodic sweep
+ *   as the backstop for a crash between commit and publish.
+ * - Consumers deduplicate with the `Inbox`, in the same transaction as their effect, so a
+ *   redelivered message never has its effect twice.
+ * - `startEmbeddedPostgres` runs a local server for development when `DATABASE_URL` is unset.
+ *
+ * Every service lists `CreateOutboxAndInbox1763700000000` first in its migrations.
+ */
+export { createServiceDataSource, type ServiceDataSourceOptions } from './service-data-source.js';
+export { assertMigrated, migrate, pendingMigrations, SchemaNotMigratedError } from './migrate.js';
+export { CreateOutboxAndInbox1763700000000 } from './migrations/1763700000000-create-outbox-and-inbox.js';
+export { TransactionRunner, type OutboxNotifier, type TransactionContext } from './transaction-runner.js';
+export { OutboxRelay, type OutboxRelayOptions } from './outbox-relay.js';
+export type { OutboxRelayLogger } from './relay-logger.js';
+export { Inbox } from './inbox.js';
+export { startEmbeddedPostgres, type EmbeddedPostgres, type EmbeddedPostgresOptions } from './embedded-postgres.js';

@@ -1,0 +1,50 @@
+import { DataSource, type LoggerOptions, type MixedList } from 'typeorm';
+import { assertSchemaName } from './service-schema.js';
+
+export interface ServiceDataSourceOptions {
+  /** `postgres://user:password@host:port/database`. */
+  url: string;
+  /** The service's own schema; its tables and its `migrations` table live there. */
+  schema: string;
+  // TypeORM's own list types: entity and migration classes.
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
+  entities: MixedList<Function>;
+  /** Migration classes, `CreateOutboxAndInbox1763700000000` first. */
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
+  migrations: MixedList<Function>;
+  /** Connections in the pool. Default 10. */
+  poolSize?: number;
+  /** TypeORM query logging. Default off. */
+  logging?: LoggerOptions;
+}
+
+/**
+ * A TypeORM data source for one service: every connection works in `schema` (its `search_path`
+ * is that schema alone, so raw SQL cannot reach another service's tables by accident), the
+ * migrations table is `<schema>.migrations`, and nothing changes the schema implicitly:
+ * no `synchronize`, no migrations at initialisation, no extension installs.
+ */
+export function createServiceDataSource(options: ServiceDataSourceOptions): DataSource {
+  assertSchemaName(options.schema);
+  return new DataSource({
+    type: 'postgres',
+    url: options.url,
+    schema: options.schema,
+    applicationName: `runline-${options.schema}`,
+    entities: options.entities,
+    migrations: options.migrations,
+    migrationsTableName: 'migrations',
+    migrationsTransactionMode: 'all',
+    migrationsRun: false,
+    synchronize: false,
+    dropSchema: false,
+    // Extensions are database-wide objects; a service must not create them as a side effect of
+    // connecting. gen_random_uuid() is built into PostgreSQL 13+, so uuid columns need none.
+    installExtensions: false,
+    uuidExtension: 'pgcrypto',
+    poolSize: options.poolSize ?? 10,
+    logging: options.logging ?? false,
+    // Set at connection start-up, so it also holds for connections TypeORM opens later.
+    extra: { options: `-c search_path=${options.schema}` },
+  });
+}

@@ -1,0 +1,75 @@
+import type { DataSource, EntityManager } from 'typeorm';
+import type { BusMessage } from '@runline/bus';
+import { insertOutboxMessages } from './outbox.repository.js';
+import { serviceSchemaOf } from './service-schema.js';
+
+/** What a unit of work gets: the transaction's entity manager and a way to emit messages. */
+export interface TransactionContext {
+  /** Runs every query inside the transaction. */
+  manager: EntityManager;
+  /**
+   * Queues a message for the outbox. It is written in the same transaction as the state
+   * change and published only after COMMIT; if the transaction rolls back, it never leaves.
+   * `message.id` must be unique (it is the outbox key and the bus dedupe key).
+   */
+  emit(message: BusMessage): void;
+}
+
+/** Whatever publishes the outbox after a commit; `OutboxRelay` in a service. */
+export interface OutboxNotifier {
+  notify(): void;
+}
+
+/**
+ * Runs units of work with the transactional outbox: the state change and the outbox rows for
+ * every emitted message commit together, and the relay is woken after COMMIT so the messages
+ * go out right away. Nothing is published inside the transaction.
+ *
+ * Each `run` is its own transaction; calling `run` inside `run` opens a second, independent one.
+ */
+export class TransactionRunner {
+  private readonly schema: string;
+
+  constructor(
+    readonly dataSource: DataSource,
+    private readonly relay: OutboxNotifier,
+  ) {
+    this.schema = serviceSchemaOf(dataSource);
+  }
+
+  async run<T>(fn: (tx: TransactionContext) => Promise<T>): Promise<T> {
+    const messages: BusMessage[] = [];
+    const ids = new Set<string>();
+    let open = true;
+    const result = await this.dataSource.transaction(async (manager) => {
+      const tx: TransactionContext = {
+        manager,
+        emit: (message) => {
+          if (!open) throw new Error(`emit(${message.id}) after the transaction ended`);
+          assertMessage(message);
+          if (ids.has(message.id)) throw new Error(`message ${message.id} emitted twice in one transaction`);
+          ids.add(message.id);
+          messages.push(message);
+        },
+      };
+      try {
+        const value = await fn(tx);
+        await insertOutboxMessages(manager, this.schema, messages);
+        return value;
+      } finally {
+        open = false;
+      }
+    });
+    if (messages.length > 0) this.relay.notify();
+    return result;
+  }
+}
+
+function assertMessage(message: BusMessage): void {
+  if (typeof message.id !== 'string' || message.id.length === 0) throw new Error('emitted message needs a non-empty id');
+  if (typeof message.subject !== 'string' || message.subject.length === 0) {
+    throw new Error(`emitted message ${message.id} needs a subject`);
+  }
+  // isView, not instanceof: Buffers and Uint8Arrays from another realm (vm, Jest) qualify too.
+  if (!ArrayBuffer.isView(message.data)) throw new Error(`emitted message ${message.id}: data must be a Uint8Array`);
+}

@@ -1,0 +1,134 @@
+import 'reflect-metadata';
+import { Column, Entity, PrimaryColumn, type DataSource } from 'typeorm';
+import { createTestDatabase, type TestDatabase } from '@runline/testing';
+import { assertMigrated, createServiceDataSource, migrate, pendingMigrations, SchemaNotMigratedError } from '../src/index.js';
+import { TEST_MIGRATIONS, testDataSource } from './support/test-schema.js';
+
+@Entity({ name: 'widgets' })
+class Widget {
+  @PrimaryColumn('text')
+  id!: string;
+
+  @Column('text')
+  name!: string;
+}
+
+describe('service data source and migrations (real PostgreSQL)', () => {
+  let db: TestDatabase;
+  const open: DataSource[] = [];
+
+  const track = async (dataSource: DataSource): Promise<DataSource> => {
+    open.push(dataSource);
+    if (!dataSource.isInitialized) await dataSource.initialize();
+    return dataSource;
+  };
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+  });
+
+  afterEach(async () => {
+    await Promise.all(open.splice(0).map((dataSource) => (dataSource.isInitialized ? dataSource.destroy() : undefined)));
+  });
+
+  afterAll(async () => {
+    await db?.drop();
+  });
+
+  const tablesOf = async (dataSource: DataSource, schema: string): Promise<string[]> => {
+    const rows = await dataSource.query<Array<{ table_name: string }>>(
+      `SELECT table_name FROM information_schema.tables WHERE table_schema = $1 ORDER BY table_name`,
+      [schema],
+    );
+    return rows.map((row) => row.table_name);
+  };
+
+  it('refuses to start on an unmigrated schema, without creating anything', async () => {
+    const dataSource = await track(testDataSource(db.url, 'unmigrated'));
+
+    await expect(pendingMigrations(dataSource)).resolves.toEqual(['CreateOutboxAndInbox1763700000000', 'CreateTestTables1763700000001']);
+    const error = await assertMigrated(dataSource).catch((caught: unknown) => caught);
+    expect(error).toBeInstanceOf(SchemaNotMigratedError);
+    expect((error as Error).message).toMatch(/schema "unmigrated" is not migrated: 2 pending migration\(s\): CreateOutboxAndInbox1763700000000, CreateTestTables1763700000001/);
+
+    const schemas = await dataSource.query<unknown[]>(`SELECT 1 FROM information_schema.schemata WHERE schema_name = 'unmigrated'`);
+    expect(schemas).toHaveLength(0);
+  });
+
+  it('creates the schema, runs pending migrations once, and keeps everything in the service schema', async () => {
+    const dataSource = await track(testDataSource(db.url, 'alpha'));
+
+    await expect(migrate(dataSource)).resolves.toEqual(['CreateOutboxAndInbox1763700000000', 'CreateTestTables1763700000001']);
+    await expect(migrate(dataSource)).resolves.toEqual([]);
+    await expect(assertMigrated(dataSource)).resolves.toBeUndefined();
+
+    expect(await tablesOf(dataSource, 'alpha')).toEqual(['counters', 'inbox', 'migrations', 'orders', 'outbox']);
+    expect(await tablesOf(dataSource, 'public')).toEqual([]);
+    // Raw SQL without a schema lands in the service schema too (search_path).
+    await dataSource.query(`CREATE TABLE scratch (id int)`);
+    expect(await tablesOf(dataSource, 'alpha')).toContain('scratch');
+    const [{ search_path: searchPath }] = await dataSource.query<Array<{ search_path: string }>>('SHOW search_path');
+    expect(searchPath).toBe('alpha');
+  });
+
+  it('gives every service its own migrations table', async () => {
+    const beta = await track(testDataSource(db.url, 'beta'));
+    const gamma = await track(createServiceDataSource({ url: db.url, schema: 'gamma', entities: [], migrations: [TEST_MIGRATIONS[0]] }));
+
+    await expect(migrate(beta)).resolves.toHaveLength(2);
+    await expect(migrate(gamma)).resolves.toEqual(['CreateOutboxAndInbox1763700000000']);
+    const betaRan = await beta.query<Array<{ name: string }>>(`SELECT name FROM beta.migrations ORDER BY id`);
+    const gammaRan = await gamma.query<Array<{ name: string }>>(`SELECT name FROM gamma.migrations ORDER BY id`);
+    expect(betaRan.map((row) => row.name)).toEqual(['CreateOutboxAndInbox1763700000000', 'CreateTestTables1763700000001']);
+    expect(gammaRan.map((row) => row.name)).toEqual(['CreateOutboxAndInbox1763700000000']);
+  });
+
+  it('lets several processes migrate at once: one runs the migrations, the others find nothing to do', async () => {
+    // Separate data sources with one connection each, as separate processes would have.
+    const contenders = await Promise.all(
+      Array.from({ length: 4 }, () => track(testDataSource(db.url, 'delta', { poolSize: 1 }))),
+    );
+
+    const results = await Promise.all(contenders.map((dataSource) => migrate(dataSource)));
+
+    expect(results.filter((ran) => ran.length === 2)).toHaveLength(1);
+    expect(results.filter((ran) => ran.length === 0)).toHaveLength(3);
+    const rows = await contenders[0].query<unknown[]>(`SELECT name FROM delta.migrations`);
+    expect(rows).toHaveLength(2);
+  });
+
+  it('rolls back every migration of a failed run', async () => {
+    class Broken1763700000002 {
+      name = 'Broken1763700000002';
+      async up(queryRunner: { query(sql: string): Promise<unknown> }): Promise<void> {
+        await queryRunner.query('SELECT * FROM no_such_table');
+      }
+      async down(): Promise<void> {}
+    }
+    const dataSource = await track(
+      createServiceDataSource({ url: db.url, schema: 'epsilon', entities: [], migrations: [...TEST_MIGRATIONS, Broken1763700000002] }),
+    );
+
+    await expect(migrate(dataSource)).rejects.toThrow(/no_such_table/);
+    expect(await tablesOf(dataSource, 'epsilon')).toEqual(['migrations']);
+    await expect(pendingMigrations(dataSource)).resolves.toHaveLength(3);
+  });
+
+  it('maps entities into the service schema', async () => {
+    const dataSource = await track(
+      createServiceDataSource({ url: db.url, schema: 'zeta', entities: [Widget], migrations: TEST_MIGRATIONS }),
+    );
+    await migrate(dataSource);
+    await dataSource.query(`CREATE TABLE widgets (id text PRIMARY KEY, name text NOT NULL)`);
+
+    await dataSource.getRepository(Widget).save({ id: 'w1', name: 'sprocket' });
+
+    const rows = await dataSource.query<Array<{ name: string }>>(`SELECT name FROM zeta.widgets`);
+    expect(rows).toEqual([{ name: 'sprocket' }]);
+  });
+
+  it('rejects schema names it cannot use safely', () => {
+    expect(() => createServiceDataSource({ url: db.url, schema: 'Bad-Name', entities: [], migrations: [] })).toThrow(/invalid schema name/);
+    expect(() => createServiceDataSource({ url: db.url, schema: 'x; DROP', entities: [], migrations: [] })).toThrow(/invalid schema name/);
+  });
+});

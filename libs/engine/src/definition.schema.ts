@@ -1,0 +1,175 @@
+import {
+  DEFINITION_LIMITS as L,
+  HEADER_NAME_PATTERN,
+  NAME_PATTERN,
+  NODE_ID_PATTERN,
+} from './definition.limits.js';
+import { ENROLLMENT_POLICIES, HTTP_METHODS, NODE_TYPES, ON_ERROR_POLICIES, type NodeType } from './definition.types.js';
+
+/**
+ * JSON Schema (draft-07 + Ajv's `discriminator`) for the STRUCTURE of schema v1. Cross-field
+ * rules (references between nodes, `ask` only in the bot graph, exactly one of `seconds` and
+ * `until`, graphs per project type) and expression syntax are checked after it, in code, so
+ * each gets a message of its own.
+ */
+
+/** Readable wording for each `pattern` used below, for error messages. */
+export const PATTERN_HINTS: Readonly<Record<string, string>> = {
+  [NODE_ID_PATTERN]: 'letters, digits, "_" and "-", not starting with "-"',
+  [NAME_PATTERN]: 'a name of letters, digits and "_", not starting with a digit',
+  [HEADER_NAME_PATTERN]: 'a valid HTTP header name',
+  '^https://': 'an https:// URL',
+};
+
+const expression = { type: 'string', minLength: 1, maxLength: L.maxSourceLength } as const;
+const template = { type: 'string', minLength: 1, maxLength: L.maxSourceLength } as const;
+const nodeRef = { type: 'string', minLength: 1, maxLength: L.maxNodeIdLength } as const;
+const name = { type: 'string', minLength: 1, maxLength: L.maxNameLength, pattern: NAME_PATTERN } as const;
+
+const expressionMap = (minEntries: number) =>
+  ({
+    type: 'object',
+    minProperties: minEntries,
+    maxProperties: L.maxMapEntries,
+    propertyNames: { maxLength: L.maxNameLength, pattern: NAME_PATTERN },
+    additionalProperties: expression,
+  }) as const;
+
+/** Fields of each node type besides `type`, and which of them are required. */
+const NODE_SHAPES: Readonly<Record<NodeType, { properties: Record<string, object>; required: string[] }>> = {
+  message: { properties: { text: template, next: nodeRef }, required: ['text', 'next'] },
+  action: {
+    properties: {
+      name: { type: 'string', minLength: 1, maxLength: L.maxKeyLength },
+      params: expressionMap(0),
+      next: nodeRef,
+    },
+    required: ['name', 'next'],
+  },
+  set: { properties: { values: expressionMap(1), next: nodeRef }, required: ['values', 'next'] },
+  branch: {
+    properties: {
+      cases: {
+        type: 'array',
+        minItems: 1,
+        maxItems: L.maxBranchCases,
+        items: {
+          type: 'object',
+          properties: { if: expression, next: nodeRef },
+          required: ['if', 'next'],
+          additionalProperties: false,
+        },
+      },
+      else: nodeRef,
+    },
+    required: ['cases', 'else'],
+  },
+  http: {
+    properties: {
+      method: { enum: HTTP_METHODS },
+      url: template,
+      headers: {
+        type: 'object',
+        maxProperties: L.maxMapEntries,
+        propertyNames: { maxLength: L.maxNameLength, pattern: HEADER_NAME_PATTERN },
+        additionalProperties: { type: 'string', maxLength: L.maxSourceLength },
+      },
+      body: expression,
+      saveAs: name,
+      next: nodeRef,
+    },
+    required: ['method', 'url', 'next'],
+  },
+  wait: {
+    properties: {
+      seconds: { type: 'number', exclusiveMinimum: 0, maximum: L.maxWaitSeconds },
+      until: expression,
+      next: nodeRef,
+    },
+    required: ['next'],
+  },
+  approval: { properties: { title: template, next: nodeRef, onReject: nodeRef }, required: ['title', 'next'] },
+  ask: { properties: { text: template, saveAs: name, next: nodeRef }, required: ['text', 'next'] },
+  fail: { properties: { error: template }, required: ['error'] },
+  return: { properties: { value: expression }, required: ['value'] },
+  end: { properties: {}, required: [] },
+};
+
+/** The fields each node type accepts, for "unknown field" messages. */
+export function nodeFields(type: NodeType): readonly string[] {
+  return Object.keys(NODE_SHAPES[type].properties);
+}
+
+const nodeSchema = {
+  type: 'object',
+  required: ['type'],
+  discriminator: { propertyName: 'type' },
+  oneOf: NODE_TYPES.map((type) => ({
+    properties: { type: { const: type }, ...NODE_SHAPES[type].properties },
+    required: ['type', ...NODE_SHAPES[type].required],
+    additionalProperties: false,
+  })),
+};
+
+const triggerSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    externalEnabled: { type: 'boolean' },
+    key: { type: 'string', minLength: 1, maxLength: L.maxKeyLength },
+    expectedPayload: { type: 'object', maxProperties: L.maxExpectedKeys },
+    enrollmentPolicy: { enum: ENROLLMENT_POLICIES },
+    enrollmentKey: expression,
+    onErrorPolicy: { enum: ON_ERROR_POLICIES },
+    callback: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['url'],
+      properties: {
+        url: { type: 'string', maxLength: L.maxUrlLength, pattern: '^https://' },
+        secret: { type: 'string', minLength: 1, maxLength: L.maxSecretLength },
+      },
+    },
+    retry: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['maxAttempts', 'backoffSeconds'],
+      properties: {
+        maxAttempts: { type: 'integer', minimum: 1, maximum: L.maxRetryAttempts },
+        backoffSeconds: { type: 'number', minimum: 0, maximum: L.maxBackoffSeconds },
+      },
+    },
+  },
+};
+
+const graphSchema = (withTrigger: boolean) => ({
+  type: 'object',
+  additionalProperties: false,
+  required: ['start', 'nodes'],
+  properties: {
+    start: nodeRef,
+    nodes: {
+      type: 'object',
+      minProperties: 1,
+      maxProperties: L.maxNodesPerGraph,
+      propertyNames: { maxLength: L.maxNodeIdLength, pattern: NODE_ID_PATTERN },
+      additionalProperties: { $ref: '#/$defs/node' },
+    },
+    ...(withTrigger ? { trigger: { $ref: '#/$defs/trigger' } } : {}),
+  },
+});
+
+/** The v1 document. Which graphs a project type needs is checked afterwards. */
+export const DEFINITION_SCHEMA_V1 = {
+  $id: 'https://runline.dev/schemas/definition/v1.json',
+  type: 'object',
+  additionalProperties: false,
+  required: ['schemaVersion'],
+  properties: {
+    schemaVersion: { const: 1 },
+    bot: graphSchema(false),
+    flow: graphSchema(true),
+    workflow: graphSchema(true),
+  },
+  $defs: { node: nodeSchema, trigger: triggerSchema },
+};

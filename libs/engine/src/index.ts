@@ -1,0 +1,120 @@
+/**
+ * @runline/engine: definition schema v1 (types, validation, compilation) and the pure helpers
+ * the run engine builds on. No I/O.
+ *
+ * Saving a definition (gateway):
+ *   const result = validateDefinition(project.type, body.definition);
+ *   if (!result.ok) throw new BadRequestException({ error: result.summary, details: result.errors });
+ *
+ * Running one (invocation): compile once per published version and keep it,
+ *   const compiled = compileDefinition(definition);   // cache by (projectId, version)
+ *   await renderTemplate(node.text, { payload, vars, session, input });
+ *
+ * Trigger checks (gateway / invocation): `expectedTriggerKeys`, `resolveTrigger`,
+ * `DEFAULT_TRIGGER_KEY`.
+ */
+
+// Document model (schema v1).
+export {
+  ENROLLMENT_POLICIES,
+  GRAPHS_BY_PROJECT_TYPE,
+  GRAPH_NAMES,
+  HTTP_METHODS,
+  NODE_TYPES,
+  ON_ERROR_POLICIES,
+  PROJECT_TYPES,
+  SCHEMA_VERSION,
+  isAutomationDefinition,
+  isChatbotDefinition,
+  type ActionNode,
+  type ApprovalNode,
+  type AskNode,
+  type AutomationDefinition,
+  type BotGraph,
+  type BranchCase,
+  type BranchNode,
+  type CallbackOverride,
+  type ChatbotDefinition,
+  type Definition,
+  type DefinitionDocument,
+  type DefinitionNode,
+  type EndNode,
+  type EnrollmentPolicy,
+  type ExpressionSource,
+  type FailNode,
+  type Graph,
+  type GraphName,
+  type HttpMethod,
+  type HttpNode,
+  type MessageNode,
+  type NodeId,
+  type NodeType,
+  type OnErrorPolicy,
+  type ProjectType,
+  type RetryPolicy,
+  type ReturnNode,
+  type SetNode,
+  type TemplateSource,
+  type TriggerConfig,
+  type TriggeredGraph,
+  type TriggeredNode,
+  type WaitNode,
+} from './definition.types.js';
+
+// Limits a saved definition must respect, and the guards every evaluation runs under.
+export {
+  DEFINITION_LIMITS,
+  EXPRESSION_GUARDS,
+  HEADER_NAME_PATTERN,
+  NAME_PATTERN,
+  NODE_ID_PATTERN,
+} from './definition.limits.js';
+
+// The JSON Schema of the document's structure (for editors and docs; validation uses it).
+export { DEFINITION_SCHEMA_V1 } from './definition.schema.js';
+
+// Validation and its errors.
+export { validateDefinition, type DefinitionValidation } from './definition.validator.js';
+export {
+  InvalidDefinitionError,
+  summarizeDefinitionErrors,
+  type DefinitionError,
+} from './definition.errors.js';
+
+// Compilation: once per definition version, never per run.
+export {
+  compileDefinition,
+  projectTypeOf,
+  type CompiledDefinition,
+  type CompiledGraph,
+  type CompiledNode,
+  type CompiledNodeOf,
+  type CompiledTrigger,
+} from './definition.compiler.js';
+export {
+  ExpressionSyntaxError,
+  compileExpression,
+  compileTemplate,
+  isStaticTemplate,
+  type CompiledExpression,
+  type CompiledTemplate,
+  type ExpressionProgram,
+  type TemplatePart,
+} from './expression.compiler.js';
+
+// Evaluation of compiled expressions and templates.
+export {
+  ExpressionEvaluationError,
+  evaluate,
+  renderTemplate,
+  type EvaluationScope,
+} from './expression.evaluator.js';
+
+// Trigger defaults and the keys a trigger call must carry.
+export {
+  CHATBOT_DEFAULT_EXPECTED_KEYS,
+  DEFAULT_TRIGGER_KEY,
+  expectedTriggerKeys,
+  resolveTrigger,
+  type ResolvedTrigger,
+} from './trigger.config.js';

@@ -1,0 +1,14 @@
+/**
+ * How a service runs: the `ServiceDefinition` each service exports, `startService` (one
+ * service on a given database and bus), `migrateServices` (the explicit migration step),
+ * `runStandalone` (a service as its own process), config validation at boot, and the tokens
+ * under which the runtime hands infrastructure to service modules.
+ */
+export { ConfigError, loadConfig } from './config.js';
+export { SecretBox } from './secret-box.js';
+export { HealthController } from './health.controller.js';
+export { runStandalone } from './run-standalone.js';
+export { RuntimeModule, type RuntimeResources } from './runtime.module.js';
+export type { ServiceDefinition } from './service-definition.js';
+export { migrateServices, startService, type RunningService, type ServiceStartOptions } from './start-service.js';
+export { ENVIRONMENT, LOGGER, METRICS_REGISTRY, SERVICE_NAME } from './tokens.js';

@@ -1,0 +1,84 @@
+import { Type } from 'class-transformer';
+import { IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
+import { JetStreamBus } from '@runline/bus';
+import { createLogger } from '@runline/observability';
+import { loadConfig } from './config.js';
+import type { ServiceDefinition } from './service-definition.js';
+import { migrateServices, startService } from './start-service.js';
+
+/** The environment of a service running alone, as Kubernetes runs it: real NATS and Postgres. */
+class StandaloneConfig {
+  @IsString()
+  @Matches(/^postgres(ql)?:\/\//, { message: 'must be a postgres:// URL' })
+  DATABASE_URL!: string;
+
+  @IsString()
+  @Matches(/^(nats|tls):\/\//, { message: 'must be a nats:// URL' })
+  NATS_URL!: string;
+
+  /** Prepended to every subject and stream: several deployments can share one NATS. */
+  @IsOptional()
+  @Matches(/^[A-Za-z0-9_-]*$/, { message: 'may hold only letters, digits, _ and -' })
+  BUS_PREFIX?: string;
+
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  PORT: number = 3000;
+
+  @IsString()
+  @IsNotEmpty()
+  HOST: string = '0.0.0.0';
+
+  /** `true` runs the migration step before serving (otherwise run `main.js migrate` first). */
+  @IsOptional()
+  @IsIn(['true', 'false'])
+  RUN_MIGRATIONS?: string;
+}
+
+/**
+ * Entry point of one service as its own process. `node main.js migrate` applies the service's
+ * migrations and exits; `node main.js` serves until SIGTERM, then drains and exits.
+ */
+export async function runStandalone(definition: ServiceDefinition, argv = process.argv.slice(2)): Promise<void> {
+  const logger = createLogger({ service: definition.name });
+  let config: StandaloneConfig;
+  try {
+    config = loadConfig(StandaloneConfig);
+  } catch (error) {
+    logger.fatal((error as Error).message);
+    process.exit(1);
+  }
+
+  if (argv[0] === 'migrate' || config.RUN_MIGRATIONS === 'true') {
+    await migrateServices([definition], config.DATABASE_URL, logger);
+    if (argv[0] === 'migrate') return;
+  }
+
+  const bus = await JetStreamBus.connect({ url: config.NATS_URL, prefix: config.BUS_PREFIX ?? '', name: definition.name });
+  const service = await startService(definition, {
+    databaseUrl: config.DATABASE_URL,
+    bus,
+    httpPort: config.PORT,
+    httpHost: config.HOST,
+    logger,
+  });
+
+  let stopping = false;
+  const shutdown = async (signal: string) => {
+    if (stopping) return;
+    stopping = true;
+    logger.info({ signal }, 'shutting down');
+    try {
+      await service.stop();
+      await bus.close();
+      process.exit(0);
+    } catch (error) {
+      logger.error({ err: error }, 'unclean shutdown');
+      process.exit(1);
+    }
+  };
+  process.once('SIGTERM', () => void shutdown('SIGTERM'));
+  process.once('SIGINT', () => void shutdown('SIGINT'));
+}

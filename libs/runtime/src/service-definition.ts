@@ -1,0 +1,23 @@
+import type { DynamicModule, Type } from '@nestjs/common';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { MixedList } from 'typeorm';
+
+/**
+ * What a service is, as the runtime needs to know it: its name, its Postgres schema, its
+ * root module, its entities and migrations. Each service exports one of these from
+ * `src/<name>.service.ts`; its own `main.ts` runs it alone, the launcher runs all six at once.
+ */
+export interface ServiceDefinition {
+  /** Also the durable consumer and queue group prefix on the bus. */
+  name: string;
+  /** The service's own schema; it never touches another. */
+  schema: string;
+  module: Type<unknown> | DynamicModule;
+  // TypeORM's own list types: entity classes and migration classes.
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
+  entities: MixedList<Function>;
+  // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
+  migrations: MixedList<Function>;
+  /** Adjusts the HTTP application before it listens (body limits, filters, middleware). */
+  configureHttp?: (app: NestExpressApplication) => void;
+}

@@ -1,0 +1,129 @@
+import { Module, type INestApplication } from '@nestjs/common';
+import { NestFactory } from '@nestjs/core';
+import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { AddressInfo } from 'node:net';
+import { BusServer, type Bus } from '@runline/bus';
+import { envelopeCodec, STREAMS } from '@runline/contracts';
+import { assertMigrated, createServiceDataSource, migrate, OutboxRelay, TransactionRunner } from '@runline/db';
+import {
+  createLogger,
+  createMetricsRegistry,
+  httpMetricsMiddleware,
+  NestPinoLogger,
+  requestIdMiddleware,
+  type Logger,
+} from '@runline/observability';
+import { RuntimeModule } from './runtime.module.js';
+import type { ServiceDefinition } from './service-definition.js';
+
+export interface ServiceStartOptions {
+  databaseUrl: string;
+  bus: Bus;
+  /** 0 picks a free port (tests, and the internal services of embedded mode). */
+  httpPort: number;
+  httpHost?: string;
+  environment?: NodeJS.ProcessEnv;
+  logger?: Logger;
+}
+
+export interface RunningService {
+  name: string;
+  /** Base URL of the service's HTTP server (`http://127.0.0.1:3000`). */
+  url: string;
+  app: INestApplication;
+  /** Stops HTTP and bus handlers, flushes the outbox relay, closes the database. Not the bus. */
+  stop(): Promise<void>;
+}
+
+/** Runs the explicit migration step for each service, each in its own schema. */
+export async function migrateServices(definitions: ServiceDefinition[], databaseUrl: string, logger?: Logger): Promise<void> {
+  for (const definition of definitions) {
+    const dataSource = createServiceDataSource({
+      url: databaseUrl,
+      schema: definition.schema,
+      entities: definition.entities,
+      migrations: definition.migrations,
+      poolSize: 1,
+    });
+    await dataSource.initialize();
+    try {
+      const ran = await migrate(dataSource);
+      logger?.info({ service: definition.name, migrations: ran }, ran.length ? 'migrations applied' : 'schema up to date');
+    } finally {
+      await dataSource.destroy();
+    }
+  }
+}
+
+/** Starts one service: database, outbox relay, bus handlers, HTTP (health, metrics, routes). */
+export async function startService(definition: ServiceDefinition, options: ServiceStartOptions): Promise<RunningService> {
+  const logger = options.logger ?? createLogger({ service: definition.name });
+  const dataSource = createServiceDataSource({
+    url: options.databaseUrl,
+    schema: definition.schema,
+    entities: definition.entities,
+    migrations: definition.migrations,
+  });
+  await dataSource.initialize();
+  let app: NestExpressApplication | undefined;
+  const relay = new OutboxRelay(dataSource, options.bus, { logger });
+  try {
+    await assertMigrated(dataSource);
+    await options.bus.ensureStreams(STREAMS);
+    const registry = createMetricsRegistry(definition.name);
+
+    @Module({
+      imports: [
+        RuntimeModule.forService({
+          service: definition.name,
+          dataSource,
+          bus: options.bus,
+          transactions: new TransactionRunner(dataSource, relay),
+          logger,
+          registry,
+          environment: options.environment ?? process.env,
+        }),
+        definition.module,
+      ],
+    })
+    class ServiceRootModule {}
+
+    app = await NestFactory.create<NestExpressApplication>(ServiceRootModule, {
+      logger: new NestPinoLogger(logger.child({ component: 'nest' })),
+      abortOnError: false,
+      // Services that take bodies register their own parser, with their own limits and errors.
+      bodyParser: false,
+    });
+    app.use(requestIdMiddleware);
+    app.use(httpMetricsMiddleware(registry));
+    definition.configureHttp?.(app);
+    app.connectMicroservice(
+      { strategy: new BusServer({ bus: options.bus, service: definition.name, streams: STREAMS, codec: envelopeCodec }) },
+      { inheritAppConfig: true },
+    );
+    await app.startAllMicroservices();
+    relay.start();
+    await app.listen(options.httpPort, options.httpHost ?? '127.0.0.1');
+  } catch (error) {
+    await app?.close().catch(() => undefined);
+    await relay.stop().catch(() => undefined);
+    await dataSource.destroy().catch(() => undefined);
+    throw error;
+  }
+
+  const started = app;
+  const address = started.getHttpServer().address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+  logger.info({ port: address.port }, `${definition.name} started`);
+  return {
+    name: definition.name,
+    url: `http://${host === '0.0.0.0' || host === '[::]' ? '127.0.0.1' : host}:${address.port}`,
+    app: started,
+    async stop() {
+      await started.close();
+      await relay.stop();
+      await dataSource.destroy();
+      logger.info(`${definition.name} stopped`);
+    },
+  };
+}

@@ -1,0 +1,4 @@
+import { runStandalone } from '@runline/runtime';
+import { deadLetterService } from './dead-letter.service.js';
+
+await runStandalone(deadLetterService);

@@ -1,0 +1,27 @@
+import { Injectable } from '@nestjs/common';
+import { TransactionRunner } from '@runline/db';
+import { OrganizationEntity } from '../entities/organization.entity.js';
+import { gatewayEvents } from '../events/gateway-events.js';
+
+export interface Plan {
+  monthlyQuota: number | null;
+  rateLimitPerMinute: number | null;
+  rateLimitWindowMs: number | null;
+  renewalDay: number | null;
+}
+
+/** Replaces an organization's plan (platform administrators only; checked by the caller). */
+@Injectable()
+export class SetPlanHandler {
+  constructor(private readonly transactions: TransactionRunner) {}
+
+  execute(command: { orgId: string; plan: Plan }): Promise<Plan & { orgId: string }> {
+    return this.transactions.run(async ({ manager, emit }) => {
+      const org = await manager.findOneOrFail(OrganizationEntity, { where: { id: command.orgId }, lock: { mode: 'pessimistic_write' } });
+      Object.assign(org, command.plan, { updatedAt: new Date() });
+      await manager.save(OrganizationEntity, org);
+      emit(gatewayEvents.organizationPlanChanged(org));
+      return { orgId: org.id, ...command.plan };
+    });
+  }
+}

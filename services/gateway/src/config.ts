@@ -1,0 +1,40 @@
+import { Type } from 'class-transformer';
+import { IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, ValidateIf } from 'class-validator';
+
+/** The gateway's own environment, validated once at boot. */
+export class GatewayConfig {
+  /** HS256 key for console JWTs. One of this or CONSOLE_JWT_PUBLIC_KEY is required. */
+  @ValidateIf((config: GatewayConfig) => !config.CONSOLE_JWT_PUBLIC_KEY)
+  @IsString({ message: 'CONSOLE_JWT_SECRET or CONSOLE_JWT_PUBLIC_KEY must be set' })
+  @MinLength(16)
+  CONSOLE_JWT_SECRET?: string;
+
+  /** PEM public key for RS256 / ES256 console JWTs issued elsewhere. */
+  @IsOptional()
+  @Matches(/-----BEGIN PUBLIC KEY-----/, { message: 'must be a PEM public key' })
+  CONSOLE_JWT_PUBLIC_KEY?: string;
+
+  /** Seals callback secrets at rest; every service that opens them needs the same key. */
+  @IsString()
+  @MinLength(16)
+  SECRETS_KEY!: string;
+
+  /** Tokens look like `<API_TOKEN_PREFIX>_ext_…`. */
+  @IsOptional()
+  @Matches(/^[a-z][a-z0-9]{0,15}$/, { message: 'must be 1-16 lowercase letters and digits' })
+  API_TOKEN_PREFIX: string = 'rl';
+
+  /** Larger request bodies are refused with 413. */
+  @Type(() => Number)
+  @IsInt()
+  @Min(1024)
+  @Max(16 * 1024 * 1024)
+  MAX_BODY_BYTES: number = 1024 * 1024;
+
+  /** Deadline of a request/reply call from the gateway to another service. */
+  @Type(() => Number)
+  @IsInt()
+  @Min(100)
+  @Max(120_000)
+  SERVICE_REQUEST_TIMEOUT_MS: number = 10_000;
+}

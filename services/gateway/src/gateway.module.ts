@@ -1,0 +1,65 @@
+import { Module } from '@nestjs/common';
+import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { ENVIRONMENT, loadConfig, SecretBox } from '@runline/runtime';
+import { ApiTokenFormat } from './api-tokens/api-token-format.js';
+import { AddMemberHandler } from './commands/add-member.handler.js';
+import { CreateApiTokenHandler } from './commands/create-api-token.handler.js';
+import { CreateOrganizationHandler } from './commands/create-organization.handler.js';
+import { CreateProjectHandler } from './commands/create-project.handler.js';
+import { PublishDefinitionHandler } from './commands/publish-definition.handler.js';
+import { RevokeApiTokenHandler } from './commands/revoke-api-token.handler.js';
+import { SaveDefinitionHandler } from './commands/save-definition.handler.js';
+import { SetPlanHandler } from './commands/set-plan.handler.js';
+import { UpdateApiSettingsHandler } from './commands/update-api-settings.handler.js';
+import { GatewayConfig } from './config.js';
+import { ApiExceptionFilter } from './http/api-exception.filter.js';
+import { BodyErrorInterceptor } from './http/body-parsing.js';
+import { ConsoleAccess } from './http/console/console-access.js';
+import { ConsoleAuthGuard } from './http/console/console-auth.guard.js';
+import { OrganizationsController } from './http/console/organizations.controller.js';
+import { ProjectsController } from './http/console/projects.controller.js';
+import { AccessDirectory } from './http/external/access-directory.js';
+import { ExternalApiGuard } from './http/external/external-api.guard.js';
+import { InvocationsController } from './http/external/invocations.controller.js';
+import { RunRequests } from './http/external/run-requests.js';
+import { RunsController } from './http/external/runs.controller.js';
+import { TokenUsageRecorder } from './http/external/token-usage.recorder.js';
+import { createValidationPipe } from './http/validation.pipe.js';
+import { GetApiSettingsHandler } from './queries/get-api-settings.handler.js';
+import { GetInvocationHandler } from './queries/get-invocation.handler.js';
+import { ListApiTokensHandler } from './queries/list-api-tokens.handler.js';
+
+const commandHandlers = [
+  CreateOrganizationHandler,
+  SetPlanHandler,
+  AddMemberHandler,
+  CreateProjectHandler,
+  SaveDefinitionHandler,
+  PublishDefinitionHandler,
+  UpdateApiSettingsHandler,
+  CreateApiTokenHandler,
+  RevokeApiTokenHandler,
+];
+const queryHandlers = [GetApiSettingsHandler, ListApiTokensHandler, GetInvocationHandler];
+
+/** The HTTP edge: console API for signed-in users, external API for API tokens. */
+@Module({
+  controllers: [OrganizationsController, ProjectsController, RunsController, InvocationsController],
+  providers: [
+    { provide: GatewayConfig, inject: [ENVIRONMENT], useFactory: (env: NodeJS.ProcessEnv) => loadConfig(GatewayConfig, env) },
+    { provide: SecretBox, inject: [GatewayConfig], useFactory: (config: GatewayConfig) => new SecretBox(config.SECRETS_KEY) },
+    { provide: ApiTokenFormat, inject: [GatewayConfig], useFactory: (config: GatewayConfig) => new ApiTokenFormat(config.API_TOKEN_PREFIX) },
+    { provide: APP_FILTER, useClass: ApiExceptionFilter },
+    { provide: APP_PIPE, useFactory: createValidationPipe },
+    { provide: APP_INTERCEPTOR, useClass: BodyErrorInterceptor },
+    AccessDirectory,
+    TokenUsageRecorder,
+    ConsoleAccess,
+    ConsoleAuthGuard,
+    ExternalApiGuard,
+    RunRequests,
+    ...commandHandlers,
+    ...queryHandlers,
+  ],
+})
+export class GatewayModule {}

@@ -1,0 +1,76 @@
+import { type CanActivate, type ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
+import type { Request } from 'express';
+import type { TokenScope } from '../../entities/api-token.entity.js';
+import type { ProjectType } from '../../entities/project.entity.js';
+import { API_ERRORS, ApiError } from '../api-error.js';
+import { ApiTokenFormat, hashApiToken } from '../../api-tokens/api-token-format.js';
+import { AccessDirectory } from './access-directory.js';
+import { EXTERNAL_ROUTE, type ExternalRouteOptions } from './external-route.decorator.js';
+import { TokenUsageRecorder } from './token-usage.recorder.js';
+
+/** Who is calling, once the pipeline has let the call through. */
+export interface ExternalCaller {
+  tokenId: string;
+  orgId: string;
+  projectId: string;
+  projectType: ProjectType;
+  scopes: readonly TokenScope[];
+}
+
+export type ExternalRequest = Request & { caller: ExternalCaller };
+
+/**
+ * The external API's checks, in the spec's order, each with its exact status and message:
+ * token (401), project (404), master switch (403), scope (403), project type (400). The
+ * version was checked before routing; the body is checked after this guard.
+ */
+@Injectable()
+export class ExternalApiGuard implements CanActivate {
+  constructor(
+    private readonly reflector: Reflector,
+    private readonly directory: AccessDirectory,
+    private readonly usage: TokenUsageRecorder,
+    @Inject(ApiTokenFormat) private readonly tokenFormat: ApiTokenFormat,
+  ) {}
+
+  async canActivate(context: ExecutionContext): Promise<boolean> {
+    const route = this.reflector.get<ExternalRouteOptions>(EXTERNAL_ROUTE, context.getHandler());
+    const request = context.switchToHttp().getRequest<ExternalRequest>();
+    const orgId = request.params.orgId;
+    const pathProjectId = request.params.projectId;
+
+    const presented = presentedToken(request);
+    if (presented === undefined) throw new ApiError(401, API_ERRORS.missingToken);
+    // A malformed token is refused on its checksum alone, without a database read.
+    if (!this.tokenFormat.isWellFormed(presented)) throw new ApiError(401, API_ERRORS.invalidToken);
+    const token = await this.directory.tokenByHash(hashApiToken(presented));
+    if (!token || token.revoked || (token.expiresAt && token.expiresAt.getTime() <= Date.now())) {
+      throw new ApiError(401, API_ERRORS.invalidToken);
+    }
+    if (pathProjectId !== undefined && pathProjectId !== token.projectId) throw new ApiError(401, API_ERRORS.invalidToken);
+
+    const project = await this.directory.project(token.projectId);
+    if (!project || project.deleted || project.orgId !== orgId) throw new ApiError(404, API_ERRORS.projectNotFound);
+    if (!project.externalApiEnabled) throw new ApiError(403, API_ERRORS.externalApiDisabled);
+    if (route.scope && !token.scopes.includes(route.scope)) throw new ApiError(403, API_ERRORS.insufficientScope);
+    const typeError = route.projectType?.(project.type);
+    if (typeError) throw new ApiError(400, typeError);
+
+    this.usage.recordUse(token.id);
+    request.caller = { tokenId: token.id, orgId: project.orgId, projectId: project.id, projectType: project.type, scopes: token.scopes };
+    return true;
+  }
+}
+
+/** `Authorization: Bearer <token>` or `x-api-key: <token>`; undefined when neither is sent. */
+function presentedToken(request: Request): string | undefined {
+  const authorization = request.headers.authorization;
+  if (typeof authorization === 'string') {
+    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
+    if (match) return match[1];
+  }
+  const apiKey = request.headers['x-api-key'];
+  if (typeof apiKey === 'string' && apiKey.trim() !== '') return apiKey.trim();
+  return undefined;
+}

@@ -1,0 +1,27 @@
+import { Injectable } from '@nestjs/common';
+import { DataSource } from 'typeorm';
+import { ProjectApiSettingsEntity } from '../entities/project-api-settings.entity.js';
+
+/** The settings as the console shows them: the callback secret is write-only. */
+export function toApiSettingsView(settings: ProjectApiSettingsEntity) {
+  return {
+    externalApiEnabled: settings.externalApiEnabled,
+    defaultEnrollmentPolicy: settings.defaultEnrollmentPolicy,
+    defaultOnErrorPolicy: settings.defaultOnErrorPolicy,
+    defaultCallbackUrl: settings.defaultCallbackUrl,
+    defaultCallbackSecretSet: settings.defaultCallbackSecretSealed !== null,
+    rateLimitPerMinute: settings.rateLimitPerMinute,
+    rateLimitWindowMs: settings.rateLimitWindowMs,
+    updatedAt: settings.updatedAt.toISOString(),
+  };
+}
+
+@Injectable()
+export class GetApiSettingsHandler {
+  constructor(private readonly dataSource: DataSource) {}
+
+  async execute(query: { projectId: string }) {
+    const settings = await this.dataSource.getRepository(ProjectApiSettingsEntity).findOneByOrFail({ projectId: query.projectId });
+    return toApiSettingsView(settings);
+  }
+}

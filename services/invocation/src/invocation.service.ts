@@ -1,0 +1,13 @@
+import { CreateOutboxAndInbox1763700000000 } from '@runline/db';
+import type { ServiceDefinition } from '@runline/runtime';
+import { InvocationViewEntity } from './entities/invocation-view.entity.js';
+import { InvocationModule } from './invocation.module.js';
+import { CreateInvocationTables1763700000101 } from './migrations/1763700000101-create-invocation-tables.js';
+
+export const invocationService: ServiceDefinition = {
+  name: 'invocation',
+  schema: 'invocation',
+  module: InvocationModule,
+  entities: [InvocationViewEntity],
+  migrations: [CreateOutboxAndInbox1763700000000, CreateInvocationTables1763700000101],
+};

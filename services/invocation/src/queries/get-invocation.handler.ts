@@ -1,0 +1,40 @@
+import { Controller } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import { DataSource } from 'typeorm';
+import {
+  create,
+  fromBinary,
+  GetInvocationReplySchema,
+  GetInvocationRequestSchema,
+  INVOCATION_QUERY_SUBJECTS,
+  toBinary,
+} from '@runline/contracts';
+import { InvocationViewEntity } from '../entities/invocation-view.entity.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Answers the gateway's GET /external-invocations/{id}. Scoped to the caller's organization:
+ * another organization's run is "not found", never "forbidden".
+ */
+@Controller()
+export class GetInvocationHandler {
+  constructor(private readonly dataSource: DataSource) {}
+
+  @MessagePattern(INVOCATION_QUERY_SUBJECTS.GET_INVOCATION)
+  async execute(@Payload() data: Uint8Array): Promise<Uint8Array> {
+    const request = fromBinary(GetInvocationRequestSchema, data);
+    const view = UUID.test(request.invocationId)
+      ? await this.dataSource.getRepository(InvocationViewEntity).findOneBy({ id: request.invocationId, orgId: request.orgId })
+      : null;
+    const reply = view
+      ? create(GetInvocationReplySchema, {
+          found: true,
+          invocationJson: JSON.stringify(view.document),
+          startedByTokenId: view.startedByTokenId ?? '',
+          targetType: view.targetType,
+        })
+      : create(GetInvocationReplySchema, { found: false });
+    return toBinary(GetInvocationReplySchema, reply);
+  }
+}

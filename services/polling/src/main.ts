@@ -1,0 +1,4 @@
+import { runStandalone } from '@runline/runtime';
+import { pollingService } from './polling.service.js';
+
+await runStandalone(pollingService);

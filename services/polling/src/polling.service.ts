@@ -1,0 +1,11 @@
+import { CreateOutboxAndInbox1763700000000 } from '@runline/db';
+import type { ServiceDefinition } from '@runline/runtime';
+import { PollingModule } from './polling.module.js';
+
+export const pollingService: ServiceDefinition = {
+  name: 'polling',
+  schema: 'polling',
+  module: PollingModule,
+  entities: [],
+  migrations: [CreateOutboxAndInbox1763700000000],
+};
