@@ -49,7 +49,8 @@ class OrdersController {
     @Inject(BUS) private readonly bus: Bus,
   ) {}
 
-  @EventPattern('orders.evt.placed')
+  // The explicit type argument picks the untyped overload, so the handler may take a context.
+  @EventPattern<string>('orders.evt.placed')
   async placed(@Payload() event: OrderPlaced, @Ctx() context: BusContext): Promise<void> {
     const message = context.getMessage();
     this.probe.handled.push({
@@ -227,7 +228,7 @@ describe('BusServer configuration', () => {
   it('refuses to listen when an event pattern falls within no stream', async () => {
     @Controller()
     class StrayController {
-      @EventPattern('stray.evt.x')
+      @EventPattern<string>('stray.evt.x')
       async stray(): Promise<void> {}
     }
     @Module({ controllers: [StrayController] })

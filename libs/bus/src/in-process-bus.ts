@@ -256,7 +256,7 @@ class MemorySubscriber implements Subscription {
       this.consumer.detach(this);
       this.onStopped(this);
     }
-    await this.inFlight;
+    
   }
 }
 

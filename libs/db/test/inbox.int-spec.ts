@@ -57,7 +57,7 @@ describe('inbox (real PostgreSQL and NATS JetStream)', () => {
     expect(await counter('c')).toBe(1);
   });
 
-  it('lets one of two concurrent deliveries of a message apply it', async () => {
+  it('lets one of several concurrent deliveries of a message apply it', async () => {
     const deliver = (): Promise<boolean> =>
       Inbox.handleOnce(dataSource, 'counter', 'm-race', async ({ manager }) => {
         await sleep(150); // keep the first transaction open while the second arrives

@@ -180,6 +180,18 @@ describe('validateDefinition', () => {
       ]);
     });
 
+    it('when a parsed body uses "__proto__" as a node id, then the id is refused', () => {
+      const document: unknown = JSON.parse(
+        '{"schemaVersion":1,"workflow":{"start":"a","nodes":{"a":{"type":"end"},"__proto__":{"type":"end"}}}}',
+      );
+
+      expect(onlyError('AUTOMATION', document)).toMatchObject({
+        path: '/workflow/nodes/__proto__',
+        node: '__proto__',
+        message: 'node "__proto__": node id must not be "__proto__"',
+      });
+    });
+
     it('when start names a missing node, then the error names the graph', () => {
       const document = { schemaVersion: 1, workflow: { start: 'nope', nodes: { n1: { type: 'end' } } } };
 

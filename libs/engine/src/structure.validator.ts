@@ -89,26 +89,26 @@ function translateDiscriminator(segments: string[], params: Record<string, unkno
 
 /** String limits apply to values and, under `propertyNames`, to keys (node ids, names). */
 function translateString(error: ErrorObject, segments: string[]): DefinitionError {
+  const requirement = stringRequirement(error);
+  const location = locate(segments);
+  const key = error.propertyName;
+  if (key === undefined) return errorAt(segments, `${subject(location)} ${requirement}`);
+  // The key is a node id: name the node by it.
+  const inner = [...segments, key];
+  if (location.node === undefined && location.field === 'nodes') return errorAt(inner, `node id ${requirement}`);
+  return errorAt(inner, `${subject(location)} has an invalid name ${JSON.stringify(key)}: ${requirement}`);
+}
+
+function stringRequirement(error: ErrorObject): string {
   const params = error.params as Record<string, unknown>;
   const limit = Number(params['limit']);
-  const requirement =
-    error.keyword === 'pattern'
-      ? `must be ${PATTERN_HINTS[String(params['pattern'])] ?? `match ${String(params['pattern'])}`}`
-      : error.keyword === 'maxLength'
-        ? `must be at most ${limit} characters long`
-        : limit === 1
-          ? 'must not be empty'
-          : `must be at least ${limit} characters long`;
-  if (error.propertyName === undefined) return errorAt(segments, `${subject(locate(segments))} ${requirement}`);
-
-  const key = error.propertyName;
-  const inner = [...segments, key];
-  const location = locate(segments);
-  if (location.node === undefined && location.field === 'nodes') {
-    // The key is a node id: name the node by it.
-    return errorAt(inner, `node id ${requirement}`);
+  if (error.keyword === 'maxLength') return `must be at most ${limit} characters long`;
+  if (error.keyword === 'minLength') {
+    return limit === 1 ? 'must not be empty' : `must be at least ${limit} characters long`;
   }
-  return errorAt(inner, `${subject(location)} has an invalid name ${JSON.stringify(key)}: ${requirement}`);
+  if ((error.propertyName ?? error.data) === '__proto__') return 'must not be "__proto__"';
+  const pattern = String(params['pattern']);
+  return `must be ${PATTERN_HINTS[pattern] ?? `match ${pattern}`}`;
 }
 
 function allowedFieldsHint(location: Location, data: unknown): string {

@@ -5,5 +5,6 @@
  * - `requestIdMiddleware`: an `x-request-id` on every response.
  */
 export { createLogger, NestPinoLogger, type Logger, type LoggerOptions } from './logger.js';
+export { accessLogMiddleware } from './access-log.js';
 export { createMetricsRegistry, httpMetricsMiddleware } from './metrics.js';
 export { REQUEST_ID_HEADER, requestIdMiddleware } from './request-id.js';

@@ -15,6 +15,7 @@ const REDACTED_PATHS = [
   'apiKey',
   'headers.authorization',
   'headers["x-api-key"]',
+  'headers.cookie',
   'req.headers.authorization',
   'req.headers["x-api-key"]',
   '*.authorization',

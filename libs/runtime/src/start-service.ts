@@ -6,6 +6,7 @@ import { BusServer, type Bus } from '@runline/bus';
 import { envelopeCodec, STREAMS } from '@runline/contracts';
 import { assertMigrated, createServiceDataSource, migrate, OutboxRelay, TransactionRunner } from '@runline/db';
 import {
+  accessLogMiddleware,
   createLogger,
   createMetricsRegistry,
   httpMetricsMiddleware,
@@ -96,6 +97,7 @@ export async function startService(definition: ServiceDefinition, options: Servi
     });
     app.use(requestIdMiddleware);
     app.use(httpMetricsMiddleware(registry));
+    app.use(accessLogMiddleware(logger.child({ component: 'http' })));
     definition.configureHttp?.(app);
     app.connectMicroservice(
       { strategy: new BusServer({ bus: options.bus, service: definition.name, streams: STREAMS, codec: envelopeCodec }) },

@@ -36,8 +36,12 @@ export function deferBodyErrors(error: unknown, req: Request, _res: Response, ne
 @Injectable()
 export class BodyErrorInterceptor implements NestInterceptor {
   intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    const bodyError = context.switchToHttp().getRequest<RequestWithBodyError>().bodyError;
-    if (bodyError) throw new ApiError(bodyError.status, bodyError.message);
+    const request = context.switchToHttp().getRequest<RequestWithBodyError>();
+    if (request.bodyError) throw new ApiError(request.bodyError.status, request.bodyError.message);
+    if (request.body === undefined) request.body = {};
+    else if (request.body === null || typeof request.body !== 'object' || Array.isArray(request.body)) {
+      throw new ApiError(400, 'Request body must be a JSON object');
+    }
     return next.handle();
   }
 }

@@ -18,11 +18,19 @@ export function createValidationPipe(): ValidationPipe {
 function firstMessage(errors: ValidationError[], path = ''): string | undefined {
   for (const error of errors) {
     const field = path ? `${path}.${error.property}` : error.property;
-    const constraint = Object.values(error.constraints ?? {})[0];
+    const constraint = mostBasicProblem(error.constraints);
     // class-validator names only the leaf property; nested messages get the full path.
     if (constraint) return path ? constraint.replace(error.property, field) : constraint;
     const nested = firstMessage(error.children ?? [], field);
     if (nested) return nested;
   }
   return undefined;
+}
+
+/** "is required" before "must be a string" before "must be shorter than…": the first thing to fix. */
+function mostBasicProblem(constraints: Record<string, string> | undefined): string | undefined {
+  if (!constraints) return undefined;
+  const rank = (key: string) => (key === 'isDefined' ? 0 : /^is[A-Z]/.test(key) ? 1 : 2);
+  const [first] = Object.entries(constraints).sort(([a], [b]) => rank(a) - rank(b));
+  return first?.[1];
 }

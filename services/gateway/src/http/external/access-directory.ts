@@ -1,6 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { Counter, type Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
-import { ENVIRONMENT } from '@runline/runtime';
+import { ENVIRONMENT, METRICS_REGISTRY } from '@runline/runtime';
 import type { TokenScope } from '../../entities/api-token.entity.js';
 import type { ProjectType } from '../../entities/project.entity.js';
 
@@ -39,16 +40,25 @@ export class AccessDirectory {
   private readonly tokens = new Map<string, Cached<TokenRecord>>();
   private readonly projects = new Map<string, Cached<ProjectRecord>>();
   private readonly ttlMs: number;
+  private readonly databaseReads: Counter<'kind'>;
 
   constructor(
     private readonly dataSource: DataSource,
     @Inject(ENVIRONMENT) environment: NodeJS.ProcessEnv,
+    @Inject(METRICS_REGISTRY) registry: Registry,
   ) {
     this.ttlMs = Number(environment.ACCESS_CACHE_TTL_MS ?? DEFAULT_TTL_MS);
+    this.databaseReads = new Counter({
+      name: 'runline_gateway_access_reads_total',
+      help: 'Database reads by the external pipeline (cache misses), by kind.',
+      labelNames: ['kind'],
+      registers: [registry],
+    });
   }
 
   async tokenByHash(hash: string): Promise<TokenRecord | null> {
     return this.cached(this.tokens, hash, async () => {
+      this.databaseReads.inc({ kind: 'token' });
       const rows: Array<{ id: string; org_id: string; project_id: string; scopes: TokenScope[]; expires_at: Date | null; revoked_at: Date | null }> =
         await this.dataSource.query(
           'SELECT id, org_id, project_id, scopes, expires_at, revoked_at FROM api_tokens WHERE token_hash = $1',
@@ -63,6 +73,7 @@ export class AccessDirectory {
 
   async project(projectId: string): Promise<ProjectRecord | null> {
     return this.cached(this.projects, projectId, async () => {
+      this.databaseReads.inc({ kind: 'project' });
       const rows: Array<{ id: string; org_id: string; type: ProjectType; deleted_at: Date | null; external_api_enabled: boolean | null }> =
         await this.dataSource.query(
           `SELECT p.id, p.org_id, p.type, p.deleted_at, s.external_api_enabled
