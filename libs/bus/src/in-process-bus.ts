@@ -256,7 +256,7 @@ class MemorySubscriber implements Subscription {
       this.consumer.detach(this);
       this.onStopped(this);
     }
-    
+    await this.inFlight;
   }
 }
 
@@ -416,7 +416,7 @@ export class InProcessBus implements Bus {
       };
       // Like NATS: one member of every queue group gets the request; the first answer wins.
       for (const members of groups.values()) {
-        const chosen = members.reduce((a, b) => (b.lastServed < a.lastServed ? b : a));
+        const chosen = members[0];
         chosen.lastServed = ++this.servedCounter;
         chosen.handle(data.slice(), { ...options.headers }).then(
           (reply) => answer(() => resolve(reply.slice())),
