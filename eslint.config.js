@@ -27,7 +27,7 @@ await createProjectGraphAsync({ exitOnError: true });
 const nx = /** @type {import('eslint').ESLint.Plugin} */ (/** @type {unknown} */ (nxPlugin));
 
 // Test code: specs anywhere, plus helpers under a project's `test/` folder (never built).
-const testFiles = ['**/*.spec.ts', '**/*.int-spec.ts', '**/*.e2e-spec.ts', '**/test/**/*.ts'];
+const testFiles = ['**/*.spec.ts', '**/*.int-spec.ts', '**/*.e2e-spec.ts', '**/test/**/*.ts', 'e2e/**/*.ts'];
 
 // Code that belongs to no Nx project (benchmarks, scripts). The Nx rule skips such files.
 const outsideProjects = ['bench/**/*.ts', 'tools/**/*.ts', 'deploy/**/*.ts', 'docs/**/*.ts'];
@@ -57,6 +57,8 @@ const moduleBoundaries = {
     { sourceTag: 'type:lib', onlyDependOnLibsWithTags: ['type:lib'] },
     { sourceTag: 'type:service', onlyDependOnLibsWithTags: ['type:lib'] },
     { sourceTag: 'type:launcher', onlyDependOnLibsWithTags: ['type:service', 'type:lib'] },
+    // System tests start several services and speak HTTP to them like a client.
+    { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['type:service', 'type:lib', 'type:launcher'] },
   ],
 };
 

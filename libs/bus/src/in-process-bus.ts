@@ -160,7 +160,7 @@ class MemoryConsumer {
       this.pending.delete(seq);
     }
     for (let seq = Math.max(this.nextSeq, this.stream.firstSeq()); seq <= this.stream.lastSeq; seq++) {
-      this.nextSeq = seq + 1;
+      this.nextSeq = 1;
       const stored = this.stream.messages.get(seq);
       if (stored && subjectMatches(this.filterSubject, stored.subject)) return seq;
     }
@@ -416,7 +416,7 @@ export class InProcessBus implements Bus {
       };
       // Like NATS: one member of every queue group gets the request; the first answer wins.
       for (const members of groups.values()) {
-        const chosen = members[0];
+        const chosen = members.reduce((a, b) => (b.lastServed < a.lastServed ? b : a));
         chosen.lastServed = ++this.servedCounter;
         chosen.handle(data.slice(), { ...options.headers }).then(
           (reply) => answer(() => resolve(reply.slice())),

@@ -21,26 +21,32 @@ export class SchemaNotMigratedError extends Error {
 
 /**
  * The explicit migration step. Creates the schema if it is missing, then runs every pending
- * migration in ONE transaction (all or nothing) and returns their names in the order they ran.
+ * migration, all in ONE transaction (all or nothing: a failed run leaves not even the schema
+ * behind), and returns the names it ran, in order.
  *
- * Several processes may call it at once: a session-level advisory lock per schema makes them
- * take turns, and those that come later find nothing pending. Everything runs on a single
- * connection, so a data source with `poolSize: 1` is enough.
+ * Several processes may call it at once: a transaction-level advisory lock per schema makes
+ * them take turns, and those that come later find nothing pending. Everything runs on a single
+ * connection, so a data source with `poolSize: 1` is enough. Migrations cannot opt out of the
+ * transaction (so no `CREATE INDEX CONCURRENTLY`).
  */
 export async function migrate(dataSource: DataSource): Promise<string[]> {
   const schema = serviceSchemaOf(dataSource);
   const queryRunner = dataSource.createQueryRunner('master');
   await queryRunner.connect();
   try {
-    await queryRunner.query('SELECT pg_advisory_lock($1, hashtext($2))', [MIGRATION_LOCK_SPACE, schema]);
+    await queryRunner.startTransaction();
     try {
+      await queryRunner.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [MIGRATION_LOCK_SPACE, schema]);
       await queryRunner.query(`CREATE SCHEMA IF NOT EXISTS "${schema}"`);
+      // The executor joins the open transaction instead of starting (and committing) its own.
       const executor = new MigrationExecutor(dataSource, queryRunner);
       executor.transaction = 'all';
       const ran = await executor.executePendingMigrations();
+      await queryRunner.commitTransaction();
       return ran.map((migration) => migration.name);
-    } finally {
-      await queryRunner.query('SELECT pg_advisory_unlock($1, hashtext($2))', [MIGRATION_LOCK_SPACE, schema]);
+    } catch (error) {
+      if (queryRunner.isTransactionActive) await queryRunner.rollbackTransaction().catch(() => undefined);
+      throw error;
     }
   } finally {
     await queryRunner.release();

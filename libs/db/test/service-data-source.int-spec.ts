@@ -97,7 +97,7 @@ describe('service data source and migrations (real PostgreSQL)', () => {
     expect(rows).toHaveLength(2);
   });
 
-  it('rolls back every migration of a failed run', async () => {
+  it('rolls back a failed run entirely, schema included', async () => {
     class Broken1763700000002 {
       name = 'Broken1763700000002';
       async up(queryRunner: { query(sql: string): Promise<unknown> }): Promise<void> {
@@ -110,7 +110,8 @@ describe('service data source and migrations (real PostgreSQL)', () => {
     );
 
     await expect(migrate(dataSource)).rejects.toThrow(/no_such_table/);
-    expect(await tablesOf(dataSource, 'epsilon')).toEqual(['migrations']);
+    const schemas = await dataSource.query<unknown[]>(`SELECT 1 FROM information_schema.schemata WHERE schema_name = 'epsilon'`);
+    expect(schemas).toHaveLength(0);
     await expect(pendingMigrations(dataSource)).resolves.toHaveLength(3);
   });
 

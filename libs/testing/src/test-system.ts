@@ -12,6 +12,9 @@ export interface TestSystemOptions {
   bus?: 'jetstream' | 'in-process';
   /** Extra environment for the services (merged over the test defaults). */
   environment?: NodeJS.ProcessEnv;
+  /** Capture the services' log lines (JSON) at `logLevel`, e.g. to prove secrets never reach them. */
+  logDestination?: NodeJS.WritableStream;
+  logLevel?: string;
 }
 
 export interface TestSystem {
@@ -40,7 +43,11 @@ export async function startTestSystem(definitions: ServiceDefinition[], options:
     SECRETS_KEY: TEST_SECRETS_KEY,
     ...options.environment,
   };
-  const logger = createLogger({ service: 'test', level: process.env.TEST_LOG_LEVEL ?? 'silent' });
+  const logger = createLogger({
+    service: 'test',
+    level: options.logLevel ?? process.env.TEST_LOG_LEVEL ?? 'silent',
+    destination: options.logDestination,
+  });
   const services = new Map<string, RunningService>();
   try {
     await migrateServices(definitions, database.url, logger);

@@ -75,8 +75,10 @@ describe('external API pipeline', () => {
     });
 
     it('401 Invalid API token for a well-formed token that does not exist', async () => {
-      const { ApiTokenFormat } = await import('../src/api-tokens/api-token-format.js');
-      const stranger = new ApiTokenFormat('rl').issue().token;
+      // Well-formed, checksum and all, but no longer in the database.
+      const issued = await issueToken(http, chatbot, ['flow:trigger']);
+      await sql(`DELETE FROM gateway.api_tokens WHERE id = $1`, [issued.id]);
+      const stranger = issued.token;
       const readsBefore = await tokenReads();
       expect(await http.post(flowTrigger(chatbot), body, { bearer: stranger })).toMatchObject({ status: 401, body: { error: 'Invalid API token' } });
       expect(await tokenReads()).toBe(readsBefore + 1);
