@@ -97,38 +97,40 @@ async function main(): Promise<number> {
   console.log(`Pipeline check on POST ${trigger.path}:`);
   console.log(indent(await checkPipeline(gateway.url, trigger, TRIGGER_BODY, options.expectedStatus)));
 
-  const targets: LoadTarget[] = [
-    { label: 'express hello (GET /)', url: `${express.url}/`, method: 'GET', expectedStatus: 200 },
-    {
-      label: 'gateway pipeline (POST trigger)',
-      url: gateway.url + trigger.path,
-      method: 'POST',
-      headers: { authorization: `Bearer ${trigger.token}`, 'content-type': 'application/json' },
-      body: TRIGGER_BODY,
-      expectedStatus: options.expectedStatus,
-    },
+  const baselineTarget: LoadTarget = { label: 'express hello (GET /)', url: `${express.url}/`, method: 'GET', expectedStatus: 200 };
+  const pipelineTarget: LoadTarget = {
+    label: 'gateway pipeline (POST trigger)',
+    url: gateway.url + trigger.path,
+    method: 'POST',
+    headers: { authorization: `Bearer ${trigger.token}`, 'content-type': 'application/json' },
+    body: TRIGGER_BODY,
+    expectedStatus: options.expectedStatus,
+  };
+  const measured: Measured[] = [
+    { target: baselineTarget, server: express, results: [], cpuSeconds: 0 },
+    { target: pipelineTarget, server: gateway, results: [], cpuSeconds: 0 },
   ];
 
   // Warm-up: JIT, connection pools and the gateway's access cache, for both alike.
-  for (const target of targets) {
-    const warm = summarize(target, [await runLoad(target, { ...options.settings, duration: options.warmup })]);
-    console.log(`warm-up   ${formatRound(target, warm)}`);
+  for (const entry of measured) {
+    const { summary, cpuSeconds } = await measure(entry, { ...options.settings, duration: options.warmup });
+    console.log(`warm-up   ${formatRound(entry.target, summary, cpuSeconds)}`);
   }
 
   // ABBA order, so neither target always runs first (or right after the other).
-  const results = new Map<LoadTarget, RawResult[]>(targets.map((target) => [target, []]));
   for (let round = 0; round < options.rounds; round++) {
-    const order = round % 2 === 0 ? targets : [...targets].reverse();
-    for (const target of order) {
-      const result = await runLoad(target, options.settings);
-      results.get(target)!.push(result);
-      console.log(`round ${round + 1}   ${formatRound(target, summarize(target, [result]))}`);
+    const order = round % 2 === 0 ? measured : [...measured].reverse();
+    for (const entry of order) {
+      const { result, summary, cpuSeconds } = await measure(entry, options.settings);
+      entry.results.push(result);
+      entry.cpuSeconds += cpuSeconds ?? Number.NaN;
+      console.log(`round ${round + 1}   ${formatRound(entry.target, summary, cpuSeconds)}`);
     }
   }
 
-  const [baseline, pipeline] = targets.map((target) => summarize(target, results.get(target)!)) as [LoadSummary, LoadSummary];
-  printReport(targets, [baseline, pipeline]);
-  const clean = isClean(baseline) && isClean(pipeline);
+  const summaries = measured.map((entry) => summarize(entry.target, entry.results));
+  printReport(measured, summaries);
+  const clean = summaries.every(isClean);
   if (!clean) {
     console.log('\nINVALID: some answers had another status or failed (see "other" above); the ratio does not measure the pipeline.');
     console.log(`gateway log (end):\n${indent(logTail(gateway.logFile))}`);
@@ -176,9 +178,26 @@ function startGateway(options: Options, databaseUrl: string, consoleJwtSecret: s
   });
 }
 
-function printReport(targets: LoadTarget[], summaries: [LoadSummary, LoadSummary]): void {
-  const [baseline, pipeline] = summaries;
-  const rows = targets.map((target, index) => {
+/** A target, the child serving it, and what its measured rounds gave. */
+interface Measured {
+  target: LoadTarget;
+  server: ChildServer;
+  results: RawResult[];
+  /** CPU seconds the server used during the measured rounds (NaN without /proc). */
+  cpuSeconds: number;
+}
+
+/** One load run, with the CPU the server used meanwhile. */
+async function measure(entry: Measured, settings: LoadSettings): Promise<{ result: RawResult; summary: LoadSummary; cpuSeconds?: number }> {
+  const cpuBefore = entry.server.cpuSeconds();
+  const result = await runLoad(entry.target, settings);
+  const cpuAfter = entry.server.cpuSeconds();
+  const cpuSeconds = cpuBefore === undefined || cpuAfter === undefined ? undefined : cpuAfter - cpuBefore;
+  return { result, summary: summarize(entry.target, [result]), cpuSeconds };
+}
+
+function printReport(measured: Measured[], summaries: LoadSummary[]): void {
+  const rows = measured.map(({ target, cpuSeconds }, index) => {
     const summary = summaries[index]!;
     return [
       target.label,
@@ -186,24 +205,36 @@ function printReport(targets: LoadTarget[], summaries: [LoadSummary, LoadSummary
       summary.latencyMs.mean.toFixed(2),
       String(summary.latencyMs.p50),
       String(summary.latencyMs.p99),
+      formatCpu(cpuSeconds, summary.expected),
       `${target.expectedStatus} x ${summary.expected}`,
       formatOther(summary),
     ];
   });
   console.log();
-  printTable([['target', 'req/s', 'mean ms', 'p50 ms', 'p99 ms', 'expected', 'other'], ...rows]);
+  printTable([['target', 'req/s', 'mean ms', 'p50 ms', 'p99 ms', 'CPU us/req', 'expected', 'other'], ...rows]);
+  const [baseline, pipeline] = summaries as [LoadSummary, LoadSummary];
   const ratio = baseline.requestsPerSecond > 0 ? pipeline.requestsPerSecond / baseline.requestsPerSecond : 0;
   console.log(
     `\nratio gateway / express: ${(ratio * 100).toFixed(1)}%  ` +
       `goal >= ${GOAL * 100}%: ${ratio >= GOAL ? 'MET' : 'NOT MET'}`,
   );
+  const [baselineCpu, pipelineCpu] = measured.map(({ cpuSeconds }, index) => cpuSeconds / summaries[index]!.expected);
+  if (Number.isFinite(baselineCpu) && Number.isFinite(pipelineCpu) && pipelineCpu! > 0) {
+    // When both servers are CPU-bound this predicts the ratio, and shifts less with other load.
+    console.log(`CPU per request, express / gateway: ${((baselineCpu! / pipelineCpu!) * 100).toFixed(1)}%`);
+  }
 }
 
-function formatRound(target: LoadTarget, summary: LoadSummary): string {
+function formatRound(target: LoadTarget, summary: LoadSummary, cpuSeconds: number | undefined): string {
   return (
     `${target.label.padEnd(32)} ${summary.requestsPerSecond.toFixed(0).padStart(6)} req/s  ` +
-    `p50 ${summary.latencyMs.p50} ms  p99 ${summary.latencyMs.p99} ms  other: ${formatOther(summary)}`
+    `p50 ${summary.latencyMs.p50} ms  p99 ${summary.latencyMs.p99} ms  ` +
+    `CPU ${formatCpu(cpuSeconds, summary.expected)} us/req  other: ${formatOther(summary)}`
   );
+}
+
+function formatCpu(cpuSeconds: number | undefined, requests: number): string {
+  return cpuSeconds === undefined || !Number.isFinite(cpuSeconds) || requests === 0 ? '-' : ((cpuSeconds * 1e6) / requests).toFixed(0);
 }
 
 function formatOther(summary: LoadSummary): string {

@@ -54,7 +54,8 @@ describe('external API pipeline', () => {
 
   describe('token', () => {
     it('401 Missing API token without Authorization Bearer or x-api-key', async () => {
-      for (const headers of [{}, { authorization: 'Basic dXNlcjpwYXNz' }, { authorization: 'Bearer' }, { 'x-api-key': '' }]) {
+      const headerSets: Array<Record<string, string>> = [{}, { authorization: 'Basic dXNlcjpwYXNz' }, { authorization: 'Bearer' }, { 'x-api-key': '' }];
+      for (const headers of headerSets) {
         const answer = await http.post(flowTrigger(chatbot), body, { headers });
         expect(answer).toMatchObject({ status: 401, body: { error: 'Missing API token' } });
       }

@@ -18,3 +18,4 @@ export {
   type TestSystemOptions,
 } from './test-system.js';
 export { consoleJwt, HttpClient, type HttpResult } from './http-client.js';
+export { deletePrefixedStreams } from './nats-cleanup.js';

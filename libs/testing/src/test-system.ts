@@ -2,6 +2,7 @@ import { InProcessBus, JetStreamBus, type Bus } from '@runline/bus';
 import { createLogger } from '@runline/observability';
 import { migrateServices, startService, type RunningService, type ServiceDefinition } from '@runline/runtime';
 import { createTestDatabase, testNatsUrl, uniqueBusPrefix, type TestDatabase } from './infrastructure.js';
+import { deletePrefixedStreams } from './nats-cleanup.js';
 
 /** Keys every test system uses; never used outside tests. */
 export const TEST_CONSOLE_JWT_SECRET = 'test-console-jwt-secret-0123456789';
@@ -64,7 +65,7 @@ export async function startTestSystem(definitions: ServiceDefinition[], options:
       );
     }
   } catch (error) {
-    await stopAll(services, bus, database);
+    await stopAll(services, bus, database, options.bus === 'in-process' ? undefined : busPrefix);
     throw error;
   }
   return {
@@ -78,12 +79,13 @@ export async function startTestSystem(definitions: ServiceDefinition[], options:
       if (!running) throw new Error(`service ${service} was not started`);
       return running.url;
     },
-    stop: () => stopAll(services, bus, database),
+    stop: () => stopAll(services, bus, database, options.bus === 'in-process' ? undefined : busPrefix),
   };
 }
 
-async function stopAll(services: Map<string, RunningService>, bus: Bus, database: TestDatabase): Promise<void> {
+async function stopAll(services: Map<string, RunningService>, bus: Bus, database: TestDatabase, streamPrefix?: string): Promise<void> {
   for (const service of [...services.values()].reverse()) await service.stop().catch(() => undefined);
   await bus.close().catch(() => undefined);
+  if (streamPrefix) await deletePrefixedStreams(testNatsUrl(), streamPrefix);
   await database.drop();
 }
