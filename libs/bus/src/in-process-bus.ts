@@ -160,7 +160,7 @@ class MemoryConsumer {
       this.pending.delete(seq);
     }
     for (let seq = Math.max(this.nextSeq, this.stream.firstSeq()); seq <= this.stream.lastSeq; seq++) {
-      this.nextSeq = 1;
+      this.nextSeq = seq + 1;
       const stored = this.stream.messages.get(seq);
       if (stored && subjectMatches(this.filterSubject, stored.subject)) return seq;
     }

@@ -79,6 +79,24 @@ describe('JetStreamBus specifics', () => {
     }
   });
 
+  it('lets replicas ensure the same stream at once, even with different settings', async () => {
+    const prefix = uniqueBusPrefix();
+    const buses = await Promise.all([1, 2].map(() => JetStreamBus.connect({ url: testNatsUrl(), prefix })));
+    try {
+      await Promise.all(
+        buses.map((bus, i) =>
+          bus.ensureStreams([{ name: 'RACE', subjects: ['race.>'], retention: 'workqueue', duplicateWindowSeconds: 10 + i }]),
+        ),
+      );
+      await expect(
+        buses[0].ensureStreams([{ name: 'RACE', subjects: ['race.>'], retention: 'limits' }]),
+      ).rejects.toThrow(/retention/);
+    } finally {
+      await Promise.all(buses.map((bus) => bus.close()));
+      await deleteStreamsWithPrefix(prefix);
+    }
+  });
+
   it('ping() resolves while connected and rejects after close', async () => {
     const bus = await JetStreamBus.connect({ url: testNatsUrl(), prefix: uniqueBusPrefix() });
     await expect(bus.ping()).resolves.toBeUndefined();

@@ -148,19 +148,27 @@ export class JetStreamBus implements Bus {
       const subjects = spec.subjects.map((subject) => this.wireSubject(subject));
       const duplicateWindow = nanos((spec.duplicateWindowSeconds ?? DEFAULT_DUPLICATE_WINDOW_SECONDS) * 1000);
       const retention = spec.retention === 'workqueue' ? RetentionPolicy.Workqueue : RetentionPolicy.Limits;
-      const existing = await this.jsm.streams.info(name).catch((err: unknown) => {
-        if (isApiError(err, JetStreamApiCodes.StreamNotFound)) return undefined;
-        throw err;
-      });
-      if (!existing) {
-        await this.jsm.streams.add({
-          name,
-          subjects,
-          retention,
-          storage: StorageType.File,
-          duplicate_window: duplicateWindow,
+      const info = () =>
+        this.jsm.streams.info(name).catch((err: unknown) => {
+          if (isApiError(err, JetStreamApiCodes.StreamNotFound)) return undefined;
+          throw err;
         });
-        continue;
+      let existing = await info();
+      if (!existing) {
+        try {
+          await this.jsm.streams.add({
+            name,
+            subjects,
+            retention,
+            storage: StorageType.File,
+            duplicate_window: duplicateWindow,
+          });
+          continue;
+        } catch (err) {
+          // Another service may have created it meanwhile, with other settings: update it below.
+          existing = await info();
+          if (!existing) throw err;
+        }
       }
       if (existing.config.retention !== retention) {
         throw new Error(`stream ${spec.name} exists with retention ${existing.config.retention}; it cannot change`);

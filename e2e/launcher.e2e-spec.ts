@@ -1,0 +1,83 @@
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { compiledEntry, freePort, runNode, waitForOk, type RunningProcess } from './support/processes.js';
+
+/**
+ * `npm start`'s process (compiled launcher): embedded PostgreSQL, the in-process bus, all six
+ * services, the demo organization, and a banner whose curl lines work when pasted.
+ */
+describe('embedded mode (npm start)', () => {
+  let dataDir: string;
+  let port: number;
+  let launcher: RunningProcess | undefined;
+
+  beforeAll(async () => {
+    // Under /tmp, which every user can enter: embedded PostgreSQL runs as `postgres` when we are root.
+    dataDir = await mkdtemp(path.join(tmpdir(), 'runline-launcher-'));
+    await chmod(dataDir, 0o755);
+    port = await freePort();
+  });
+  afterAll(async () => {
+    await launcher?.stop();
+    await rm(dataDir, { recursive: true, force: true });
+  });
+
+  const start = async () => {
+    const env = { PATH: process.env.PATH, PORT: String(port), RUNLINE_DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
+    launcher = runNode(compiledEntry('launcher/main.js'), [], env);
+    await waitForOk(`http://127.0.0.1:${port}/health/ready`, launcher, 90_000);
+    const deadline = Date.now() + 30_000;
+    while (!launcher.output().includes('Try (each line works as pasted):')) {
+      if (Date.now() > deadline) throw new Error(`no banner:\n${launcher.output()}`);
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+    return launcher;
+  };
+
+  it('prints demo credentials and curl lines that get documented answers', async () => {
+    const running = await start();
+    const banner = running.output();
+    const value = (name: string) => new RegExp(`${name}=(\\S+)`).exec(banner)?.[1];
+    const [org, chatbot, jwt, chatbotToken, automationToken] = ['ORG', 'CHATBOT_PROJECT', 'CONSOLE_JWT', 'CHATBOT_TOKEN', 'AUTOMATION_TOKEN'].map(value);
+    expect(chatbotToken).toMatch(/^rl_ext_/);
+    expect(automationToken).toMatch(/^rl_ext_/);
+    expect(banner).toContain('(created now)');
+
+    const curlLines = banner.split('\n').filter((line) => line.trim().startsWith('curl '));
+    expect(curlLines.length).toBeGreaterThanOrEqual(4);
+    const answers = [];
+    for (const line of curlLines) answers.push(await runCurlLine(line.trim()));
+    expect(answers[0]).toMatchObject({ status: 200, body: { externalApiEnabled: true, defaultEnrollmentPolicy: 'ONE_TIME' } });
+    expect(answers[1]).toMatchObject({ status: 200, body: { data: [expect.objectContaining({ name: 'demo' })] } });
+    expect(answers[2]).toMatchObject({ status: 404, body: { error: 'Invocation not found' } });
+    expect(answers[3]).toMatchObject({ status: 400, body: { error: 'Unsupported API version', code: 'UNSUPPORTED_API_VERSION' } });
+    expect(answers[4]).toMatchObject({ status: 200, body: { status: 'ok' } });
+    expect([org, chatbot, jwt].every(Boolean)).toBe(true);
+    expect(await running.stop()).toBe(0);
+    launcher = undefined;
+  });
+
+  it('on a second start keeps the demo organization and prints fresh tokens, revoking the old ones', async () => {
+    const first = await start().then((l) => l.output());
+    expect(first).toContain('(from an earlier start; tokens below are new)');
+    const token = /CHATBOT_TOKEN=(\S+)/.exec(first)![1];
+    const org = /ORG=(\S+)/.exec(first)![1];
+    expect(await launcher!.stop()).toBe(0);
+    await start();
+    const answer = await fetch(`http://127.0.0.1:${port}/v1/orgs/${org}/external-invocations/00000000-0000-4000-8000-000000000000`, {
+      headers: { authorization: `Bearer ${token}` },
+    });
+    expect(answer.status).toBe(401);
+  });
+});
+
+/** Runs a printed `curl -s [-X METHOD] URL [-H "Name: value"]...` line with fetch, as a shell would. */
+async function runCurlLine(line: string): Promise<{ status: number; body: unknown }> {
+  const method = /-X (\w+)/.exec(line)?.[1] ?? 'GET';
+  const url = /(http:\/\/\S+)/.exec(line)![1]!;
+  const headers: Record<string, string> = {};
+  for (const [, name, headerValue] of line.matchAll(/-H "([^:]+): ([^"]*)"/g)) headers[name!.toLowerCase()] = headerValue!;
+  const response = await fetch(url, { method, headers });
+  return { status: response.status, body: await response.json() };
+}

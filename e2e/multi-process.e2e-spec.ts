@@ -1,0 +1,119 @@
+import {
+  consoleJwt,
+  createTestDatabase,
+  deletePrefixedStreams,
+  HttpClient,
+  TEST_CONSOLE_JWT_SECRET,
+  TEST_SECRETS_KEY,
+  testNatsUrl,
+  uniqueBusPrefix,
+  type TestDatabase,
+} from '@runline/testing';
+import pg from 'pg';
+import { VALID_CHATBOT_DEFINITION } from './gateway-fixtures.js';
+import { compiledEntry, freePort, runNode, waitForOk, type RunningProcess } from './support/processes.js';
+
+const SERVICES = ['gateway', 'invocation', 'scheduler', 'polling', 'dead-letter', 'callback'];
+
+/**
+ * Production shape: the six services as six processes (the compiled `dist/services/<name>/main.js`),
+ * on real PostgreSQL and NATS, talking only through the bus.
+ */
+describe('six services as separate processes', () => {
+  let database: TestDatabase;
+  const busPrefix = uniqueBusPrefix();
+  const processes = new Map<string, { process: RunningProcess; url: string }>();
+  let environment: NodeJS.ProcessEnv;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    environment = {
+      PATH: process.env.PATH,
+      DATABASE_URL: database.url,
+      NATS_URL: testNatsUrl(),
+      BUS_PREFIX: busPrefix,
+      HOST: '127.0.0.1',
+      CONSOLE_JWT_SECRET: TEST_CONSOLE_JWT_SECRET,
+      SECRETS_KEY: TEST_SECRETS_KEY,
+      LOG_LEVEL: 'warn',
+    };
+    // The explicit migration step, as a Kubernetes Job would run it.
+    for (const name of SERVICES) {
+      const migration = runNode(compiledEntry(`services/${name}/main.js`), ['migrate'], environment);
+      expect(await migration.stop(60_000)).toBe(0);
+    }
+    await Promise.all(
+      SERVICES.map(async (name) => {
+        const port = await freePort();
+        const started = runNode(compiledEntry(`services/${name}/main.js`), [], { ...environment, PORT: String(port) });
+        const url = `http://127.0.0.1:${port}`;
+        processes.set(name, { process: started, url });
+        await waitForOk(`${url}/health/ready`, started);
+      }),
+    );
+  }, 120_000);
+
+  afterAll(async () => {
+    await Promise.all([...processes.values()].map(({ process }) => process.stop()));
+    await deletePrefixedStreams(testNatsUrl(), busPrefix);
+    await database?.drop();
+  });
+
+  it('every service is live and ready, and exposes Prometheus metrics', async () => {
+    for (const [name, { url }] of processes) {
+      expect((await fetch(`${url}/health/live`)).status).toBe(200);
+      const ready = await (await fetch(`${url}/health/ready`)).json();
+      expect(ready).toMatchObject({ status: 'ok', info: { database: { status: 'up' }, bus: { status: 'up' } } });
+      const metrics = await (await fetch(`${url}/metrics`)).text();
+      expect(metrics).toContain(`service="${name}"`);
+      expect(metrics).toMatch(/^runline_process_cpu_seconds_total/m);
+    }
+  });
+
+  it('puts a request through the gateway to the invocation service and back', async () => {
+    const http = new HttpClient(processes.get('gateway')!.url);
+    const owner = consoleJwt('multi-process-owner');
+    const org = await http.post<{ orgId: string }>('/v1/orgs', { name: 'Multi' }, { bearer: owner });
+    const project = await http.post<{ projectId: string }>(`/v1/orgs/${org.body.orgId}/projects`, { name: 'Bot', type: 'CHATBOT' }, { bearer: owner });
+    const token = await http.post<{ token: string }>(
+      `/v1/orgs/${org.body.orgId}/projects/${project.body.projectId}/api-tokens`,
+      { name: 't', scopes: ['flow:trigger'] },
+      { bearer: owner },
+    );
+    const answer = await http.get(`/v1/orgs/${org.body.orgId}/external-invocations/00000000-0000-4000-8000-000000000000`, { bearer: token.body.token });
+    expect(answer).toMatchObject({ status: 404, body: { error: 'Invocation not found' } });
+  });
+
+  it('carries the gateway\'s events to the invocation service through JetStream', async () => {
+    const http = new HttpClient(processes.get('gateway')!.url);
+    const owner = consoleJwt('multi-process-publisher');
+    const org = await http.post<{ orgId: string }>('/v1/orgs', { name: 'Events' }, { bearer: owner });
+    const project = await http.post<{ projectId: string }>(`/v1/orgs/${org.body.orgId}/projects`, { name: 'Bot', type: 'CHATBOT' }, { bearer: owner });
+    const base = `/v1/orgs/${org.body.orgId}/projects/${project.body.projectId}`;
+    await http.put(`${base}/definition`, { definition: VALID_CHATBOT_DEFINITION }, { bearer: owner });
+    expect((await http.post(`${base}/publish`, undefined, { bearer: owner })).status).toBe(200);
+    await http.patch(`${base}/api-settings`, { externalApiEnabled: false }, { bearer: owner });
+
+    const client = new pg.Client({ connectionString: database.url });
+    await client.connect();
+    try {
+      const deadline = Date.now() + 10_000;
+      for (;;) {
+        const { rows } = await client.query(
+          'SELECT published_version, external_api_enabled FROM invocation.project_copies WHERE project_id = $1',
+          [project.body.projectId],
+        );
+        if (rows[0]?.published_version === 1 && rows[0]?.external_api_enabled === false) break;
+        if (Date.now() > deadline) throw new Error(`invocation's copy not updated: ${JSON.stringify(rows)}`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    } finally {
+      await client.end();
+    }
+  });
+
+  it('shuts every service down cleanly on SIGTERM', async () => {
+    const codes = await Promise.all([...processes.values()].map(({ process }) => process.stop()));
+    expect(codes).toEqual(SERVICES.map(() => 0));
+  });
+});
