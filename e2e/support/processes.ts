@@ -26,8 +26,10 @@ export async function freePort(): Promise<number> {
 export interface RunningProcess {
   child: ChildProcess;
   output(): string;
-  /** SIGTERM, then the exit code (or the signal's name), failing after `timeoutMs`. */
+  /** SIGTERM, then the exit code (or the signal's name); SIGKILL after `timeoutMs`. */
   stop(timeoutMs?: number): Promise<number | string>;
+  /** The exit code once the process ends by itself; SIGKILL after `timeoutMs`. */
+  exit(timeoutMs?: number): Promise<number | string>;
 }
 
 /** Runs `node <entry> [...args]` as a real process with its own environment. */
@@ -37,18 +39,22 @@ export function runNode(entry: string, args: string[], env: NodeJS.ProcessEnv): 
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   const exited = new Promise<number | string>((resolve) => child.once('exit', (code, signal) => resolve(code ?? signal ?? 'unknown')));
+  const exit = async (timeoutMs: number) => {
+    const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
+    try {
+      return await exited;
+    } finally {
+      clearTimeout(timer);
+    }
+  };
   return {
     child,
     output: () => output,
-    async stop(timeoutMs = 15_000) {
+    stop(timeoutMs = 15_000) {
       if (child.exitCode === null && child.signalCode === null) child.kill('SIGTERM');
-      const timer = setTimeout(() => child.kill('SIGKILL'), timeoutMs);
-      try {
-        return await exited;
-      } finally {
-        clearTimeout(timer);
-      }
+      return exit(timeoutMs);
     },
+    exit: (timeoutMs = 60_000) => exit(timeoutMs),
   };
 }
 

@@ -64,11 +64,13 @@ class OrdersController {
   }
 
   @MessagePattern('orders.req.get')
-  async get(@Payload() query: { orderId: string }, @Ctx() context: BusContext): Promise<object> {
+  async get(@Payload() data: Uint8Array, @Ctx() context: BusContext): Promise<Uint8Array> {
+    // Requests are raw bytes: each request subject decodes its own message type.
+    const query = json.decode(data) as { orderId: string };
     if (query.orderId === 'missing') throw new RpcException(`order ${query.orderId} not found`);
     if (query.orderId === 'bug') throw new Error('secret internals');
     await this.bus.ping();
-    return { orderId: query.orderId, status: 'placed', caller: context.getHeaders()['x-caller'], event: context.isEvent() };
+    return json.encode({ orderId: query.orderId, status: 'placed', caller: context.getHeaders()['x-caller'], event: context.isEvent() });
   }
 }
 
@@ -94,7 +96,8 @@ async function startApp(bus: Bus): Promise<{ app: INestMicroservice; probe: Prob
       bus,
       service: 'orders',
       streams: STREAMS,
-      codec: json,
+      eventCodec: json,
+      retryBaseDelayMs: 10,
       subscription: { ackWaitMs: 500, maxDeliver: 5 },
     }),
     logger: false,

@@ -25,8 +25,14 @@ export interface BusServerOptions {
   service: string;
   /** Streams to ensure at start; each event pattern must fall within exactly one of them. */
   streams: StreamSpec[];
-  /** Without a codec handlers get and return raw `Uint8Array`s. */
-  codec?: BusCodec;
+  /**
+   * Decodes events (for example into envelopes) before their handler sees them. Requests and
+   * replies are always raw bytes: each request subject carries its own message type, which
+   * its handler decodes. Without a codec event handlers get raw `Uint8Array`s too.
+   */
+  eventCodec?: BusCodec;
+  /** Wait before a failed event is redelivered: doubles per attempt from this, up to 30 s. Default 250 ms. */
+  retryBaseDelayMs?: number;
   /** Applied to every durable subscription this server creates. */
   subscription?: Partial<Pick<DurableSubscriptionSpec, 'maxDeliver' | 'ackWaitMs' | 'batchSize'>>;
 }
@@ -131,7 +137,7 @@ export class BusServer extends Server implements CustomTransportStrategy {
     if (!handler) throw new Error(`no handler for ${pattern}`);
     let input: unknown;
     try {
-      input = this.decode(message.data);
+      input = this.options.eventCodec ? this.options.eventCodec.decode(message.data) : message.data;
     } catch (err) {
       // Redelivering bytes that cannot be read would fail the same way every time.
       this.logger.error(`terminating undecodable message ${message.id} on ${message.subject}: ${errorMessage(err)}`);
@@ -148,23 +154,18 @@ export class BusServer extends Server implements CustomTransportStrategy {
       this.logger.warn(
         `handler of ${message.subject} failed on message ${message.id} (delivery ${message.deliveryCount}): ${errorMessage(err)}`,
       );
-      throw err;
+      // Backing off keeps a passing outage (a database restart) from using up every delivery at once.
+      await message.nak(retryDelay(this.options.retryBaseDelayMs ?? 250, message.deliveryCount));
     }
   }
 
   private async onRequest(pattern: string, data: Uint8Array, headers: Record<string, string>): Promise<Uint8Array> {
     const handler = this.messageHandlers.get(pattern);
     if (!handler) throw new Error(`no handler for ${pattern}`);
-    let input: unknown;
-    try {
-      input = this.decode(data);
-    } catch (err) {
-      throw new Error(`undecodable request: ${errorMessage(err)}`);
-    }
     const context = new BusContext([pattern, headers, undefined]);
     let value: unknown;
     await this.withProcessingHooks(context, async () => {
-      value = await lastValueFrom(this.transformToObservable(await handler(input, context)), {
+      value = await lastValueFrom(this.transformToObservable(await handler(data, context)), {
         defaultValue: undefined,
       });
     });
@@ -192,16 +193,17 @@ export class BusServer extends Server implements CustomTransportStrategy {
     });
   }
 
-  private decode(data: Uint8Array): unknown {
-    return this.options.codec ? this.options.codec.decode(data) : data;
-  }
-
   private encode(value: unknown): Uint8Array {
-    if (this.options.codec) return this.options.codec.encode(value);
     if (value instanceof Uint8Array) return value;
     if (value === undefined) return new Uint8Array();
-    throw new Error('without a codec a message handler must return a Uint8Array');
+    throw new Error('a message handler must return a Uint8Array (its reply, encoded)');
   }
+}
+
+const MAX_RETRY_DELAY_MS = 30_000;
+
+function retryDelay(baseMs: number, deliveryCount: number): number {
+  return Math.min(MAX_RETRY_DELAY_MS, baseMs * 2 ** Math.max(0, deliveryCount - 1));
 }
 
 // Nest's RPC exception filter rejects with plain `{ status, message }` objects.

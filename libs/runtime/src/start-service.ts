@@ -100,7 +100,7 @@ export async function startService(definition: ServiceDefinition, options: Servi
     app.use(accessLogMiddleware(logger.child({ component: 'http' })));
     definition.configureHttp?.(app);
     app.connectMicroservice(
-      { strategy: new BusServer({ bus: options.bus, service: definition.name, streams: STREAMS, codec: envelopeCodec }) },
+      { strategy: new BusServer({ bus: options.bus, service: definition.name, streams: STREAMS, eventCodec: envelopeCodec }) },
       { inheritAppConfig: true },
     );
     await app.startAllMicroservices();
