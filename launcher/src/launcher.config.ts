@@ -1,5 +1,6 @@
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Matches, Max, Min, MinLength } from 'class-validator';
+import { IsCidrList } from '@runline/runtime';
 
 /** Development defaults, printed at start so nobody mistakes them for production values. */
 export const DEVELOPMENT_CONSOLE_JWT_SECRET = 'runline-development-console-secret';
@@ -47,6 +48,6 @@ export class LauncherConfig {
 
   /** Ranges outbound requests may reach despite the guard (e.g. 127.0.0.0/8 in development). */
   @IsOptional()
-  @IsString()
+  @IsCidrList()
   OUTBOUND_ALLOWED_CIDRS?: string;
 }

@@ -1,5 +1,8 @@
+// class-transformer's @Type reads decorator metadata; Nest loads this too, but config is read before Nest.
+import 'reflect-metadata';
 import { plainToInstance } from 'class-transformer';
-import { validateSync } from 'class-validator';
+import { registerDecorator, validateSync, type ValidationOptions } from 'class-validator';
+import ipaddr from 'ipaddr.js';
 
 /** A bad environment: the message names every variable that is wrong, so boot fails fast. */
 export class ConfigError extends Error {
@@ -24,4 +27,26 @@ export function loadConfig<T extends object>(ConfigClass: new () => T, env: Node
     );
   }
   return config;
+}
+
+/**
+ * A comma-separated list of CIDR ranges (`127.0.0.0/8,::1/128`), or empty. Used for
+ * OUTBOUND_ALLOWED_CIDRS, so a typo fails at boot instead of silently allowing nothing.
+ */
+export function IsCidrList(validationOptions?: ValidationOptions) {
+  return (target: object, propertyName: string) =>
+    registerDecorator({
+      name: 'isCidrList',
+      target: target.constructor,
+      propertyName,
+      options: { message: `${propertyName} must be a comma-separated list of CIDR ranges such as 127.0.0.0/8`, ...validationOptions },
+      validator: { validate: (value: unknown) => typeof value === 'string' && parseCidrList(value) !== undefined },
+    });
+}
+
+/** The ranges of a CIDR list, or undefined when any entry is not a CIDR range. */
+export function parseCidrList(value: string): Array<[ipaddr.IPv4 | ipaddr.IPv6, number]> | undefined {
+  const entries = value.split(',').map((entry) => entry.trim()).filter(Boolean);
+  if (!entries.every((entry) => ipaddr.isValidCIDR(entry))) return undefined;
+  return entries.map((entry) => ipaddr.parseCIDR(entry));
 }

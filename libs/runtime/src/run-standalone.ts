@@ -2,7 +2,7 @@ import { Type } from 'class-transformer';
 import { IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
 import { JetStreamBus } from '@runline/bus';
 import { createLogger } from '@runline/observability';
-import { loadConfig } from './config.js';
+import { IsCidrList, loadConfig } from './config.js';
 import type { ServiceDefinition } from './service-definition.js';
 import { migrateServices, startService } from './start-service.js';
 
@@ -30,6 +30,11 @@ class StandaloneConfig {
   @IsString()
   @IsNotEmpty()
   HOST: string = '0.0.0.0';
+
+  /** Ranges the outbound guard lets requests reach (callbacks, polls, http nodes). */
+  @IsOptional()
+  @IsCidrList()
+  OUTBOUND_ALLOWED_CIDRS?: string;
 
   /** `true` runs the migration step before serving (otherwise run `main.js migrate` first). */
   @IsOptional()
