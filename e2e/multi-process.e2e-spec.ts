@@ -112,6 +112,28 @@ describe('six services as separate processes', () => {
     }
   });
 
+  it('refuses to start with a bad environment, naming the variable', async () => {
+    const { DATABASE_URL: _unset, ...withoutDatabase } = environment;
+    const refused = runNode(compiledEntry('services/scheduler/main.js'), [], { ...withoutDatabase, PORT: '0', OUTBOUND_ALLOWED_CIDRS: '10.0.0.1' });
+    expect(await refused.exit(30_000)).toBe(1);
+    expect(refused.output()).toMatch(/DATABASE_URL/);
+    expect(refused.output()).toMatch(/OUTBOUND_ALLOWED_CIDRS must be a comma-separated list of CIDR ranges/);
+    const gatewayWithoutSecrets = runNode(compiledEntry('services/gateway/main.js'), [], { ...environment, PORT: '0', SECRETS_KEY: '' });
+    expect(await gatewayWithoutSecrets.exit(30_000)).toBe(1);
+    expect(gatewayWithoutSecrets.output()).toMatch(/SECRETS_KEY/);
+  });
+
+  it('refuses to serve an unmigrated schema', async () => {
+    const fresh = await createTestDatabase();
+    try {
+      const refused = runNode(compiledEntry('services/invocation/main.js'), [], { ...environment, DATABASE_URL: fresh.url, PORT: '0' });
+      expect(await refused.exit(30_000)).not.toBe(0);
+      expect(refused.output()).toMatch(/migrat/i);
+    } finally {
+      await fresh.drop();
+    }
+  });
+
   it('shuts every service down cleanly on SIGTERM', async () => {
     const codes = await Promise.all([...processes.values()].map(({ process }) => process.stop()));
     expect(codes).toEqual(SERVICES.map(() => 0));

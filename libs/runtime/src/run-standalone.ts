@@ -62,13 +62,20 @@ export async function runStandalone(definition: ServiceDefinition, argv = proces
   }
 
   const bus = await JetStreamBus.connect({ url: config.NATS_URL, prefix: config.BUS_PREFIX ?? '', name: definition.name });
-  const service = await startService(definition, {
-    databaseUrl: config.DATABASE_URL,
-    bus,
-    httpPort: config.PORT,
-    httpHost: config.HOST,
-    logger,
-  });
+  let service: Awaited<ReturnType<typeof startService>>;
+  try {
+    service = await startService(definition, {
+      databaseUrl: config.DATABASE_URL,
+      bus,
+      httpPort: config.PORT,
+      httpHost: config.HOST,
+      logger,
+    });
+  } catch (error) {
+    logger.fatal({ err: error }, `${definition.name} could not start: ${(error as Error).message}`);
+    await bus.close().catch(() => undefined);
+    process.exit(1);
+  }
 
   let stopping = false;
   const shutdown = async (signal: string) => {
