@@ -73,7 +73,7 @@ async function start(): Promise<void> {
       busDescription: config.NATS_URL ? `NATS JetStream at ${config.NATS_URL}` : 'in-process bus',
     }),
   );
-  for (const service of running.slice(1)) logger.info({ service: service.name, url: service.url }, 'internal service health and metrics');
+  for (const service of running.slice(1)) logger.info({ target: service.name, url: service.url }, 'internal service health and metrics');
 }
 
 let stopping = false;

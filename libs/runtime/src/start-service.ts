@@ -49,7 +49,7 @@ export async function migrateServices(definitions: ServiceDefinition[], database
     await dataSource.initialize();
     try {
       const ran = await migrate(dataSource);
-      logger?.info({ service: definition.name, migrations: ran }, ran.length ? 'migrations applied' : 'schema up to date');
+      logger?.info({ schema: definition.schema, migrations: ran }, ran.length ? 'migrations applied' : 'schema up to date');
     } finally {
       await dataSource.destroy();
     }

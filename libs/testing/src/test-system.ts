@@ -60,7 +60,11 @@ export async function startTestSystem(definitions: ServiceDefinition[], options:
           bus,
           httpPort: 0,
           environment,
-          logger: logger.child({ service: definition.name }),
+          logger: createLogger({
+            service: definition.name,
+            level: options.logLevel ?? process.env.TEST_LOG_LEVEL ?? 'silent',
+            destination: options.logDestination,
+          }),
         }),
       );
     }

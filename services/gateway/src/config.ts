@@ -31,6 +31,16 @@ export class GatewayConfig {
   @Max(16 * 1024 * 1024)
   MAX_BODY_BYTES: number = 1024 * 1024;
 
+  /**
+   * How long a gateway keeps a token or project in memory. Changes made through this gateway
+   * apply at once; other replicas see them within this time. 0 turns the cache off.
+   */
+  @Type(() => Number)
+  @IsInt()
+  @Min(0)
+  @Max(60_000)
+  ACCESS_CACHE_TTL_MS: number = 2000;
+
   /** Deadline of a request/reply call from the gateway to another service. */
   @Type(() => Number)
   @IsInt()

@@ -1,7 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Counter, type Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
-import { ENVIRONMENT, METRICS_REGISTRY } from '@runline/runtime';
+import { METRICS_REGISTRY } from '@runline/runtime';
+import { GatewayConfig } from '../../config.js';
 import type { TokenScope } from '../../entities/api-token.entity.js';
 import type { ProjectType } from '../../entities/project.entity.js';
 
@@ -27,13 +28,11 @@ interface Cached<T> {
   expiresAt: number;
 }
 
-const DEFAULT_TTL_MS = 2000;
-
 /**
  * What the external pipeline reads on every call (the token by its hash, the project and its
  * master switch), held briefly in memory so a call costs no database read. Changes made through
  * this gateway evict their entries at once; other gateway replicas see a change within the TTL
- * (ACCESS_CACHE_TTL_MS, default 2 s), which bounds how long a revoked token can still work there.
+ * (GatewayConfig.ACCESS_CACHE_TTL_MS, default 2 s), which bounds how long a revoked token can still work there.
  */
 @Injectable()
 export class AccessDirectory {
@@ -44,10 +43,10 @@ export class AccessDirectory {
 
   constructor(
     private readonly dataSource: DataSource,
-    @Inject(ENVIRONMENT) environment: NodeJS.ProcessEnv,
+    @Inject(GatewayConfig) config: GatewayConfig,
     @Inject(METRICS_REGISTRY) registry: Registry,
   ) {
-    this.ttlMs = Number(environment.ACCESS_CACHE_TTL_MS ?? DEFAULT_TTL_MS);
+    this.ttlMs = config.ACCESS_CACHE_TTL_MS;
     this.databaseReads = new Counter({
       name: 'runline_gateway_access_reads_total',
       help: 'Database reads by the external pipeline (cache misses), by kind.',
