@@ -1,8 +1,7 @@
 import { gatewayService } from '@runline/gateway-service';
 import { invocationService } from '@runline/invocation-service';
-import { consoleJwt, HttpClient, startTestSystem, TEST_CONSOLE_JWT_SECRET, type TestSystem } from '@runline/testing';
+import { consoleJwt, HttpClient, queryDatabase, startTestSystem, TEST_CONSOLE_JWT_SECRET, type TestSystem } from '@runline/testing';
 import jwt from 'jsonwebtoken';
-import pg from 'pg';
 import { createProject, issueToken, VALID_AUTOMATION_DEFINITION, VALID_CHATBOT_DEFINITION, type ProjectFixture } from './gateway-fixtures.js';
 
 /** Every console route (DESIGN.md section 5) with its 400 / 401 / 403 / 404. */
@@ -15,15 +14,7 @@ describe('console API', () => {
   const stranger = consoleJwt('stranger-user');
   const admin = consoleJwt('platform-admin-user', { roles: ['platform-admin'] });
   const base = () => `/v1/orgs/${project.orgId}/projects/${project.projectId}`;
-  const sql = async (query: string, parameters: unknown[] = []) => {
-    const client = new pg.Client({ connectionString: system.database.url });
-    await client.connect();
-    try {
-      return (await client.query(query, parameters)).rows;
-    } finally {
-      await client.end();
-    }
-  };
+  const sql = (query: string, parameters: unknown[] = []) => queryDatabase(system.database.url, query, parameters);
 
   beforeAll(async () => {
     system = await startTestSystem([gatewayService, invocationService]);

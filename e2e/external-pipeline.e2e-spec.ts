@@ -1,7 +1,6 @@
 import { gatewayService } from '@runline/gateway-service';
 import { invocationService } from '@runline/invocation-service';
-import { HttpClient, startTestSystem, type TestSystem } from '@runline/testing';
-import pg from 'pg';
+import { HttpClient, queryDatabase, startTestSystem, type TestSystem } from '@runline/testing';
 import { createProject, issueToken, type ProjectFixture } from './gateway-fixtures.js';
 
 /**
@@ -15,15 +14,7 @@ describe('external API pipeline', () => {
   let automation: ProjectFixture;
   let flowToken: string;
   let automationToken: string;
-  const sql = async (query: string, parameters: unknown[] = []) => {
-    const client = new pg.Client({ connectionString: system.database.url });
-    await client.connect();
-    try {
-      return (await client.query(query, parameters)).rows;
-    } finally {
-      await client.end();
-    }
-  };
+  const sql = (query: string, parameters: unknown[] = []) => queryDatabase(system.database.url, query, parameters);
   const flowTrigger = (project: ProjectFixture) => `/v1/orgs/${project.orgId}/flows/${project.projectId}/trigger`;
   const body = { event: 'order.created', customerId: 'c-1', orderId: '42' };
   const PASSED_PIPELINE = 501; // runs arrive with the run engine; everything before it is real

@@ -4,6 +4,7 @@
  */
 export {
   createTestDatabase,
+  queryDatabase,
   testNatsUrl,
   testPostgresAdminUrl,
   uniqueBusPrefix,

@@ -45,3 +45,14 @@ async function withAdminClient<T>(adminUrl: string, fn: (client: pg.Client) => P
     await client.end();
   }
 }
+
+/** Runs one statement on a test database and returns its rows (tests that look under the hood). */
+export async function queryDatabase(url: string, sql: string, parameters: unknown[] = []): Promise<Array<Record<string, unknown>>> {
+  const client = new pg.Client({ connectionString: url });
+  await client.connect();
+  try {
+    return (await client.query(sql, parameters)).rows as Array<Record<string, unknown>>;
+  } finally {
+    await client.end();
+  }
+}
