@@ -11,7 +11,7 @@ import { existsSync, mkdtempSync, rmSync } from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
 import { fileURLToPath } from 'node:url';
-import { parseArgs } from 'node:util';
+import { parseArgs, type ParseArgsConfig } from 'node:util';
 import type { RawResult } from 'autocannon';
 import { openBenchDatabase } from './support/bench-database.js';
 import { freePort, logTail, startChildServer, type ChildServer } from './support/child-server.js';
@@ -35,7 +35,7 @@ const USAGE = `Usage: npm run bench:gateway -- [options]
   --connections <n>    concurrent connections (default 10)
   --pipelining <n>     requests in flight per connection (default 1)
   --rounds <n>         measured rounds; each measures both targets, order alternating (default 2)
-  --warmup <s>         unmeasured seconds per target before the rounds (default 3)
+  --warmup <s>         unmeasured seconds per target before the rounds (default 5)
   --bus <kind>         in-process (default): the gateway via startService with the in-process bus;
                        nats: the production entry dist/services/gateway/main.js on NATS_URL
                        (default nats://127.0.0.1:4222) with a unique BUS_PREFIX
@@ -58,13 +58,17 @@ interface Options {
 
 /** Undone in reverse order on success, failure and Ctrl-C alike. */
 const cleanups: Array<{ what: string; run: () => Promise<unknown> }> = [];
+/** Child logs (and profiles); removed after a clean run without --profile, kept otherwise. */
+let workDir: string | undefined;
 
 async function main(): Promise<number> {
   const options = parseOptions(process.argv.slice(2));
   if (!existsSync(path.join(options.dist, 'node_modules', '@runline', 'runtime', 'index.js'))) {
-    throw new Error(`no build in ${options.dist}: run \`npm run build\` first`);
+    console.error(`No build in ${options.dist}: run \`npm run build\` first.`);
+    return 2;
   }
   const work = mkdtempSync(path.join(os.tmpdir(), 'runline-bench-'));
+  workDir = work;
   const { connections, pipelining, duration } = options.settings;
   const estimate = 2 * options.warmup + 2 * options.rounds * duration;
   console.log(
@@ -106,7 +110,7 @@ async function main(): Promise<number> {
     body: TRIGGER_BODY,
     expectedStatus: options.expectedStatus,
   };
-  const measured: Measured[] = [
+  const measured: [Measured, Measured] = [
     { target: baselineTarget, server: express, results: [], cpuSeconds: 0 },
     { target: pipelineTarget, server: gateway, results: [], cpuSeconds: 0 },
   ];
@@ -128,9 +132,7 @@ async function main(): Promise<number> {
     }
   }
 
-  const summaries = measured.map((entry) => summarize(entry.target, entry.results));
-  printReport(measured, summaries);
-  const clean = summaries.every(isClean);
+  const clean = printReport(measured);
   if (!clean) {
     console.log('\nINVALID: some answers had another status or failed (see "other" above); the ratio does not measure the pipeline.');
     console.log(`gateway log (end):\n${indent(logTail(gateway.logFile))}`);
@@ -141,40 +143,38 @@ async function main(): Promise<number> {
     console.log(`\nCPU profile of the gateway: ${path.join(work, 'profiles')} (open in Chrome DevTools or speedscope)`);
   } else if (clean) {
     rmSync(work, { recursive: true, force: true });
+  } else {
+    console.log(`Logs kept in ${work}`);
   }
   return clean ? 0 : 1;
 }
 
-function startGateway(options: Options, databaseUrl: string, consoleJwtSecret: string, work: string): Promise<ChildServer> {
+async function startGateway(options: Options, databaseUrl: string, consoleJwtSecret: string, work: string): Promise<ChildServer> {
   const profiling = options.profile ? ['--cpu-prof', `--cpu-prof-dir=${path.join(work, 'profiles')}`] : [];
-  const secrets = { CONSOLE_JWT_SECRET: consoleJwtSecret, SECRETS_KEY: randomBytes(24).toString('hex') };
-  return freePort().then((port) => {
-    const common = { name: 'gateway', port, readyPath: '/health/ready', logFile: path.join(work, 'gateway.log') };
-    if (options.bus === 'in-process') {
-      return startChildServer({
-        ...common,
-        args: [...profiling, '--import', registerHooks, path.join(benchDir, 'servers', 'gateway.server.ts')],
-        env: { ...process.env, ...secrets, RUNLINE_DIST: options.dist, DATABASE_URL: databaseUrl, PORT: String(port) },
-      });
-    }
-    const natsUrl = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
-    const busPrefix = `bench${randomBytes(5).toString('hex')}`;
-    // Registered before the start, so streams are removed even if the gateway fails half-way.
-    cleanups.push({ what: `delete streams ${busPrefix}_*`, run: () => deleteStreamsWithPrefix(natsUrl, busPrefix) });
+  const port = await freePort();
+  const common = { name: 'gateway', port, readyPath: '/health/ready', logFile: path.join(work, 'gateway.log') };
+  const environment = {
+    ...process.env,
+    CONSOLE_JWT_SECRET: consoleJwtSecret,
+    SECRETS_KEY: randomBytes(24).toString('hex'),
+    DATABASE_URL: databaseUrl,
+    PORT: String(port),
+  };
+  if (options.bus === 'in-process') {
     return startChildServer({
       ...common,
-      args: [...profiling, path.join(options.dist, 'services', 'gateway', 'main.js')],
-      env: {
-        ...process.env,
-        ...secrets,
-        DATABASE_URL: databaseUrl,
-        NATS_URL: natsUrl,
-        BUS_PREFIX: busPrefix,
-        PORT: String(port),
-        HOST: '127.0.0.1',
-        RUN_MIGRATIONS: 'true',
-      },
+      args: [...profiling, '--import', registerHooks, path.join(benchDir, 'servers', 'gateway.server.ts')],
+      env: { ...environment, RUNLINE_DIST: options.dist },
     });
+  }
+  const natsUrl = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
+  const busPrefix = `bench${randomBytes(5).toString('hex')}`;
+  // Registered before the start, so streams are removed even if the gateway fails half-way.
+  cleanups.push({ what: `delete streams ${busPrefix}_*`, run: () => deleteStreamsWithPrefix(natsUrl, busPrefix) });
+  return startChildServer({
+    ...common,
+    args: [...profiling, path.join(options.dist, 'services', 'gateway', 'main.js')],
+    env: { ...environment, NATS_URL: natsUrl, BUS_PREFIX: busPrefix, HOST: '127.0.0.1', RUN_MIGRATIONS: 'true' },
   });
 }
 
@@ -196,9 +196,10 @@ async function measure(entry: Measured, settings: LoadSettings): Promise<{ resul
   return { result, summary: summarize(entry.target, [result]), cpuSeconds };
 }
 
-function printReport(measured: Measured[], summaries: LoadSummary[]): void {
+function printReport(measured: [Measured, Measured]): boolean {
+  const [baseline, pipeline] = measured.map((entry) => summarize(entry.target, entry.results)) as [LoadSummary, LoadSummary];
   const rows = measured.map(({ target, cpuSeconds }, index) => {
-    const summary = summaries[index]!;
+    const summary = index === 0 ? baseline : pipeline;
     return [
       target.label,
       summary.requestsPerSecond.toFixed(0),
@@ -212,17 +213,24 @@ function printReport(measured: Measured[], summaries: LoadSummary[]): void {
   });
   console.log();
   printTable([['target', 'req/s', 'mean ms', 'p50 ms', 'p99 ms', 'CPU us/req', 'expected', 'other'], ...rows]);
-  const [baseline, pipeline] = summaries as [LoadSummary, LoadSummary];
-  const ratio = baseline.requestsPerSecond > 0 ? pipeline.requestsPerSecond / baseline.requestsPerSecond : 0;
-  console.log(
-    `\nratio gateway / express: ${(ratio * 100).toFixed(1)}%  ` +
-      `goal >= ${GOAL * 100}%: ${ratio >= GOAL ? 'MET' : 'NOT MET'}`,
-  );
-  const [baselineCpu, pipelineCpu] = measured.map(({ cpuSeconds }, index) => cpuSeconds / summaries[index]!.expected);
-  if (Number.isFinite(baselineCpu) && Number.isFinite(pipelineCpu) && pipelineCpu! > 0) {
-    // When both servers are CPU-bound this predicts the ratio, and shifts less with other load.
-    console.log(`CPU per request, express / gateway: ${((baselineCpu! / pipelineCpu!) * 100).toFixed(1)}%`);
-  }
+
+  const ratio = pipeline.requestsPerSecond / baseline.requestsPerSecond;
+  console.log(`\nratio gateway / express: ${percent(ratio)}  goal >= ${percent(GOAL)}: ${ratio >= GOAL ? 'MET' : 'NOT MET'}`);
+  // The spread across rounds shows how much other load on the machine moved the figure.
+  const perRound = measured[0].results.map((_, round) => {
+    const [baselineRound, pipelineRound] = measured.map((entry) => summarize(entry.target, [entry.results[round]!]));
+    return percent(pipelineRound!.requestsPerSecond / baselineRound!.requestsPerSecond);
+  });
+  console.log(`ratio per round: ${perRound.join(', ')}`);
+  // With both servers CPU-bound, the inverse ratio of CPU per request predicts the throughput
+  // ratio, and other load on the machine moves it much less.
+  const cpuRatio = (measured[0].cpuSeconds / baseline.expected) / (measured[1].cpuSeconds / pipeline.expected);
+  if (Number.isFinite(cpuRatio)) console.log(`CPU per request, express / gateway: ${percent(cpuRatio)}`);
+  return isClean(baseline) && isClean(pipeline);
+}
+
+function percent(fraction: number): string {
+  return Number.isFinite(fraction) ? `${(fraction * 100).toFixed(1)}%` : '-';
 }
 
 function formatRound(target: LoadTarget, summary: LoadSummary, cpuSeconds: number | undefined): string {
@@ -254,14 +262,14 @@ function indent(text: string): string {
 }
 
 function parseOptions(argv: string[]): Options {
-  const { values } = parseArgs({
+  const { values } = parseArgsOrExplain({
     args: argv,
     options: {
       duration: { type: 'string', default: '10' },
       connections: { type: 'string', default: '10' },
       pipelining: { type: 'string', default: '1' },
       rounds: { type: 'string', default: '2' },
-      warmup: { type: 'string', default: '3' },
+      warmup: { type: 'string', default: '5' },
       bus: { type: 'string', default: 'in-process' },
       'expect-status': { type: 'string', default: String(DEFAULT_EXPECTED_STATUS) },
       profile: { type: 'boolean', default: false },
@@ -289,6 +297,15 @@ function parseOptions(argv: string[]): Options {
   };
 }
 
+/** parseArgs, with its complaints (unknown flag, missing value) turned into usage errors. */
+function parseArgsOrExplain<T extends ParseArgsConfig>(config: T) {
+  try {
+    return parseArgs(config);
+  } catch (error) {
+    throw new UsageError((error as Error).message);
+  }
+}
+
 function positiveInteger(flag: string, text: string): number {
   const value = Number(text);
   if (!Number.isInteger(value) || value < 1) throw new UsageError(`${flag} must be a positive integer, got "${text}"`);
@@ -311,7 +328,10 @@ async function runCleanups(): Promise<void> {
 for (const signal of ['SIGINT', 'SIGTERM'] as const) {
   process.once(signal, () => {
     console.error(`\n${signal}: cleaning up`);
-    void runCleanups().finally(() => process.exit(130));
+    void runCleanups().finally(() => {
+      if (workDir) console.error(`Logs kept in ${workDir}`);
+      process.exit(130);
+    });
   });
 }
 
@@ -320,5 +340,6 @@ try {
 } catch (error) {
   console.error(error instanceof UsageError ? `${error.message}\n\n${USAGE}` : error);
   await runCleanups();
+  if (workDir) console.error(`Logs kept in ${workDir}`);
   process.exitCode = error instanceof UsageError ? 2 : 1;
 }

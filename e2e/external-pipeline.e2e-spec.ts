@@ -217,12 +217,29 @@ describe('external API pipeline', () => {
       });
     });
 
-    it('413 for an oversized body', async () => {
+    it('413 for an oversized body, refused before it is read further (so before the token checks too)', async () => {
       const huge = { ...body, blob: 'x'.repeat(1024 * 1024 + 10) };
       expect(await http.post(flowTrigger(chatbot), huge, { bearer: flowToken })).toMatchObject({
         status: 413,
         body: { error: 'Request body too large' },
       });
+      expect(await http.post(flowTrigger(chatbot), huge)).toMatchObject({ status: 413, body: { error: 'Request body too large' } });
+    });
+
+    it('415 for a body that is not JSON, after the token checks', async () => {
+      const form = { rawBody: 'event=x', headers: { 'content-type': 'application/x-www-form-urlencoded' } };
+      expect(await http.post(flowTrigger(chatbot), undefined, { ...form, bearer: flowToken })).toMatchObject({
+        status: 415,
+        body: { error: 'Request body must be JSON (Content-Type: application/json)' },
+      });
+      expect(await http.post(flowTrigger(chatbot), undefined, form)).toMatchObject({ status: 401, body: { error: 'Missing API token' } });
+    });
+
+    it('accepts JSON with a charset and +json types', async () => {
+      const headers = { 'content-type': 'application/json; charset=utf-8' };
+      expect((await http.post(flowTrigger(chatbot), undefined, { rawBody: JSON.stringify(body), headers, bearer: flowToken })).status).toBe(PASSED_PIPELINE);
+      const vendor = { 'content-type': 'application/vnd.runline+json' };
+      expect((await http.post(flowTrigger(chatbot), undefined, { rawBody: JSON.stringify(body), headers: vendor, bearer: flowToken })).status).toBe(PASSED_PIPELINE);
     });
   });
 

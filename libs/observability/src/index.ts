@@ -1,10 +1,9 @@
 /**
  * Logging, metrics and request correlation shared by every service.
  * - `createLogger`: pino JSON logs with secrets redacted; `NestPinoLogger` adapts it for Nest.
- * - `createMetricsRegistry` / `httpMetricsMiddleware`: prom-client, one registry per service.
- * - `requestIdMiddleware`: an `x-request-id` on every response.
+ * - `createMetricsRegistry`: prom-client, one registry per service.
+ * - `instrumentHttp` / `requestIdFor`: request ids on every response, HTTP metrics, access log.
  */
+export { instrumentHttp, REQUEST_ID_HEADER, requestIdFor } from './http-instrumentation.js';
 export { createLogger, NestPinoLogger, type Logger, type LoggerOptions } from './logger.js';
-export { accessLogMiddleware } from './access-log.js';
-export { createMetricsRegistry, httpMetricsMiddleware } from './metrics.js';
-export { REQUEST_ID_HEADER, requestIdMiddleware } from './request-id.js';
+export { createMetricsRegistry } from './metrics.js';

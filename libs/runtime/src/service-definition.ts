@@ -1,5 +1,5 @@
 import type { DynamicModule, Type } from '@nestjs/common';
-import type { NestExpressApplication } from '@nestjs/platform-express';
+import type { NestFastifyApplication } from '@nestjs/platform-fastify';
 import type { MixedList } from 'typeorm';
 
 /**
@@ -19,5 +19,5 @@ export interface ServiceDefinition {
   // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
   migrations: MixedList<Function>;
   /** Adjusts the HTTP application before it listens (body limits, filters, middleware). */
-  configureHttp?: (app: NestExpressApplication) => void;
+  configureHttp?: (app: NestFastifyApplication) => void;
 }

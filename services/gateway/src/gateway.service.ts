@@ -7,8 +7,8 @@ import { ProjectApiSettingsEntity } from './entities/project-api-settings.entity
 import { ProjectEntity } from './entities/project.entity.js';
 import { GatewayConfig } from './config.js';
 import { GatewayModule } from './gateway.module.js';
-import { deferBodyErrors, jsonBodyParser } from './http/body-parsing.js';
-import { versionMiddleware } from './http/version.middleware.js';
+import { registerJsonBodyParser } from './http/body-parsing.js';
+import { registerVersionCheck } from './http/version.hook.js';
 import { CreateGatewayTables1763700000001 } from './migrations/1763700000001-create-gateway-tables.js';
 
 export const gatewayService: ServiceDefinition = {
@@ -18,11 +18,11 @@ export const gatewayService: ServiceDefinition = {
   entities: [OrganizationEntity, MembershipEntity, ProjectEntity, ProjectApiSettingsEntity, ApiTokenEntity],
   migrations: [CreateOutboxAndInbox1763700000000, CreateGatewayTables1763700000001],
   configureHttp(app) {
-    const config = app.get(GatewayConfig);
-    app.disable('x-powered-by');
+    const fastify = app.getHttpAdapter().getInstance();
     // The version is the first check of the pipeline, before the body is even read.
-    app.use(versionMiddleware);
-    app.use(jsonBodyParser(config.MAX_BODY_BYTES));
-    app.use(deferBodyErrors);
+    registerVersionCheck(fastify);
+    registerJsonBodyParser(fastify, app.get(GatewayConfig).MAX_BODY_BYTES);
+    // The pipeline hangs its result on the request; declaring it keeps requests one shape.
+    fastify.decorateRequest('caller', null);
   },
 };

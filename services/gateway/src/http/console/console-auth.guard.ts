@@ -1,5 +1,5 @@
 import { type CanActivate, type ExecutionContext, Inject, Injectable } from '@nestjs/common';
-import type { Request } from 'express';
+import type { FastifyRequest } from 'fastify';
 import jwt from 'jsonwebtoken';
 import { ApiError } from '../api-error.js';
 import { GatewayConfig } from '../../config.js';
@@ -10,7 +10,7 @@ export interface ConsoleUser {
   platformAdmin: boolean;
 }
 
-export type ConsoleRequest = Request & { user: ConsoleUser };
+export type ConsoleRequest = FastifyRequest & { user: ConsoleUser };
 
 export const CONSOLE_ERRORS = {
   missing: 'Missing console token',

@@ -1,6 +1,6 @@
 import { type CanActivate, type ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
-import type { Request } from 'express';
+import type { FastifyRequest } from 'fastify';
 import type { TokenScope } from '../../entities/api-token.entity.js';
 import type { ProjectType } from '../../entities/project.entity.js';
 import { API_ERRORS, ApiError } from '../api-error.js';
@@ -18,7 +18,7 @@ export interface ExternalCaller {
   scopes: readonly TokenScope[];
 }
 
-export type ExternalRequest = Request & { caller: ExternalCaller };
+export type ExternalRequest = FastifyRequest<{ Params: Record<string, string> }> & { caller: ExternalCaller };
 
 /**
  * The external API's checks, in the spec's order, each with its exact status and message:
@@ -64,7 +64,7 @@ export class ExternalApiGuard implements CanActivate {
 }
 
 /** `Authorization: Bearer <token>` or `x-api-key: <token>`; undefined when neither is sent. */
-function presentedToken(request: Request): string | undefined {
+function presentedToken(request: FastifyRequest): string | undefined {
   const authorization = request.headers.authorization;
   if (typeof authorization === 'string') {
     const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
