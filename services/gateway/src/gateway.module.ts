@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { APP_FILTER, APP_INTERCEPTOR, APP_PIPE } from '@nestjs/core';
+import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { ENVIRONMENT, loadConfig, SecretBox } from '@runline/runtime';
 import { ApiTokenFormat } from './api-tokens/api-token-format.js';
 import { AddMemberHandler } from './commands/add-member.handler.js';
@@ -13,7 +13,6 @@ import { SetPlanHandler } from './commands/set-plan.handler.js';
 import { UpdateApiSettingsHandler } from './commands/update-api-settings.handler.js';
 import { GatewayConfig } from './config.js';
 import { ApiExceptionFilter } from './http/api-exception.filter.js';
-import { BodyErrorInterceptor } from './http/body-parsing.js';
 import { ConsoleAccess } from './http/console/console-access.js';
 import { ConsoleAuthGuard } from './http/console/console-auth.guard.js';
 import { OrganizationsController } from './http/console/organizations.controller.js';
@@ -24,7 +23,7 @@ import { InvocationsController } from './http/external/invocations.controller.js
 import { RunRequests } from './http/external/run-requests.js';
 import { RunsController } from './http/external/runs.controller.js';
 import { TokenUsageRecorder } from './http/external/token-usage.recorder.js';
-import { createValidationPipe } from './http/validation.pipe.js';
+import { BodyValidationPipe } from './http/validation.pipe.js';
 import { GetApiSettingsHandler } from './queries/get-api-settings.handler.js';
 import { GetInvocationHandler } from './queries/get-invocation.handler.js';
 import { ListApiTokensHandler } from './queries/list-api-tokens.handler.js';
@@ -50,8 +49,7 @@ const queryHandlers = [GetApiSettingsHandler, ListApiTokensHandler, GetInvocatio
     { provide: SecretBox, inject: [GatewayConfig], useFactory: (config: GatewayConfig) => new SecretBox(config.SECRETS_KEY) },
     { provide: ApiTokenFormat, inject: [GatewayConfig], useFactory: (config: GatewayConfig) => new ApiTokenFormat(config.API_TOKEN_PREFIX) },
     { provide: APP_FILTER, useClass: ApiExceptionFilter },
-    { provide: APP_PIPE, useFactory: createValidationPipe },
-    { provide: APP_INTERCEPTOR, useClass: BodyErrorInterceptor },
+    { provide: APP_PIPE, useClass: BodyValidationPipe },
     AccessDirectory,
     TokenUsageRecorder,
     ConsoleAccess,

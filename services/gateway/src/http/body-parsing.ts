@@ -1,6 +1,4 @@
-import { type CallHandler, type ExecutionContext, Injectable, type NestInterceptor } from '@nestjs/common';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { Observable } from 'rxjs';
 import secureJson from 'secure-json-parse';
 import { ApiError } from './api-error.js';
 
@@ -43,16 +41,13 @@ function deferBodyError(request: FastifyRequest, status: number, message: string
   (request as RequestWithBodyError).bodyError = { status, message };
 }
 
-/** Raises the remembered body error after the guards have passed, before validation. */
-@Injectable()
-export class BodyErrorInterceptor implements NestInterceptor {
-  intercept(context: ExecutionContext, next: CallHandler): Observable<unknown> {
-    const request = context.switchToHttp().getRequest<RequestWithBodyError>();
-    if (request.bodyError) throw new ApiError(request.bodyError.status, request.bodyError.message);
-    if (request.body === undefined || request.body === null) request.body = {};
-    else if (typeof request.body !== 'object' || Array.isArray(request.body)) {
-      throw new ApiError(400, 'Request body must be a JSON object');
-    }
-    return next.handle();
-  }
+/**
+ * The body step of the pipeline, called by the guards once everything before it has passed:
+ * raises a remembered parse error, and makes sure the body is a JSON object ({} when absent).
+ */
+export function assertJsonObjectBody(request: FastifyRequest): void {
+  const { bodyError } = request as RequestWithBodyError;
+  if (bodyError) throw new ApiError(bodyError.status, bodyError.message);
+  if (request.body === undefined || request.body === null) request.body = {};
+  else if (typeof request.body !== 'object' || Array.isArray(request.body)) throw new ApiError(400, 'Request body must be a JSON object');
 }

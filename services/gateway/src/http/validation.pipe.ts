@@ -1,18 +1,25 @@
-import { ValidationPipe, type ValidationError } from '@nestjs/common';
+import { type ArgumentMetadata, Injectable, type PipeTransform, type ValidationError } from '@nestjs/common';
+import { plainToInstance } from 'class-transformer';
+import { validateSync } from 'class-validator';
 import { ApiError } from './api-error.js';
 
+const NOT_VALIDATED: ReadonlySet<unknown> = new Set([String, Boolean, Number, Array, Object]);
+
 /**
- * class-validator on every body and query, answering 400 with the first problem as a sentence
- * that names the field (`name must be a string`, `definition.nodes is required`).
+ * class-validator on every body, answering 400 with the first problem as a sentence that names
+ * the field (`name must be a string`). Synchronous validation: no rule here is async, and the
+ * external routes are on the hot path (bench/).
  */
-export function createValidationPipe(): ValidationPipe {
-  return new ValidationPipe({
-    transform: true,
-    whitelist: false,
-    forbidUnknownValues: false,
-    validateCustomDecorators: false,
-    exceptionFactory: (errors) => new ApiError(400, firstMessage(errors) ?? 'Invalid request body'),
-  });
+@Injectable()
+export class BodyValidationPipe implements PipeTransform {
+  transform(value: unknown, metadata: ArgumentMetadata): unknown {
+    const { metatype } = metadata;
+    if (metadata.type !== 'body' || !metatype || NOT_VALIDATED.has(metatype)) return value;
+    const instance = plainToInstance(metatype, value) as object;
+    const errors = validateSync(instance, { forbidUnknownValues: false });
+    if (errors.length > 0) throw new ApiError(400, firstMessage(errors) ?? 'Invalid request body');
+    return instance;
+  }
 }
 
 function firstMessage(errors: ValidationError[], path = ''): string | undefined {

@@ -2,6 +2,7 @@ import { type CanActivate, type ExecutionContext, Inject, Injectable } from '@ne
 import type { FastifyRequest } from 'fastify';
 import jwt from 'jsonwebtoken';
 import { ApiError } from '../api-error.js';
+import { assertJsonObjectBody } from '../body-parsing.js';
 import { GatewayConfig } from '../../config.js';
 
 /** A signed-in console user, from the JWT's claims. */
@@ -33,6 +34,7 @@ export class ConsoleAuthGuard implements CanActivate {
     if (!claims || typeof claims.sub !== 'string' || claims.sub === '') throw new ApiError(401, CONSOLE_ERRORS.invalid);
     const roles = Array.isArray(claims.roles) ? claims.roles : [];
     request.user = { userId: claims.sub, platformAdmin: roles.includes('platform-admin') };
+    assertJsonObjectBody(request);
     return true;
   }
 

@@ -4,6 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import type { TokenScope } from '../../entities/api-token.entity.js';
 import type { ProjectType } from '../../entities/project.entity.js';
 import { API_ERRORS, ApiError } from '../api-error.js';
+import { assertJsonObjectBody } from '../body-parsing.js';
 import { ApiTokenFormat, hashApiToken } from '../../api-tokens/api-token-format.js';
 import { AccessDirectory } from './access-directory.js';
 import { EXTERNAL_ROUTE, type ExternalRouteOptions } from './external-route.decorator.js';
@@ -22,8 +23,9 @@ export type ExternalRequest = FastifyRequest<{ Params: Record<string, string> }>
 
 /**
  * The external API's checks, in the spec's order, each with its exact status and message:
- * token (401), project (404), master switch (403), scope (403), project type (400). The
- * version was checked before routing; the body is checked after this guard.
+ * token (401), project (404), master switch (403), scope (403), project type (400), then the
+ * body's form (a JSON object). The version was checked before routing; the body's fields are
+ * validated right after this guard.
  */
 @Injectable()
 export class ExternalApiGuard implements CanActivate {
@@ -56,6 +58,7 @@ export class ExternalApiGuard implements CanActivate {
     if (route.scope && !token.scopes.includes(route.scope)) throw new ApiError(403, API_ERRORS.insufficientScope);
     const typeError = route.projectType?.(project.type);
     if (typeError) throw new ApiError(400, typeError);
+    assertJsonObjectBody(request);
 
     this.usage.recordUse(token.id);
     request.caller = { tokenId: token.id, orgId: project.orgId, projectId: project.id, projectType: project.type, scopes: token.scopes };

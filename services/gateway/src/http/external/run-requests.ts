@@ -1,5 +1,4 @@
 import { Injectable } from '@nestjs/common';
-import { ApiError } from '../api-error.js';
 import type { ExternalCaller } from './external-api.guard.js';
 
 export type RunTarget = 'BOT' | 'FLOW' | 'AUTOMATION';
@@ -13,14 +12,21 @@ export interface RunRequest {
   idempotencyKey?: string;
 }
 
+/** An answer to a run request: the status and the JSON body. */
+export interface RunAnswer {
+  status: number;
+  body: Record<string, unknown>;
+}
+
 /**
  * Hands an accepted run request to the invocation service. The run engine and the
  * StartInvocation command arrive with the runs work (issue 3); until then a request that has
- * passed the whole pipeline is answered 501, so nothing pretends to have run.
+ * passed the whole pipeline is answered 501, so nothing pretends to have run. An answer, not
+ * a thrown error: expected outcomes do not pay for a stack trace.
  */
 @Injectable()
 export class RunRequests {
-  async start(_request: RunRequest): Promise<never> {
-    throw new ApiError(501, 'Runs are not available in this build yet');
+  async start(_request: RunRequest): Promise<RunAnswer> {
+    return { status: 501, body: { error: 'Runs are not available in this build yet' } };
   }
 }

@@ -1,4 +1,5 @@
-import { Body, Controller, Headers, HttpCode, Post, Req } from '@nestjs/common';
+import { Body, Controller, Headers, HttpCode, Post, Req, Res } from '@nestjs/common';
+import type { FastifyReply } from 'fastify';
 import {
   AutomationTriggerBody,
   BotInvokeBody,
@@ -19,46 +20,78 @@ export class RunsController {
   @Post('bots/:projectId/message')
   @HttpCode(200)
   @ExternalRoute({ scope: 'bot:invoke', projectType: chatbotOnlyForBots })
-  botMessage(@Req() req: ExternalRequest, @Body() body: BotMessageBody, @Headers(IDEMPOTENCY_HEADER) key?: string) {
-    return this.start(req, 'BOT', 'SYNC', body, key);
+  botMessage(
+    @Req() req: ExternalRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+    @Body() body: BotMessageBody,
+    @Headers(IDEMPOTENCY_HEADER) key?: string,
+  ) {
+    return this.start(req, reply, 'BOT', 'SYNC', body, key);
   }
 
   @Post('bots/:projectId/invoke')
   @HttpCode(202)
   @ExternalRoute({ scope: 'bot:invoke', projectType: chatbotOnlyForBots })
-  botInvoke(@Req() req: ExternalRequest, @Body() body: BotInvokeBody, @Headers(IDEMPOTENCY_HEADER) key?: string) {
-    return this.start(req, 'BOT', 'ASYNC', body, key);
+  botInvoke(
+    @Req() req: ExternalRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+    @Body() body: BotInvokeBody,
+    @Headers(IDEMPOTENCY_HEADER) key?: string,
+  ) {
+    return this.start(req, reply, 'BOT', 'ASYNC', body, key);
   }
 
   @Post('flows/:projectId/trigger')
   @HttpCode(200)
   @ExternalRoute({ scope: 'flow:trigger', projectType: chatbotOnlyForFlows })
-  flowTrigger(@Req() req: ExternalRequest, @Body() body: FlowTriggerBody, @Headers(IDEMPOTENCY_HEADER) key?: string) {
-    return this.start(req, 'FLOW', 'SYNC', body, key);
+  flowTrigger(
+    @Req() req: ExternalRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+    @Body() body: FlowTriggerBody,
+    @Headers(IDEMPOTENCY_HEADER) key?: string,
+  ) {
+    return this.start(req, reply, 'FLOW', 'SYNC', body, key);
   }
 
   @Post('flows/:projectId/trigger-async')
   @HttpCode(202)
   @ExternalRoute({ scope: 'flow:trigger', projectType: chatbotOnlyForFlows })
-  flowTriggerAsync(@Req() req: ExternalRequest, @Body() body: FlowTriggerBody, @Headers(IDEMPOTENCY_HEADER) key?: string) {
-    return this.start(req, 'FLOW', 'ASYNC', body, key);
+  flowTriggerAsync(
+    @Req() req: ExternalRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+    @Body() body: FlowTriggerBody,
+    @Headers(IDEMPOTENCY_HEADER) key?: string,
+  ) {
+    return this.start(req, reply, 'FLOW', 'ASYNC', body, key);
   }
 
   @Post('automations/:projectId/trigger')
   @HttpCode(200)
   @ExternalRoute({ scope: 'automation:trigger', projectType: automationOnly })
-  automationTrigger(@Req() req: ExternalRequest, @Body() body: AutomationTriggerBody, @Headers(IDEMPOTENCY_HEADER) key?: string) {
-    return this.start(req, 'AUTOMATION', 'SYNC', body, key);
+  automationTrigger(
+    @Req() req: ExternalRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+    @Body() body: AutomationTriggerBody,
+    @Headers(IDEMPOTENCY_HEADER) key?: string,
+  ) {
+    return this.start(req, reply, 'AUTOMATION', 'SYNC', body, key);
   }
 
   @Post('automations/:projectId/trigger-async')
   @HttpCode(202)
   @ExternalRoute({ scope: 'automation:trigger', projectType: automationOnly })
-  automationTriggerAsync(@Req() req: ExternalRequest, @Body() body: AutomationTriggerBody, @Headers(IDEMPOTENCY_HEADER) key?: string) {
-    return this.start(req, 'AUTOMATION', 'ASYNC', body, key);
+  automationTriggerAsync(
+    @Req() req: ExternalRequest,
+    @Res({ passthrough: true }) reply: FastifyReply,
+    @Body() body: AutomationTriggerBody,
+    @Headers(IDEMPOTENCY_HEADER) key?: string,
+  ) {
+    return this.start(req, reply, 'AUTOMATION', 'ASYNC', body, key);
   }
 
-  private start(req: ExternalRequest, target: RunTarget, mode: RunMode, body: object, key?: string) {
-    return this.runs.start({ caller: req.caller, target, mode, body: body as Record<string, unknown>, idempotencyKey: key });
+  private async start(req: ExternalRequest, reply: FastifyReply, target: RunTarget, mode: RunMode, body: object, key?: string) {
+    const answer = await this.runs.start({ caller: req.caller, target, mode, body: body as Record<string, unknown>, idempotencyKey: key });
+    void reply.status(answer.status);
+    return answer.body;
   }
 }
