@@ -1,6 +1,6 @@
 /**
- * @runline/engine: definition schema v1 (types, validation, compilation) and the pure helpers
- * the run engine builds on. No I/O.
+ * @runline/engine: definition schema v1 (types, validation, compilation) and the run engine
+ * that executes it. Pure: no I/O except through the ports a run is given.
  *
  * Saving a definition (gateway):
  *   const result = validateDefinition(project.type, body.definition);
@@ -9,6 +9,20 @@
  * Running one (invocation): compile once per published version and keep it,
  *   const compiled = compileDefinition(definition);   // cache by (projectId, version)
  *   await renderTemplate(node.text, { payload, vars, session, input });
+ *
+ * Executing it (invocation), with the outbound guard behind `http`:
+ *   const outcome = await runGraph(compiled, {
+ *     graph: 'workflow', scope: { payload, input, session, vars }, onErrorPolicy: 'ABORT',
+ *     limits: { maxSteps: 1000, timeoutMs: 30_000 },
+ *   }, { now: Date.now, http: (call) => guardedFetch(call), sleep });
+ *   // outcome: { status, messages, actions, result, errorMessage, steps, trace, vars,
+ *   //            suspension, pendingApproval } (plain JSON; store it as it is)
+ *   const result = shapeRunResult('workflow', outcome);  // the endpoint's `result`
+ *
+ * Resuming a SUSPENDED / WAITING_FOR_INPUT run (same compiled version):
+ *   runGraph(compiled, { graph, scope: { ...scope, vars: outcome.vars },
+ *     resume: { kind: 'approval', nodeId, decision: 'approve', steps: outcome.steps,
+ *               messages: outcome.messages, actions: outcome.actions } }, ports);
  *
  * Trigger checks (gateway / invocation): `expectedTriggerKeys`, `resolveTrigger`,
  * `DEFAULT_TRIGGER_KEY`.
@@ -118,3 +132,36 @@ export {
   resolveTrigger,
   type ResolvedTrigger,
 } from './trigger.config.js';
+
+// Running a compiled graph. Node semantics, failures, limits and resumes: README "Runs".
+export { RunRequestError, runGraph } from './run.engine.js';
+export {
+  DEFAULT_RUN_LIMITS,
+  ENGINE_RUNTIME,
+  type CarriedState,
+  type HttpCall,
+  type HttpReply,
+  type JsonValue,
+  type PendingApproval,
+  type ResumeRequest,
+  type RunAction,
+  type RunLimits,
+  type RunOutcome,
+  type RunPorts,
+  type RunRequest,
+  type RunScope,
+  type RunStatus,
+  type RunTrace,
+  type RunVars,
+  type StepRecord,
+  type StepStatus,
+  type Suspension,
+} from './run.types.js';
+
+// The `result` an endpoint answers with, per graph.
+export {
+  shapeRunResult,
+  type BotRunResult,
+  type FlowRunResult,
+  type RunResultOf,
+} from './run.result.js';
