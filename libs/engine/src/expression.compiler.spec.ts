@@ -142,6 +142,12 @@ describe('renderTemplate', () => {
     expect(text).toBe('s=x n=1.5 b=false o={"k":1} a=[1,"two"] null= none=');
   });
 
+  it('given expressions that yield functions, when rendered, then they render as nothing', async () => {
+    const template = compileTemplate('[{{ $uppercase }}][{{ function($x) { $x } }}]');
+
+    await expect(renderTemplate(template, {})).resolves.toBe('[][]');
+  });
+
   it('given a static template, when rendered, then it is the text as written', async () => {
     await expect(renderTemplate(compileTemplate('just text'), {})).resolves.toBe('just text');
   });

@@ -47,10 +47,17 @@ export async function renderTemplate(template: CompiledTemplate, scope: Evaluati
 }
 
 function stringify(value: unknown): string {
-  if (value === undefined || value === null || typeof value === 'function') return '';
+  if (value === undefined || value === null || typeof value === 'function' || isJsonataFunction(value)) return '';
   if (typeof value === 'string') return value;
   if (typeof value === 'number' || typeof value === 'boolean' || typeof value === 'bigint') return String(value);
   return JSON.stringify(value) ?? '';
+}
+
+/** JSONata hands back its functions (`$uppercase`, lambdas) as tagged objects, not JS functions. */
+function isJsonataFunction(value: unknown): boolean {
+  if (typeof value !== 'object' || value === null) return false;
+  const tagged = value as { _jsonata_function?: unknown; _jsonata_lambda?: unknown };
+  return tagged._jsonata_function === true || tagged._jsonata_lambda === true;
 }
 
 function errorCode(error: unknown): string | undefined {
