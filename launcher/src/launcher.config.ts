@@ -1,6 +1,5 @@
-import { Type } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Matches, Max, Min, MinLength } from 'class-validator';
-import { IsCidrList } from '@runline/runtime';
+import { IsOptional, IsString, MinLength } from 'class-validator';
+import { IsBusPrefix, IsCidrList, IsNatsUrl, IsPort, IsPostgresUrl } from '@runline/runtime';
 
 /** Development defaults, printed at start so nobody mistakes them for production values. */
 export const DEVELOPMENT_CONSOLE_JWT_SECRET = 'runline-development-console-secret';
@@ -10,23 +9,20 @@ export const DEVELOPMENT_SECRETS_KEY = 'runline-development-secrets-key';
 export class LauncherConfig {
   /** Unset: an embedded PostgreSQL is started, with its data under RUNLINE_DATA_DIR. */
   @IsOptional()
-  @Matches(/^postgres(ql)?:\/\//, { message: 'must be a postgres:// URL' })
+  @IsPostgresUrl()
   DATABASE_URL?: string;
 
   /** Unset: the in-process bus. */
   @IsOptional()
-  @Matches(/^(nats|tls):\/\//, { message: 'must be a nats:// URL' })
+  @IsNatsUrl()
   NATS_URL?: string;
 
   @IsOptional()
-  @Matches(/^[A-Za-z0-9_-]*$/, { message: 'may hold only letters, digits, _ and -' })
+  @IsBusPrefix()
   BUS_PREFIX?: string;
 
   /** The gateway's port. */
-  @Type(() => Number)
-  @IsInt()
-  @Min(0)
-  @Max(65535)
+  @IsPort()
   PORT: number = 3000;
 
   @IsString()

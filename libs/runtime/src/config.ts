@@ -1,7 +1,7 @@
 // class-transformer's @Type reads decorator metadata; Nest loads this too, but config is read before Nest.
 import 'reflect-metadata';
-import { plainToInstance } from 'class-transformer';
-import { registerDecorator, validateSync, type ValidationOptions } from 'class-validator';
+import { plainToInstance, Type } from 'class-transformer';
+import { IsInt, Matches, Max, Min, registerDecorator, validateSync, type ValidationOptions } from 'class-validator';
 import ipaddr from 'ipaddr.js';
 
 /** A bad environment: the message names every variable that is wrong, so boot fails fast. */
@@ -50,3 +50,16 @@ export function parseCidrList(value: string): Array<[ipaddr.IPv4 | ipaddr.IPv6, 
   if (!entries.every((entry) => ipaddr.isValidCIDR(entry))) return undefined;
   return entries.map((entry) => ipaddr.parseCIDR(entry));
 }
+
+type PropertyDecoratorFn = (target: object, propertyName: string) => void;
+const all =
+  (...decorators: PropertyDecoratorFn[]): PropertyDecoratorFn =>
+  (target, propertyName) => {
+    for (const decorator of decorators) decorator(target, propertyName);
+  };
+
+/** The rules every entry point shares for the infrastructure variables. */
+export const IsPostgresUrl = () => Matches(/^postgres(ql)?:\/\//, { message: 'must be a postgres:// URL' });
+export const IsNatsUrl = () => Matches(/^(nats|tls):\/\//, { message: 'must be a nats:// URL' });
+export const IsBusPrefix = () => Matches(/^[A-Za-z0-9_-]*$/, { message: 'may hold only letters, digits, _ and -' });
+export const IsPort = () => all(Type(() => Number), IsInt(), Min(0), Max(65535));

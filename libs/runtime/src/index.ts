@@ -4,7 +4,7 @@
  * `runStandalone` (a service as its own process), config validation at boot, and the tokens
  * under which the runtime hands infrastructure to service modules.
  */
-export { ConfigError, IsCidrList, loadConfig, parseCidrList } from './config.js';
+export { ConfigError, IsBusPrefix, IsCidrList, IsNatsUrl, IsPort, IsPostgresUrl, loadConfig, parseCidrList } from './config.js';
 export { SecretBox } from './secret-box.js';
 export { HealthController } from './health.controller.js';
 export { runStandalone } from './run-standalone.js';

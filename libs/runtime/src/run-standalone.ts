@@ -1,30 +1,26 @@
-import { Type } from 'class-transformer';
-import { IsIn, IsInt, IsNotEmpty, IsOptional, IsString, Matches, Max, Min } from 'class-validator';
+import { IsIn, IsNotEmpty, IsOptional, IsString } from 'class-validator';
 import { JetStreamBus } from '@runline/bus';
 import { createLogger } from '@runline/observability';
-import { IsCidrList, loadConfig } from './config.js';
+import { IsBusPrefix, IsCidrList, IsNatsUrl, IsPort, IsPostgresUrl, loadConfig } from './config.js';
 import type { ServiceDefinition } from './service-definition.js';
 import { migrateServices, startService } from './start-service.js';
 
 /** The environment of a service running alone, as Kubernetes runs it: real NATS and Postgres. */
 class StandaloneConfig {
   @IsString()
-  @Matches(/^postgres(ql)?:\/\//, { message: 'must be a postgres:// URL' })
+  @IsPostgresUrl()
   DATABASE_URL!: string;
 
   @IsString()
-  @Matches(/^(nats|tls):\/\//, { message: 'must be a nats:// URL' })
+  @IsNatsUrl()
   NATS_URL!: string;
 
   /** Prepended to every subject and stream: several deployments can share one NATS. */
   @IsOptional()
-  @Matches(/^[A-Za-z0-9_-]*$/, { message: 'may hold only letters, digits, _ and -' })
+  @IsBusPrefix()
   BUS_PREFIX?: string;
 
-  @Type(() => Number)
-  @IsInt()
-  @Min(0)
-  @Max(65535)
+  @IsPort()
   PORT: number = 3000;
 
   @IsString()
