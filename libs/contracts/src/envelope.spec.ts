@@ -1,5 +1,5 @@
 import { create, toBinary } from '@bufbuild/protobuf';
-import { timestampDate, timestampNow } from '@bufbuild/protobuf/wkt';
+import { timestampDate, timestampFromDate, timestampNow } from '@bufbuild/protobuf/wkt';
 import {
   assertValidEnvelope,
   causedBy,
@@ -26,6 +26,19 @@ import {
   ProjectCreatedSchema,
   ProjectType,
 } from './gen/runline/gateway/v1/events_pb.js';
+import { RunInvocationSchema, RunMode, RunTarget } from './gen/runline/invocation/v1/commands_pb.js';
+import {
+  FailureKind,
+  InvocationFailedSchema,
+  InvocationQueuedSchema,
+  InvocationRequestInfoSchema,
+  InvocationRetriesExhaustedSchema,
+  InvocationRetryScheduledSchema,
+  InvocationStartedSchema,
+  InvocationSucceededSchema,
+  InvocationSuspendedSchema,
+  InvocationTimedOutSchema,
+} from './gen/runline/invocation/v1/events_pb.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}$/;
 
@@ -178,6 +191,7 @@ describe('encode / decode / unpack round trip', () => {
       orgId: 'org-1',
       projectId: 'prj-1',
     }),
+    ...invocationCases(),
   ];
 
   it('covers every registered type', () => {
@@ -283,3 +297,68 @@ describe('toBusMessage', () => {
     expect(() => toBusMessage(envelope)).toThrow(UnknownEventTypeError);
   });
 });
+
+/** One envelope per invocation event and command, with every field set. */
+function invocationCases(): Envelope[] {
+  const request = create(InvocationRequestInfoSchema, {
+    target: RunTarget.AUTOMATION,
+    mode: RunMode.ASYNC,
+    triggerSource: 'WEBHOOK',
+    environment: 'PRODUCTION',
+    requestPayloadJson: '{"payload":{"orderId":"o-1"}}',
+    enrollmentPolicy: 'EVERY_MATCH',
+    onErrorPolicy: 'ABORT',
+    startedByTokenId: 'tok-1',
+    definitionVersion: 2,
+    sessionId: '',
+    maxAttempts: 3,
+  });
+  const scope = { orgId: 'org-1', projectId: 'prj-1', invocationId: 'inv-1' };
+  const run = { stepsJson: '[]', traceJson: '{"runtime":"runline-engine/1"}', durationMs: 12n };
+  return [
+    newEnvelope({ type: EVENT_TYPES.INVOCATION_QUEUED, payload: create(InvocationQueuedSchema, { request }), ...scope }),
+    newEnvelope({ type: EVENT_TYPES.INVOCATION_STARTED, payload: create(InvocationStartedSchema, { attempt: 1, request }), ...scope }),
+    newEnvelope({ type: EVENT_TYPES.INVOCATION_SUCCEEDED, payload: create(InvocationSucceededSchema, { resultJson: '{"ok":true}', ...run }), ...scope }),
+    newEnvelope({
+      type: EVENT_TYPES.INVOCATION_FAILED,
+      payload: create(InvocationFailedSchema, { errorMessage: 'boom', kind: FailureKind.RUN, attempt: 1, request, ...run }),
+      ...scope,
+    }),
+    newEnvelope({ type: EVENT_TYPES.INVOCATION_TIMED_OUT, payload: create(InvocationTimedOutSchema, { errorMessage: 'late', ...run }), ...scope }),
+    newEnvelope({
+      type: EVENT_TYPES.INVOCATION_SUSPENDED,
+      payload: create(InvocationSuspendedSchema, {
+        stepsJson: '[]',
+        traceJson: '{}',
+        pendingApprovalJson: '{"nodeId":"a"}',
+        resumeAt: timestampFromDate(new Date('2026-01-01T00:00:00Z')),
+      }),
+      ...scope,
+    }),
+    newEnvelope({
+      type: EVENT_TYPES.INVOCATION_RETRY_SCHEDULED,
+      payload: create(InvocationRetryScheduledSchema, {
+        failedAttempt: 1,
+        errorMessage: 'boom',
+        retryAt: timestampFromDate(new Date('2026-01-01T00:00:01Z')),
+        stepsJson: '[]',
+        traceJson: '{}',
+      }),
+      ...scope,
+    }),
+    newEnvelope({
+      type: EVENT_TYPES.INVOCATION_RETRIES_EXHAUSTED,
+      payload: create(InvocationRetriesExhaustedSchema, {
+        requestPayloadJson: '{}',
+        sealedRequestJson: 'v1.a.b.c',
+        failureReason: 'boom',
+        attemptCount: 3,
+        triggerKey: 'external_event',
+        source: 'automation',
+        targetType: 'FLOW',
+      }),
+      ...scope,
+    }),
+    newEnvelope({ type: EVENT_TYPES.RUN_INVOCATION, payload: create(RunInvocationSchema, { invocationId: 'inv-1' }), ...scope }),
+  ];
+}

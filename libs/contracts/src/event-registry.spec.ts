@@ -6,6 +6,17 @@ import {
   ProjectApiSettingsChangedSchema,
   ProjectCreatedSchema,
 } from './gen/runline/gateway/v1/events_pb.js';
+import { RunInvocationSchema } from './gen/runline/invocation/v1/commands_pb.js';
+import {
+  InvocationFailedSchema,
+  InvocationQueuedSchema,
+  InvocationRetriesExhaustedSchema,
+  InvocationRetryScheduledSchema,
+  InvocationStartedSchema,
+  InvocationSucceededSchema,
+  InvocationSuspendedSchema,
+  InvocationTimedOutSchema,
+} from './gen/runline/invocation/v1/events_pb.js';
 import {
   EVENT_REGISTRY,
   EVENT_TYPES,
@@ -24,6 +35,15 @@ describe('event registry', () => {
       ['gateway.ProjectApiSettingsChanged.v1', ProjectApiSettingsChangedSchema, 'gateway.evt.project-api-settings-changed'],
       ['gateway.DefinitionPublished.v1', DefinitionPublishedSchema, 'gateway.evt.definition-published'],
       ['gateway.ApiTokenRevoked.v1', ApiTokenRevokedSchema, 'gateway.evt.api-token-revoked'],
+      ['invocation.InvocationQueued.v1', InvocationQueuedSchema, 'invocation.evt.invocation-queued'],
+      ['invocation.InvocationStarted.v1', InvocationStartedSchema, 'invocation.evt.invocation-started'],
+      ['invocation.InvocationSucceeded.v1', InvocationSucceededSchema, 'invocation.evt.invocation-succeeded'],
+      ['invocation.InvocationFailed.v1', InvocationFailedSchema, 'invocation.evt.invocation-failed'],
+      ['invocation.InvocationTimedOut.v1', InvocationTimedOutSchema, 'invocation.evt.invocation-timed-out'],
+      ['invocation.InvocationSuspended.v1', InvocationSuspendedSchema, 'invocation.evt.invocation-suspended'],
+      ['invocation.InvocationRetryScheduled.v1', InvocationRetryScheduledSchema, 'invocation.evt.invocation-retry-scheduled'],
+      ['invocation.InvocationRetriesExhausted.v1', InvocationRetriesExhaustedSchema, 'invocation.evt.invocation-retries-exhausted'],
+      ['invocation.RunInvocation.v1', RunInvocationSchema, 'invocation.cmd.run-invocation'],
     ] as const;
     expect(Object.keys(EVENT_REGISTRY).sort()).toEqual(expected.map(([type]) => type).sort());
     for (const [type, schema, subject] of expected) {
@@ -43,7 +63,8 @@ describe('event registry', () => {
       if (match === null) throw new Error(`wire type "${type}" is not <domain>.<Message>.v<N>`);
       const [, domain, , version] = match;
       expect(registration.schema.typeName.startsWith(`runline.${domain}.v${version}.`)).toBe(true);
-      expect(registration.subject.startsWith(`${domain}.evt.`)).toBe(true);
+      // Events are past tense on `<domain>.evt.`; work-queue commands travel on `<domain>.cmd.`.
+      expect(registration.subject.startsWith(`${domain}.evt.`) || registration.subject.startsWith(`${domain}.cmd.`)).toBe(true);
     }
   });
 

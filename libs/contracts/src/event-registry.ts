@@ -18,7 +18,18 @@ import {
   ProjectApiSettingsChangedSchema,
   ProjectCreatedSchema,
 } from './gen/runline/gateway/v1/events_pb.js';
-import { GATEWAY_EVENT_SUBJECTS } from './subjects.js';
+import { RunInvocationSchema } from './gen/runline/invocation/v1/commands_pb.js';
+import {
+  InvocationFailedSchema,
+  InvocationQueuedSchema,
+  InvocationRetriesExhaustedSchema,
+  InvocationRetryScheduledSchema,
+  InvocationStartedSchema,
+  InvocationSucceededSchema,
+  InvocationSuspendedSchema,
+  InvocationTimedOutSchema,
+} from './gen/runline/invocation/v1/events_pb.js';
+import { GATEWAY_EVENT_SUBJECTS, INVOCATION_COMMAND_SUBJECTS, INVOCATION_EVENT_SUBJECTS } from './subjects.js';
 
 /** Wire type names (the value of `Envelope.type`) of every registered event. */
 export const EVENT_TYPES = Object.freeze({
@@ -28,6 +39,16 @@ export const EVENT_TYPES = Object.freeze({
   PROJECT_API_SETTINGS_CHANGED: 'gateway.ProjectApiSettingsChanged.v1',
   DEFINITION_PUBLISHED: 'gateway.DefinitionPublished.v1',
   API_TOKEN_REVOKED: 'gateway.ApiTokenRevoked.v1',
+  INVOCATION_QUEUED: 'invocation.InvocationQueued.v1',
+  INVOCATION_STARTED: 'invocation.InvocationStarted.v1',
+  INVOCATION_SUCCEEDED: 'invocation.InvocationSucceeded.v1',
+  INVOCATION_FAILED: 'invocation.InvocationFailed.v1',
+  INVOCATION_TIMED_OUT: 'invocation.InvocationTimedOut.v1',
+  INVOCATION_SUSPENDED: 'invocation.InvocationSuspended.v1',
+  INVOCATION_RETRY_SCHEDULED: 'invocation.InvocationRetryScheduled.v1',
+  INVOCATION_RETRIES_EXHAUSTED: 'invocation.InvocationRetriesExhausted.v1',
+  /** A work-queue command, registered like an event: it travels in an envelope too. */
+  RUN_INVOCATION: 'invocation.RunInvocation.v1',
 } as const);
 
 /** What the registry knows about one wire type. */
@@ -67,6 +88,21 @@ export const EVENT_REGISTRY = Object.freeze({
     schema: ApiTokenRevokedSchema,
     subject: GATEWAY_EVENT_SUBJECTS.API_TOKEN_REVOKED,
   },
+  [EVENT_TYPES.INVOCATION_QUEUED]: { schema: InvocationQueuedSchema, subject: INVOCATION_EVENT_SUBJECTS.INVOCATION_QUEUED },
+  [EVENT_TYPES.INVOCATION_STARTED]: { schema: InvocationStartedSchema, subject: INVOCATION_EVENT_SUBJECTS.INVOCATION_STARTED },
+  [EVENT_TYPES.INVOCATION_SUCCEEDED]: { schema: InvocationSucceededSchema, subject: INVOCATION_EVENT_SUBJECTS.INVOCATION_SUCCEEDED },
+  [EVENT_TYPES.INVOCATION_FAILED]: { schema: InvocationFailedSchema, subject: INVOCATION_EVENT_SUBJECTS.INVOCATION_FAILED },
+  [EVENT_TYPES.INVOCATION_TIMED_OUT]: { schema: InvocationTimedOutSchema, subject: INVOCATION_EVENT_SUBJECTS.INVOCATION_TIMED_OUT },
+  [EVENT_TYPES.INVOCATION_SUSPENDED]: { schema: InvocationSuspendedSchema, subject: INVOCATION_EVENT_SUBJECTS.INVOCATION_SUSPENDED },
+  [EVENT_TYPES.INVOCATION_RETRY_SCHEDULED]: {
+    schema: InvocationRetryScheduledSchema,
+    subject: INVOCATION_EVENT_SUBJECTS.INVOCATION_RETRY_SCHEDULED,
+  },
+  [EVENT_TYPES.INVOCATION_RETRIES_EXHAUSTED]: {
+    schema: InvocationRetriesExhaustedSchema,
+    subject: INVOCATION_EVENT_SUBJECTS.INVOCATION_RETRIES_EXHAUSTED,
+  },
+  [EVENT_TYPES.RUN_INVOCATION]: { schema: RunInvocationSchema, subject: INVOCATION_COMMAND_SUBJECTS.RUN_INVOCATION },
 } as const satisfies Record<string, EventRegistration>);
 
 /** A registered wire type name. */

@@ -39,8 +39,11 @@ export {
   GATEWAY_EVENT_SUBJECTS,
   GATEWAY_EVENTS_STREAM,
   INVOCATION_COMMANDS_STREAM,
+  INVOCATION_COMMAND_SUBJECTS,
+  INVOCATION_EVENT_SUBJECTS,
   INVOCATION_EVENTS_STREAM,
   INVOCATION_QUERY_SUBJECTS,
+  INVOCATION_REQUEST_SUBJECTS,
   STREAM_NAMES,
   STREAM_SUBJECTS,
   STREAMS,
@@ -109,6 +112,39 @@ export {
   type GetInvocationReply,
   type GetInvocationRequest,
 } from './gen/runline/invocation/v1/queries_pb.js';
+
+// Generated: runline.invocation.v1 commands and events.
+export {
+  RunInvocationSchema,
+  RunMode,
+  RunTarget,
+  StartInvocationReplySchema,
+  StartInvocationRequestSchema,
+  type RunInvocation,
+  type StartInvocationReply,
+  type StartInvocationRequest,
+} from './gen/runline/invocation/v1/commands_pb.js';
+export {
+  FailureKind,
+  InvocationFailedSchema,
+  InvocationQueuedSchema,
+  InvocationRequestInfoSchema,
+  InvocationRetriesExhaustedSchema,
+  InvocationRetryScheduledSchema,
+  InvocationStartedSchema,
+  InvocationSucceededSchema,
+  InvocationSuspendedSchema,
+  InvocationTimedOutSchema,
+  type InvocationFailed,
+  type InvocationQueued,
+  type InvocationRequestInfo,
+  type InvocationRetriesExhausted,
+  type InvocationRetryScheduled,
+  type InvocationStarted,
+  type InvocationSucceeded,
+  type InvocationSuspended,
+  type InvocationTimedOut,
+} from './gen/runline/invocation/v1/events_pb.js';
 
 // protobuf-es runtime, so services import the wire from one place.
 export { create, fromBinary, toBinary, type MessageInitShape, type MessageShape } from '@bufbuild/protobuf';

@@ -2,7 +2,10 @@ import type { StreamSpec } from '@runline/bus';
 import { EVENT_REGISTRY, EVENT_TYPES } from './event-registry.js';
 import {
   GATEWAY_EVENT_SUBJECTS,
+  INVOCATION_COMMAND_SUBJECTS,
+  INVOCATION_EVENT_SUBJECTS,
   INVOCATION_QUERY_SUBJECTS,
+  INVOCATION_REQUEST_SUBJECTS,
   STREAM_NAMES,
   STREAMS,
 } from './subjects.js';
@@ -42,20 +45,38 @@ describe('subjects', () => {
       API_TOKEN_REVOKED: 'gateway.evt.api-token-revoked',
     });
     expect(INVOCATION_QUERY_SUBJECTS.GET_INVOCATION).toBe('invocation.qry.get-invocation');
+    expect(INVOCATION_REQUEST_SUBJECTS.START_INVOCATION).toBe('invocation.req.start-invocation');
+    expect(INVOCATION_COMMAND_SUBJECTS.RUN_INVOCATION).toBe('invocation.cmd.run-invocation');
+    expect(Object.values(INVOCATION_EVENT_SUBJECTS)).toEqual([
+      'invocation.evt.invocation-queued',
+      'invocation.evt.invocation-started',
+      'invocation.evt.invocation-succeeded',
+      'invocation.evt.invocation-failed',
+      'invocation.evt.invocation-timed-out',
+      'invocation.evt.invocation-suspended',
+      'invocation.evt.invocation-retry-scheduled',
+      'invocation.evt.invocation-retries-exhausted',
+    ]);
   });
 
-  it('gives every event type its own subject, captured by exactly one stream', () => {
+  it('gives every event type its own subject, captured by exactly one stream of its domain', () => {
     const subjects = Object.values(EVENT_REGISTRY).map((registration) => registration.subject);
     expect(new Set(subjects).size).toBe(Object.values(EVENT_TYPES).length);
+    const streamOf: Record<string, string> = {
+      'gateway.evt': STREAM_NAMES.GATEWAY_EVENTS,
+      'invocation.evt': STREAM_NAMES.INVOCATION_EVENTS,
+      'invocation.cmd': STREAM_NAMES.INVOCATION_COMMANDS,
+    };
     for (const subject of subjects) {
-      expect(subject).toMatch(/^[a-z]+\.evt\.[a-z]+(-[a-z]+)*$/);
-      expect(streamsCapturing(subject).map((stream) => stream.name)).toEqual([STREAM_NAMES.GATEWAY_EVENTS]);
+      expect(subject).toMatch(/^[a-z]+\.(evt|cmd)\.[a-z]+(-[a-z]+)*$/);
+      const domainAndKind = subject.split('.').slice(0, 2).join('.');
+      expect(streamsCapturing(subject).map((stream) => stream.name)).toEqual([streamOf[domainAndKind]]);
     }
   });
 
   it('keeps request/reply subjects out of every stream', () => {
     // A stream capturing a request subject would store requests and break the reply path.
-    for (const subject of Object.values(INVOCATION_QUERY_SUBJECTS)) {
+    for (const subject of [...Object.values(INVOCATION_QUERY_SUBJECTS), ...Object.values(INVOCATION_REQUEST_SUBJECTS)]) {
       expect(streamsCapturing(subject)).toEqual([]);
     }
   });

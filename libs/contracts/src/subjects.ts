@@ -8,7 +8,9 @@
  *
  * All names here are logical: a bus created with a prefix prepends it on the wire (see
  * `@runline/bus`). Subjects are `<domain>.<kind>.<kebab-case-name>` with kind `evt`
- * (events), `cmd` (commands) or `qry` (request/reply queries).
+ * (events), `cmd` (work-queue commands), `req` (request/reply commands) or `qry`
+ * (request/reply queries). `req` and `qry` subjects must stay outside every stream: a stream
+ * that captured them would store each request and answer it with a publish acknowledgement.
  */
 import type { StreamSpec } from '@runline/bus';
 
@@ -39,6 +41,30 @@ export const GATEWAY_EVENT_SUBJECTS = Object.freeze({
   PROJECT_API_SETTINGS_CHANGED: 'gateway.evt.project-api-settings-changed',
   DEFINITION_PUBLISHED: 'gateway.evt.definition-published',
   API_TOKEN_REVOKED: 'gateway.evt.api-token-revoked',
+} as const);
+
+/** One subject per invocation event type (runline/invocation/v1/events.proto). */
+export const INVOCATION_EVENT_SUBJECTS = Object.freeze({
+  INVOCATION_QUEUED: 'invocation.evt.invocation-queued',
+  INVOCATION_STARTED: 'invocation.evt.invocation-started',
+  INVOCATION_SUCCEEDED: 'invocation.evt.invocation-succeeded',
+  INVOCATION_FAILED: 'invocation.evt.invocation-failed',
+  INVOCATION_TIMED_OUT: 'invocation.evt.invocation-timed-out',
+  INVOCATION_SUSPENDED: 'invocation.evt.invocation-suspended',
+  INVOCATION_RETRY_SCHEDULED: 'invocation.evt.invocation-retry-scheduled',
+  INVOCATION_RETRIES_EXHAUSTED: 'invocation.evt.invocation-retries-exhausted',
+} as const);
+
+/** Work-queue commands for the invocation service (INVOCATION_COMMANDS stream). */
+export const INVOCATION_COMMAND_SUBJECTS = Object.freeze({
+  /** `RunInvocation` (runline/invocation/v1/commands.proto), in an envelope. */
+  RUN_INVOCATION: 'invocation.cmd.run-invocation',
+} as const);
+
+/** Request/reply commands answered by the invocation service (core NATS, not JetStream). */
+export const INVOCATION_REQUEST_SUBJECTS = Object.freeze({
+  /** `StartInvocationRequest` → `StartInvocationReply` (runline/invocation/v1/commands.proto). */
+  START_INVOCATION: 'invocation.req.start-invocation',
 } as const);
 
 /** Request/reply subjects answered by the invocation service (core NATS, not JetStream). */
