@@ -1,7 +1,7 @@
 import { gatewayService } from '@runline/gateway-service';
 import { invocationService } from '@runline/invocation-service';
 import { HttpClient, queryDatabase, startTestSystem, type TestSystem } from '@runline/testing';
-import { createProject, issueToken, type ProjectFixture } from './gateway-fixtures.js';
+import { createProject, createPublishedProject, issueToken, type ProjectFixture } from './gateway-fixtures.js';
 
 /**
  * The external API's pipeline, checked in the spec's order with exact statuses and messages:
@@ -17,14 +17,14 @@ describe('external API pipeline', () => {
   const sql = (query: string, parameters: unknown[] = []) => queryDatabase(system.database.url, query, parameters);
   const flowTrigger = (project: ProjectFixture) => `/v1/orgs/${project.orgId}/flows/${project.projectId}/trigger`;
   const body = { event: 'order.created', customerId: 'c-1', orderId: '42' };
-  const PASSED_PIPELINE = 501; // runs arrive with the run engine; everything before it is real
+  const PASSED_PIPELINE = 200; // the sync flow run of the published definition succeeded
 
   beforeAll(async () => {
     // A zero TTL makes every call read the database, so changes show up at once in these tests.
     system = await startTestSystem([gatewayService, invocationService], { environment: { ACCESS_CACHE_TTL_MS: '0' } });
     http = new HttpClient(system.url('gateway'));
-    chatbot = await createProject(http, 'CHATBOT');
-    automation = await createProject(http, 'AUTOMATION');
+    chatbot = await createPublishedProject(http, 'CHATBOT');
+    automation = await createPublishedProject(http, 'AUTOMATION');
     flowToken = (await issueToken(http, chatbot, ['flow:trigger', 'bot:invoke'])).token;
     automationToken = (await issueToken(http, automation, ['automation:trigger'])).token;
   });
@@ -118,7 +118,7 @@ describe('external API pipeline', () => {
 
   describe('master switch', () => {
     it('403 while Enable External API is off; tokens work again once it is on', async () => {
-      const project = await createProject(http, 'CHATBOT');
+      const project = await createPublishedProject(http, 'CHATBOT');
       const token = (await issueToken(http, project, ['flow:trigger'])).token;
       const settings = `/v1/orgs/${project.orgId}/projects/${project.projectId}/api-settings`;
       expect((await http.patch(settings, { externalApiEnabled: false }, { bearer: project.ownerJwt })).status).toBe(200);

@@ -52,3 +52,20 @@ export const VALID_AUTOMATION_DEFINITION = {
     nodes: { n1: { type: 'return', value: "{ 'ok': true, 'orderId': payload.orderId }" } },
   },
 };
+
+/** Saves `definition` as the project's draft and publishes it; returns the published version. */
+export async function publishDefinition(http: HttpClient, project: ProjectFixture, definition: object): Promise<number> {
+  const base = `/v1/orgs/${project.orgId}/projects/${project.projectId}`;
+  const saved = await http.put(`${base}/definition`, { definition }, { bearer: project.ownerJwt });
+  if (saved.status !== 200) throw new Error(`definition: ${saved.status} ${JSON.stringify(saved.body)}`);
+  const published = await http.post<{ publishedVersion: number }>(`${base}/publish`, {}, { bearer: project.ownerJwt });
+  if (published.status !== 200) throw new Error(`publish: ${published.status} ${JSON.stringify(published.body)}`);
+  return published.body.publishedVersion;
+}
+
+/** A fresh project with the valid definition of its type published. */
+export async function createPublishedProject(http: HttpClient, type: 'CHATBOT' | 'AUTOMATION', definition?: object): Promise<ProjectFixture> {
+  const project = await createProject(http, type);
+  await publishDefinition(http, project, definition ?? (type === 'CHATBOT' ? VALID_CHATBOT_DEFINITION : VALID_AUTOMATION_DEFINITION));
+  return project;
+}

@@ -52,6 +52,8 @@ export interface NewEnvelopeInput<T extends EventType> {
   traceparent?: string;
   /** When the state change happened; defaults to now. */
   occurredAt?: Date;
+  /** The envelope id; defaults to a random UUID. Give one when the event is already stored under an id. */
+  id?: string;
 }
 
 /** The chain fields for a message caused by `cause`: same correlation, cause's id, same trace. */
@@ -59,7 +61,7 @@ export function causedBy(cause: Envelope): Pick<NewEnvelopeInput<EventType>, 'co
   return { correlationId: cause.correlationId || cause.id, causationId: cause.id, traceparent: cause.traceparent };
 }
 
-/** A new envelope around `payload`, with a random UUID id. */
+/** A new envelope around `payload`, with a random UUID id unless `input.id` is given. */
 export function newEnvelope<T extends EventType>(input: NewEnvelopeInput<T>): Envelope {
   const { schema } = eventRegistration(input.type);
   // Types alone cannot stop a payload cast to the wrong message; a mismatch here would put
@@ -67,7 +69,7 @@ export function newEnvelope<T extends EventType>(input: NewEnvelopeInput<T>): En
   if (input.payload.$typeName !== schema.typeName) {
     throw new TypeError(`payload ${input.payload.$typeName} does not match event type "${input.type}" (${schema.typeName})`);
   }
-  const id = randomUUID();
+  const id = input.id ?? randomUUID();
   return create(EnvelopeSchema, {
     id,
     type: input.type,

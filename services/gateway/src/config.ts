@@ -47,4 +47,15 @@ export class GatewayConfig {
   @Min(100)
   @Max(120_000)
   SERVICE_REQUEST_TIMEOUT_MS: number = 10_000;
+
+  /**
+   * Deadline of a sync run request (bot message, sync triggers). Longer than the invocation
+   * service's SYNC_RUN_TIMEOUT_MS plus its wait for a just-published definition, so a run that
+   * times out is answered by the run itself (status TIMEOUT), not by this deadline.
+   */
+  @Type(() => Number)
+  @IsInt()
+  @Min(100)
+  @Max(900_000)
+  SYNC_REQUEST_TIMEOUT_MS: number = 40_000;
 }

@@ -1,9 +1,35 @@
 import { Module } from '@nestjs/common';
+import { OutboundGuard } from '@runline/outbound';
+import { ENVIRONMENT, loadConfig, SecretBox } from '@runline/runtime';
+import { RunInvocationHandler } from './commands/run-invocation.handler.js';
+import { StartInvocationHandler } from './commands/start-invocation.handler.js';
+import { InvocationConfig } from './config.js';
 import { GatewayCopiesProjector } from './events/gateway-copies.projector.js';
 import { GetInvocationHandler } from './queries/get-invocation.handler.js';
+import { BotSessions } from './runs/bot-sessions.js';
+import { DefinitionCatalog } from './runs/definition-catalog.js';
+import { RunExecutor } from './runs/run-executor.js';
+import { RunSweeper } from './runs/run-sweeper.js';
 
 /** Accepts and records runs, executes definitions, answers invocation queries. */
 @Module({
-  controllers: [GatewayCopiesProjector, GetInvocationHandler],
+  controllers: [GatewayCopiesProjector, GetInvocationHandler, StartInvocationHandler, RunInvocationHandler],
+  providers: [
+    { provide: InvocationConfig, inject: [ENVIRONMENT], useFactory: (env: NodeJS.ProcessEnv) => loadConfig(InvocationConfig, env) },
+    { provide: SecretBox, inject: [InvocationConfig], useFactory: (config: InvocationConfig) => new SecretBox(config.SECRETS_KEY) },
+    {
+      provide: OutboundGuard,
+      inject: [InvocationConfig],
+      useFactory: (config: InvocationConfig) => new OutboundGuard({ allowedCidrs: cidrs(config.OUTBOUND_ALLOWED_CIDRS) }),
+    },
+    DefinitionCatalog,
+    BotSessions,
+    RunExecutor,
+    RunSweeper,
+  ],
 })
 export class InvocationModule {}
+
+function cidrs(list: string | undefined): string[] {
+  return (list ?? '').split(',').map((entry) => entry.trim()).filter(Boolean);
+}

@@ -4,14 +4,18 @@ import { validateDefinition } from '@runline/engine';
 import { ProjectEntity } from '../entities/project.entity.js';
 import { gatewayEvents } from '../events/gateway-events.js';
 import { ApiError } from '../http/api-error.js';
+import { AccessDirectory } from '../http/external/access-directory.js';
 
 /** Publishes the draft as the next version; runs use it from then on. */
 @Injectable()
 export class PublishDefinitionHandler {
-  constructor(private readonly transactions: TransactionRunner) {}
+  constructor(
+    private readonly transactions: TransactionRunner,
+    private readonly directory: AccessDirectory,
+  ) {}
 
-  execute(command: { projectId: string }): Promise<{ publishedVersion: number }> {
-    return this.transactions.run(async ({ manager, emit }) => {
+  async execute(command: { projectId: string }): Promise<{ publishedVersion: number }> {
+    const published = await this.transactions.run(async ({ manager, emit }) => {
       // The row lock serialises concurrent publishes, so versions never repeat.
       const project = await manager.findOneOrFail(ProjectEntity, { where: { id: command.projectId }, lock: { mode: 'pessimistic_write' } });
       if (project.draftDefinition === null) throw new ApiError(409, 'There is no draft definition to publish');
@@ -25,5 +29,8 @@ export class PublishDefinitionHandler {
       emit(gatewayEvents.definitionPublished(project));
       return { publishedVersion: project.publishedVersion };
     });
+    // Runs started through this gateway ask for the new version from now on.
+    this.directory.evictProject(command.projectId);
+    return published;
   }
 }

@@ -25,4 +25,7 @@ export const API_ERRORS = {
   tokenMismatch: 'Token does not match invocation',
   invocationNotFound: 'Invocation not found',
   unauthorized: 'Unauthorized',
+  syncTriggerFailed: 'Flow sync trigger failed',
+  invocationServiceUnavailable: 'Invocation service unavailable, retry shortly',
+  runNotStarted: 'The run could not be started, retry with the same idempotency key',
 } as const;

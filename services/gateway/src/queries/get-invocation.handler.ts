@@ -39,7 +39,7 @@ export class GetInvocationHandler {
       });
     } catch (error) {
       if (error instanceof BusTimeoutError || error instanceof BusNoRespondersError) {
-        throw new ApiError(503, 'Invocation service unavailable, retry shortly');
+        throw new ApiError(503, API_ERRORS.invocationServiceUnavailable);
       }
       throw error;
     }

@@ -21,6 +21,8 @@ export interface ProjectRecord {
   type: ProjectType;
   deleted: boolean;
   externalApiEnabled: boolean;
+  /** The last published version (0 = never published); runs ask for at least this version. */
+  publishedVersion: number;
 }
 
 interface Cached<T> {
@@ -73,16 +75,30 @@ export class AccessDirectory {
   async project(projectId: string): Promise<ProjectRecord | null> {
     return this.cached(this.projects, projectId, async () => {
       this.databaseReads.inc({ kind: 'project' });
-      const rows: Array<{ id: string; org_id: string; type: ProjectType; deleted_at: Date | null; external_api_enabled: boolean | null }> =
+      const rows: Array<{
+        id: string;
+        org_id: string;
+        type: ProjectType;
+        deleted_at: Date | null;
+        external_api_enabled: boolean | null;
+        published_version: number;
+      }> =
         await this.dataSource.query(
-          `SELECT p.id, p.org_id, p.type, p.deleted_at, s.external_api_enabled
+          `SELECT p.id, p.org_id, p.type, p.deleted_at, s.external_api_enabled, p.published_version
              FROM projects p LEFT JOIN project_api_settings s ON s.project_id = p.id
             WHERE p.id = $1`,
           [projectId],
         );
       const row = rows[0];
       return row
-        ? { id: row.id, orgId: row.org_id, type: row.type, deleted: row.deleted_at !== null, externalApiEnabled: row.external_api_enabled ?? true }
+        ? {
+            id: row.id,
+            orgId: row.org_id,
+            type: row.type,
+            deleted: row.deleted_at !== null,
+            externalApiEnabled: row.external_api_enabled ?? true,
+            publishedVersion: row.published_version,
+          }
         : null;
     });
   }

@@ -17,6 +17,8 @@ export interface ExternalCaller {
   projectId: string;
   projectType: ProjectType;
   scopes: readonly TokenScope[];
+  /** The project's published version when the call came in. */
+  publishedVersion: number;
 }
 
 export type ExternalRequest = FastifyRequest<{ Params: Record<string, string> }> & { caller: ExternalCaller };
@@ -61,7 +63,14 @@ export class ExternalApiGuard implements CanActivate {
     assertJsonObjectBody(request);
 
     this.usage.recordUse(token.id);
-    request.caller = { tokenId: token.id, orgId: project.orgId, projectId: project.id, projectType: project.type, scopes: token.scopes };
+    request.caller = {
+      tokenId: token.id,
+      orgId: project.orgId,
+      projectId: project.id,
+      projectType: project.type,
+      scopes: token.scopes,
+      publishedVersion: project.publishedVersion,
+    };
     return true;
   }
 }

@@ -8,7 +8,7 @@ import {
 } from './external-bodies.dto.js';
 import type { ExternalRequest } from './external-api.guard.js';
 import { automationOnly, chatbotOnlyForBots, chatbotOnlyForFlows, ExternalRoute } from './external-route.decorator.js';
-import { RunRequests, type RunMode, type RunTarget } from './run-requests.js';
+import { RunRequests, type RunModeName, type TargetName } from './run-requests.js';
 
 const IDEMPOTENCY_HEADER = 'x-idempotency-key';
 
@@ -89,7 +89,7 @@ export class RunsController {
     return this.start(req, reply, 'AUTOMATION', 'ASYNC', body, key);
   }
 
-  private async start(req: ExternalRequest, reply: FastifyReply, target: RunTarget, mode: RunMode, body: object, key?: string) {
+  private async start(req: ExternalRequest, reply: FastifyReply, target: TargetName, mode: RunModeName, body: object, key?: string) {
     const answer = await this.runs.start({ caller: req.caller, target, mode, body: body as Record<string, unknown>, idempotencyKey: key });
     void reply.status(answer.status);
     return answer.body;

@@ -1,0 +1,368 @@
+import { lookup as dnsLookup } from 'node:dns/promises';
+import http from 'node:http';
+import https from 'node:https';
+import { isIP, type LookupFunction } from 'node:net';
+import { isInRanges, parseAllowedCidrs, refusalReason, type AllowedCidr } from './address.policy.js';
+import { OutboundError, OutboundRefusedError } from './outbound.error.js';
+
+/** One outbound HTTP request. */
+export interface OutboundRequest {
+  method: string;
+  /** An absolute `http:` or `https:` URL without credentials. */
+  url: string;
+  /** `host`, `content-length` and `transfer-encoding` are set by the guard and ignored here. */
+  headers?: Record<string, string>;
+  body?: string | Uint8Array;
+  /** Cap on the whole exchange, DNS lookup to last body byte; the guard's default otherwise. */
+  timeoutMs?: number;
+  signal?: AbortSignal;
+  /** Refuse `http:` URLs (callbacks). */
+  httpsOnly?: boolean;
+  /** Cap on the response body; the guard's default otherwise. */
+  maxResponseBytes?: number;
+}
+
+/** The answer, whatever its status: a 3xx is returned, never followed. */
+export interface OutboundResponse {
+  status: number;
+  /** Lower-case names; repeated headers joined with `, `. */
+  headers: Record<string, string>;
+  body: Buffer;
+}
+
+export interface OutboundGuardOptions {
+  /** CIDR ranges allowed besides public unicast addresses (`127.0.0.0/8` in development and tests). */
+  allowedCidrs?: readonly string[];
+  /** Default 10 000. */
+  defaultTimeoutMs?: number;
+  /** Default 1 MiB. */
+  maxResponseBytes?: number;
+  /** Certificate authorities for HTTPS, replacing the default ones (like node's `ca`); for tests. */
+  ca?: string | Buffer;
+  /** Resolves a host name to all its addresses; `dns.lookup` by default. For tests: fake DNS. */
+  lookup?: (hostname: string) => Promise<Array<{ address: string; family: 4 | 6 }>>;
+}
+
+type ResolvedAddress = { address: string; family: 4 | 6 };
+
+/** A URL that passed the checks, with the addresses the connection may use. */
+interface VettedTarget {
+  url: URL;
+  host: string;
+  addresses: ResolvedAddress[];
+}
+
+const DEFAULT_TIMEOUT_MS = 10_000;
+const DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024;
+const MAX_TIMER_MS = 2 ** 31 - 1;
+const HTTP_TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
+const GUARD_SET_HEADERS = new Set(['host', 'content-length', 'transfer-encoding']);
+
+/**
+ * The single way the system makes outbound HTTP requests (http nodes of runs, callbacks,
+ * polls). It refuses URLs whose host is, or resolves to, anything but a public unicast address
+ * (unless an allowed CIDR range covers it), then connects to exactly the addresses it checked:
+ * the socket's `lookup` returns them instead of asking DNS again, so a record that changes
+ * between check and connect cannot redirect the request. Host header, SNI and certificate
+ * checks still use the host name. Redirects are not followed; time and response size are
+ * capped. Every failure rejects with an `OutboundError`.
+ */
+export class OutboundGuard {
+  private readonly allowed: readonly AllowedCidr[];
+  private readonly timeoutMs: number;
+  private readonly maxResponseBytes: number;
+  private readonly ca: string | Buffer | undefined;
+  private readonly resolveHost: (hostname: string) => Promise<ResolvedAddress[]>;
+
+  constructor(options: OutboundGuardOptions = {}) {
+    this.allowed = parseAllowedCidrs(options.allowedCidrs ?? []);
+    this.timeoutMs = positive(options.defaultTimeoutMs ?? DEFAULT_TIMEOUT_MS, 'defaultTimeoutMs');
+    this.maxResponseBytes = positive(options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES, 'maxResponseBytes');
+    this.ca = options.ca;
+    this.resolveHost = options.lookup ?? systemLookup;
+  }
+
+  /** Throws `OutboundRefusedError` if the URL or an address it resolves to would be refused, without sending. */
+  async check(url: string, opts: { httpsOnly?: boolean } = {}): Promise<void> {
+    await withDeadline(this.timeoutMs, undefined, (signal) => this.vet(url, opts.httpsOnly ?? false, signal));
+  }
+
+  async request(req: OutboundRequest): Promise<OutboundResponse> {
+    const timeoutMs = req.timeoutMs ?? this.timeoutMs;
+    const maxBytes = req.maxResponseBytes ?? this.maxResponseBytes;
+    if (!(timeoutMs > 0) || !(maxBytes > 0)) {
+      throw new OutboundRefusedError('timeoutMs and maxResponseBytes must be positive');
+    }
+    const method = req.method.toUpperCase();
+    if (!HTTP_TOKEN.test(method)) throw new OutboundRefusedError('invalid method');
+    // CONNECT turns the connection into a tunnel, which is not a request/response exchange.
+    if (method === 'CONNECT') throw new OutboundRefusedError('method CONNECT is not allowed');
+    const body = req.body === undefined ? undefined : toBuffer(req.body);
+    const headers = outgoingHeaders(req.headers ?? {}, body);
+
+    return withDeadline(timeoutMs, req.signal, async (signal) => {
+      const target = await this.vet(req.url, req.httpsOnly ?? false, signal);
+      return this.send(target, { method, headers, body }, maxBytes, signal);
+    });
+  }
+
+  private async vet(rawUrl: string, httpsOnly: boolean, signal: AbortSignal): Promise<VettedTarget> {
+    let url: URL;
+    try {
+      url = new URL(rawUrl);
+    } catch {
+      throw new OutboundRefusedError('not a valid URL');
+    }
+    if (url.protocol !== 'http:' && url.protocol !== 'https:') {
+      throw new OutboundRefusedError('only http and https URLs are allowed');
+    }
+    if (httpsOnly && url.protocol !== 'https:') throw new OutboundRefusedError('only https URLs are allowed');
+    // As fetch does: credentials in a URL end up in logs, and an Authorization header says it plainly.
+    if (url.username !== '' || url.password !== '') {
+      throw new OutboundRefusedError('URLs with credentials are not allowed');
+    }
+
+    // The WHATWG parser has already turned `2130706433` or `0x7f.1` into `127.0.0.1`.
+    const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
+    if (isLocalhostName(host)) throw new OutboundRefusedError(`${host} is a local host name`);
+
+    const literalFamily = isIP(host);
+    if (literalFamily !== 0) {
+      const reason = this.refusalReason(host);
+      if (reason !== undefined) throw new OutboundRefusedError(`${host} is ${reason}`);
+      return { url, host, addresses: [{ address: host, family: literalFamily === 4 ? 4 : 6 }] };
+    }
+
+    const addresses = await abortable(this.lookup(host), signal);
+    for (const { address } of addresses) {
+      // One bad address refuses the host: the connection may not pick which one it gets.
+      const reason = this.refusalReason(address);
+      if (reason !== undefined) throw new OutboundRefusedError(`${host} resolves to ${address}, ${reason}`);
+    }
+    return { url, host, addresses };
+  }
+
+  private refusalReason(address: string): string | undefined {
+    return isInRanges(address, this.allowed) ? undefined : refusalReason(address);
+  }
+
+  private async lookup(host: string): Promise<ResolvedAddress[]> {
+    let addresses: ResolvedAddress[];
+    try {
+      addresses = await this.resolveHost(host);
+    } catch (error) {
+      throw new OutboundError('NETWORK', `could not resolve ${host}`, { cause: error });
+    }
+    if (addresses.length === 0) throw new OutboundError('NETWORK', `could not resolve ${host}`);
+    return addresses;
+  }
+
+  private send(
+    target: VettedTarget,
+    outgoing: { method: string; headers: Record<string, string>; body: Buffer | undefined },
+    maxBytes: number,
+    signal: AbortSignal,
+  ): Promise<OutboundResponse> {
+    const { url, host } = target;
+    const isHttps = url.protocol === 'https:';
+    const options: https.RequestOptions = {
+      method: outgoing.method,
+      hostname: host,
+      port: url.port === '' ? undefined : Number(url.port),
+      path: `${url.pathname}${url.search}`,
+      headers: outgoing.headers,
+      lookup: pinnedLookup(target.addresses),
+      // A fresh connection per request: a pooled socket would carry the TLS and address
+      // decisions of an earlier request.
+      agent: false,
+      ...(isHttps && this.ca !== undefined ? { ca: this.ca } : {}),
+    };
+
+    return new Promise<OutboundResponse>((resolve, reject) => {
+      if (signal.aborted) {
+        reject(signal.reason);
+        return;
+      }
+      let settled = false;
+      const clientRequest = (isHttps ? https : http).request(options);
+      const settle = (): boolean => {
+        if (settled) return false;
+        settled = true;
+        signal.removeEventListener('abort', onAbort);
+        return true;
+      };
+      const fail = (error: OutboundError): void => {
+        if (!settle()) return;
+        clientRequest.destroy();
+        reject(error);
+      };
+      const onAbort = (): void => fail(signal.reason as OutboundError);
+      signal.addEventListener('abort', onAbort, { once: true });
+
+      clientRequest.on('error', (error) => fail(networkError(host, error)));
+      clientRequest.on('upgrade', (_response, socket) => {
+        socket.destroy();
+        fail(new OutboundError('NETWORK', `${host} switched protocols, which is not supported`));
+      });
+      clientRequest.on('response', (response) => {
+        const tooLarge = () => new OutboundError('TOO_LARGE', `response larger than ${maxBytes} bytes`);
+        // A HEAD or 304 answer declares the length of a body it does not carry.
+        const hasBody = outgoing.method !== 'HEAD' && response.statusCode !== 304;
+        if (hasBody && Number(response.headers['content-length']) > maxBytes) {
+          fail(tooLarge());
+          return;
+        }
+        const chunks: Buffer[] = [];
+        let received = 0;
+        response.on('data', (chunk: Buffer) => {
+          received += chunk.length;
+          if (received > maxBytes) fail(tooLarge());
+          else chunks.push(chunk);
+        });
+        response.on('end', () => {
+          if (!settle()) return;
+          resolve({
+            status: response.statusCode ?? 0,
+            headers: joinHeaders(response.headersDistinct),
+            body: Buffer.concat(chunks, received),
+          });
+        });
+        response.on('error', (error) => fail(networkError(host, error)));
+        response.on('close', () => {
+          if (!response.complete) {
+            fail(new OutboundError('NETWORK', `${host} closed the connection before the response was complete`));
+          }
+        });
+      });
+      clientRequest.end(outgoing.body);
+    });
+  }
+}
+
+function positive(value: number, name: string): number {
+  if (!(value > 0)) throw new RangeError(`${name} must be a positive number`);
+  return value;
+}
+
+async function systemLookup(hostname: string): Promise<ResolvedAddress[]> {
+  const addresses = await dnsLookup(hostname, { all: true });
+  return addresses.map(({ address, family }) => ({ address, family: family === 6 ? 6 : 4 }));
+}
+
+/** `localhost` and its subdomains (RFC 6761) resolve locally, whatever DNS says; refused without a lookup. */
+function isLocalhostName(host: string): boolean {
+  const name = host.toLowerCase().replace(/\.$/, '');
+  return name === 'localhost' || name.endsWith('.localhost');
+}
+
+/** A socket `lookup` that answers with the vetted addresses instead of asking DNS. */
+function pinnedLookup(addresses: readonly ResolvedAddress[]): LookupFunction {
+  return (_hostname, options, callback) => {
+    const family = options.family === 'IPv4' ? 4 : options.family === 'IPv6' ? 6 : options.family;
+    const candidates = family === 4 || family === 6 ? addresses.filter((a) => a.family === family) : addresses;
+    const [first] = candidates;
+    if (first === undefined) {
+      callback(Object.assign(new Error('no vetted address of the requested family'), { code: 'ENOTFOUND' }), '');
+    } else if (options.all === true) {
+      callback(null, candidates.map(({ address, family: f }) => ({ address, family: f })));
+    } else {
+      callback(null, first.address, first.family);
+    }
+  };
+}
+
+function toBuffer(body: string | Uint8Array): Buffer {
+  return typeof body === 'string' ? Buffer.from(body, 'utf8') : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+}
+
+function outgoingHeaders(given: Record<string, string>, body: Buffer | undefined): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(given)) {
+    try {
+      http.validateHeaderName(name);
+    } catch {
+      throw new OutboundRefusedError('invalid header name');
+    }
+    try {
+      http.validateHeaderValue(name, value);
+    } catch {
+      throw new OutboundRefusedError(`invalid value for header ${name}`);
+    }
+    if (!GUARD_SET_HEADERS.has(name.toLowerCase())) headers[name] = value;
+  }
+  if (body !== undefined) headers['content-length'] = String(body.length);
+  return headers;
+}
+
+function joinHeaders(distinct: NodeJS.Dict<string[]>): Record<string, string> {
+  const headers: Record<string, string> = {};
+  for (const [name, values] of Object.entries(distinct)) {
+    if (values !== undefined) headers[name] = values.join(', ');
+  }
+  return headers;
+}
+
+const NETWORK_REASONS: Readonly<Record<string, string>> = {
+  ECONNREFUSED: 'connection refused',
+  ECONNRESET: 'connection reset',
+  EPIPE: 'connection closed',
+  EHOSTUNREACH: 'host unreachable',
+  ENETUNREACH: 'network unreachable',
+  ETIMEDOUT: 'connection timed out',
+  ERR_TLS_CERT_ALTNAME_INVALID: 'TLS certificate does not match the host name',
+};
+
+/** A socket or TLS failure, described by its code only: the raw message may carry internals. */
+function networkError(host: string, error: Error): OutboundError {
+  const code = (error as NodeJS.ErrnoException).code ?? '';
+  let reason = NETWORK_REASONS[code];
+  if (reason === undefined) {
+    if (code.startsWith('HPE_')) reason = 'invalid HTTP response';
+    else if (/CERT|SSL|TLS|ISSUER|SIGNATURE/.test(code)) reason = `TLS certificate rejected (${code})`;
+    else reason = 'connection failed';
+  }
+  return new OutboundError('NETWORK', `network error reaching ${host}: ${reason}`, { cause: error });
+}
+
+/** Runs `work` under one signal that fires on the deadline or when `outer` aborts. */
+async function withDeadline<T>(
+  timeoutMs: number,
+  outer: AbortSignal | undefined,
+  work: (signal: AbortSignal) => Promise<T>,
+): Promise<T> {
+  const aborted = () => new OutboundError('ABORTED', 'request aborted');
+  if (outer?.aborted === true) throw aborted();
+  const controller = new AbortController();
+  const timer = setTimeout(
+    () => controller.abort(new OutboundError('TIMEOUT', `timed out after ${timeoutMs} ms`)),
+    // Beyond this node fires at once (TimeoutOverflowWarning).
+    Math.min(timeoutMs, MAX_TIMER_MS),
+  );
+  const onOuterAbort = () => controller.abort(aborted());
+  outer?.addEventListener('abort', onOuterAbort, { once: true });
+  try {
+    return await work(controller.signal);
+  } finally {
+    clearTimeout(timer);
+    outer?.removeEventListener('abort', onOuterAbort);
+  }
+}
+
+/** Settles with `promise`, or rejects with the signal's reason as soon as it aborts. */
+function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}

@@ -1,0 +1,223 @@
+import { randomUUID } from 'node:crypto';
+import { Controller, Inject, type OnModuleInit } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import {
+  create,
+  fromBinary,
+  INVOCATION_REQUEST_SUBJECTS,
+  RunMode,
+  RunTarget,
+  StartInvocationReplySchema,
+  StartInvocationRequestSchema,
+  timestampDate,
+  toBinary,
+  type StartInvocationReply,
+  type StartInvocationRequest,
+} from '@runline/contracts';
+import { TransactionRunner } from '@runline/db';
+import type { CompiledDefinition, JsonValue } from '@runline/engine';
+import type { Logger } from '@runline/observability';
+import { LOGGER, SecretBox } from '@runline/runtime';
+import type { InvocationEventData, RequestInfo, RunModeName, TargetType } from '../events/invocation-event.js';
+import { DefinitionCatalog, DefinitionUnavailableError, type ProjectCopy } from '../runs/definition-catalog.js';
+import { GroupCommit } from '../runs/group-commit.js';
+import { insertInvocations, readDocument, type InsertOutcome, type NewInvocation } from '../runs/invocation-store.js';
+import { redactSecrets } from '../runs/redaction.js';
+import { runInvocationCommand } from '../runs/run-commands.js';
+import { RunExecutor } from '../runs/run-executor.js';
+import { checkTrigger, GRAPH_OF_TARGET, planRun, type BotSessionRef, type RunPlan, type TriggerValidation } from '../runs/run-plan.js';
+
+const TARGETS: Partial<Record<RunTarget, TargetType>> = {
+  [RunTarget.BOT]: 'BOT',
+  [RunTarget.FLOW]: 'FLOW',
+  [RunTarget.AUTOMATION]: 'AUTOMATION',
+};
+
+/**
+ * Starts runs for the gateway (request/reply). Async: the run is recorded QUEUED, with its
+ * RunInvocation command in the outbox, before the reply. Sync: recorded RUNNING, executed here,
+ * and the reply carries the result. New runs of concurrent requests share transactions (group
+ * commit); an idempotency key already used answers with the earlier run.
+ */
+@Controller()
+export class StartInvocationHandler implements OnModuleInit {
+  private commit!: GroupCommit<NewInvocation, InsertOutcome>;
+
+  constructor(
+    private readonly transactions: TransactionRunner,
+    private readonly catalog: DefinitionCatalog,
+    private readonly executor: RunExecutor,
+    @Inject(SecretBox) private readonly secrets: SecretBox,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  onModuleInit(): void {
+    this.commit = new GroupCommit((items) => this.transactions.run((tx) => insertInvocations(tx, items)));
+  }
+
+  @MessagePattern(INVOCATION_REQUEST_SUBJECTS.START_INVOCATION)
+  async execute(@Payload() data: Uint8Array): Promise<Uint8Array> {
+    const request = fromBinary(StartInvocationRequestSchema, data);
+    const reply = await this.start(request);
+    return toBinary(StartInvocationReplySchema, reply);
+  }
+
+  private async start(request: StartInvocationRequest): Promise<StartInvocationReply> {
+    const target = TARGETS[request.target];
+    const mode: RunModeName | undefined = request.mode === RunMode.SYNC ? 'SYNC' : request.mode === RunMode.ASYNC ? 'ASYNC' : undefined;
+    if (!target || !mode) throw new Error('StartInvocation needs a target and a mode');
+    const body = JSON.parse(request.bodyJson || '{}') as Record<string, unknown>;
+    const session = target === 'BOT' ? sessionOf(body) : null;
+
+    const project = await this.catalog.project(request.projectId, request.publishedVersion);
+    if (!project) return create(StartInvocationReplySchema, { unavailableReason: 'The project is not known to the invocation service yet' });
+
+    const draft = target === 'AUTOMATION' && mode === 'SYNC' && body.runtimeStage === 'app' ? request.draftDefinitionJson : '';
+    let compiled: CompiledDefinition | null = null;
+    let unavailable: string | null = null;
+    try {
+      compiled = draft ? this.catalog.draft('AUTOMATION', draft) : await this.catalog.published(project);
+    } catch (error) {
+      if (!(error instanceof DefinitionUnavailableError)) throw error;
+      unavailable = error.message;
+    }
+
+    const plan = compiled
+      ? await planRun({
+          target,
+          mode,
+          body,
+          compiled,
+          definitionVersion: draft ? 0 : project.publishedVersion,
+          draftDefinition: draft || null,
+          project,
+          session,
+        })
+      : fallbackPlan(target, mode, body, project, session);
+    const validation: TriggerValidation | null = compiled && target !== 'BOT' ? checkTrigger(plan, compiled) : null;
+
+    if (body.dryRun === true && target !== 'BOT') {
+      const checked = validation ?? { valid: false, expectedKeys: [], actualKeys: Object.keys(plan.payload), missingKeys: [], errors: [unavailable ?? ''] };
+      return create(StartInvocationReplySchema, {
+        dryRun: true,
+        status: checked.valid ? 'VALID' : 'INVALID',
+        resultJson: JSON.stringify({ validation: checked }),
+      });
+    }
+
+    const id = randomUUID();
+    const now = request.receivedAt ? timestampDate(request.receivedAt) : new Date();
+    const info = requestInfo(request, plan, project, draft !== '');
+    const rejection = unavailable ?? (validation && !validation.valid ? validation.errors.join('; ') : null);
+    const base = {
+      id,
+      orgId: request.orgId,
+      projectId: request.projectId,
+      targetType: target,
+      mode,
+      maxAttempts: info.maxAttempts,
+      sealedPlan: this.secrets.seal(JSON.stringify(plan)),
+      occurredAt: now,
+      idempotency: request.idempotencyKey ? { projectId: request.projectId, targetType: target, mode, key: request.idempotencyKey } : null,
+    };
+    let item: NewInvocation;
+    if (rejection !== null) {
+      const failed: InvocationEventData = {
+        type: 'InvocationFailed',
+        errorMessage: rejection,
+        kind: 'TRIGGER_CHECK',
+        attempt: 0,
+        request: info,
+        steps: [],
+        trace: null,
+        durationMs: 0,
+      };
+      item = { ...base, status: 'FAILED', attempt: 0, lease: null, events: [failed], messages: [] };
+    } else if (mode === 'ASYNC') {
+      const queued: InvocationEventData = { type: 'InvocationQueued', request: info };
+      item = { ...base, status: 'QUEUED', attempt: 0, lease: null, events: [queued], messages: [runInvocationCommand(base)] };
+    } else {
+      const started: InvocationEventData = { type: 'InvocationStarted', attempt: 1, request: info };
+      item = { ...base, status: 'RUNNING', attempt: 1, lease: this.executor.lease(), events: [started], messages: [] };
+    }
+
+    const outcome = await this.commit.submit(item);
+    if (!outcome.created) return this.replay(outcome.existingId);
+    const recorded = outcome.document;
+    if (rejection !== null || mode === 'ASYNC') return answer(id, recorded.status, null, recorded.errorMessage, session);
+
+    const execution = await this.executor.execute({ ...item, sealedResumeState: null }, plan, compiled);
+    const document = execution.document ?? (await readDocument(this.transactions.dataSource.manager, id));
+    if (!document) throw new Error(`run ${id} has no read model`);
+    return answer(id, document.status, execution.liveResult, document.errorMessage, session);
+  }
+
+  /** An earlier request with the same key made this run: its stored state, marked as a replay. */
+  private async replay(invocationId: string): Promise<StartInvocationReply> {
+    const document = await readDocument(this.transactions.dataSource.manager, invocationId);
+    if (!document) throw new Error(`idempotent replay: run ${invocationId} has no read model`);
+    const reply = answer(invocationId, document.status, document.result, document.errorMessage, null);
+    reply.idempotentReplay = true;
+    reply.sessionId = document.sessionId ?? '';
+    this.logger.debug({ invocationId }, 'idempotent replay');
+    return reply;
+  }
+}
+
+function answer(invocationId: string, status: string, result: JsonValue, errorMessage: string | null, session: BotSessionRef | null): StartInvocationReply {
+  return create(StartInvocationReplySchema, {
+    invocationId,
+    status,
+    resultJson: result === null ? '' : JSON.stringify(result),
+    errorMessage: errorMessage ?? '',
+    sessionId: session?.id ?? '',
+  });
+}
+
+/** Bots: sessionId, else userId, else a new random session. */
+function sessionOf(body: Record<string, unknown>): BotSessionRef {
+  const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : null);
+  return {
+    id: text(body.sessionId) ?? text(body.userId) ?? randomUUID(),
+    userId: text(body.userId),
+    userName: text(body.userName),
+    platform: text(body.platform),
+  };
+}
+
+function requestInfo(request: StartInvocationRequest, plan: RunPlan, project: ProjectCopy, draft: boolean): RequestInfo {
+  return {
+    targetType: plan.target,
+    mode: plan.mode,
+    triggerSource: 'WEBHOOK',
+    environment: draft ? 'TEST' : 'PRODUCTION',
+    requestPayload: redactSecrets(plan.body) as Record<string, JsonValue>,
+    enrollmentPolicy: plan.enrollmentPolicy,
+    onErrorPolicy: plan.onErrorPolicy,
+    startedByTokenId: request.tokenId || null,
+    definitionVersion: draft ? 0 : project.publishedVersion,
+    sessionId: plan.session?.id ?? null,
+    maxAttempts: plan.mode === 'ASYNC' && plan.target === 'AUTOMATION' ? plan.retry.maxAttempts : 1,
+  };
+}
+
+/** The plan of a request that will not run (no definition): recorded with the project's defaults. */
+function fallbackPlan(target: TargetType, mode: RunModeName, body: Record<string, unknown>, project: ProjectCopy, session: BotSessionRef | null): RunPlan {
+  return {
+    target,
+    graph: GRAPH_OF_TARGET[target],
+    mode,
+    definitionVersion: project.publishedVersion,
+    draftDefinition: null,
+    body,
+    payload: {},
+    input: {},
+    session,
+    enrollmentPolicy: target === 'BOT' ? null : project.defaultEnrollmentPolicy,
+    enrollmentSubject: null,
+    onErrorPolicy: project.defaultOnErrorPolicy,
+    callback: { url: null, secret: null },
+    retry: { maxAttempts: 1, backoffSeconds: 0 },
+    triggerKey: 'external_event',
+  };
+}

@@ -1,0 +1,57 @@
+import { Type } from 'class-transformer';
+import { IsInt, IsOptional, IsString, Max, Min, MinLength } from 'class-validator';
+import { IsCidrList } from '@runline/runtime';
+
+const int = (min: number, max: number) => (target: object, property: string) => {
+  Type(() => Number)(target, property);
+  IsInt()(target, property);
+  Min(min)(target, property);
+  Max(max)(target, property);
+};
+
+/** The invocation service's own environment, validated once at boot. */
+export class InvocationConfig {
+  /** Opens sealed secrets and seals run plans; the same key as every other service. */
+  @IsString()
+  @MinLength(16)
+  SECRETS_KEY!: string;
+
+  /** Time limit of a sync run (bots, sync triggers); past it the run ends TIMEOUT. */
+  @int(100, 600_000)
+  SYNC_RUN_TIMEOUT_MS: number = 30_000;
+
+  /** Time limit of one attempt of an async run. */
+  @int(100, 3_600_000)
+  ASYNC_RUN_TIMEOUT_MS: number = 60_000;
+
+  /** Nodes a run segment may execute before it fails (the endless-loop guard). */
+  @int(1, 100_000)
+  RUN_MAX_STEPS: number = 1000;
+
+  /** Async runs one instance executes at the same time. */
+  @int(1, 1000)
+  RUN_CONCURRENCY: number = 16;
+
+  /**
+   * A running run is owned by its process for this long and renewed while it runs; when a
+   * process dies, its runs are ended as interrupted once their lease expires.
+   */
+  @int(1000, 600_000)
+  RUN_LEASE_MS: number = 15_000;
+
+  /** How often expired leases and due retries are looked for. */
+  @int(50, 60_000)
+  RUN_SWEEP_INTERVAL_MS: number = 1000;
+
+  /**
+   * How long a request waits for this service's copy of a just-published definition (copies
+   * arrive as gateway events, normally within milliseconds).
+   */
+  @int(0, 60_000)
+  DEFINITION_WAIT_MS: number = 5000;
+
+  /** Address ranges http nodes may call although they are not public (development, tests). */
+  @IsOptional()
+  @IsCidrList()
+  OUTBOUND_ALLOWED_CIDRS?: string;
+}

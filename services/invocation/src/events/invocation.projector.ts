@@ -1,0 +1,128 @@
+/**
+ * The invocation read model: the document GET /external-invocations/{id} returns, as a fold of
+ * the run's events. Pure, so the same function projects events as they happen and rebuilds a
+ * document from the event store.
+ */
+import type { JsonValue } from '@runline/engine';
+import type { InvocationEvent, RequestInfo } from './invocation-event.js';
+
+/** The spec's Invocation resource, plus the policies and attempts the run used. */
+export interface InvocationDocument {
+  invocationId: string;
+  status: string;
+  environment: string;
+  triggerSource: string;
+  mode: string;
+  targetType: string;
+  startedAt: string | null;
+  completedAt: string | null;
+  durationMs: number | null;
+  errorMessage: string | null;
+  requestPayload: Record<string, JsonValue>;
+  result: JsonValue;
+  trace: JsonValue;
+  steps: JsonValue[];
+  callbackAttempts: JsonValue[];
+  scheduledFor: string | null;
+  schedulerStatus: string | null;
+  schedulerJobName: string | null;
+  pendingApproval: JsonValue;
+  enrollmentPolicy: string | null;
+  onErrorPolicy: string;
+  attempts: number;
+  maxAttempts: number;
+  sessionId?: string;
+  createdAt: string;
+  updatedAt: string;
+}
+
+export class ProjectionError extends Error {}
+
+/** Applies one event. `document` is null only for a run's first event. */
+export function applyInvocationEvent(document: InvocationDocument | null, event: InvocationEvent): InvocationDocument {
+  const data = event.data;
+  const at = event.occurredAt;
+  const base = document ?? firstDocument(event);
+  const next: InvocationDocument = { ...base, updatedAt: at };
+  switch (data.type) {
+    case 'InvocationQueued':
+      return { ...next, status: 'QUEUED' };
+    case 'InvocationStarted':
+      return {
+        ...next,
+        status: 'RUNNING',
+        attempts: data.attempt,
+        // durationMs runs from the first start, so a retried run's duration covers every attempt.
+        startedAt: base.startedAt ?? at,
+        errorMessage: null,
+        pendingApproval: null,
+      };
+    case 'InvocationSucceeded':
+      return finished(next, at, 'SUCCEEDED', { result: data.result, steps: data.steps, trace: data.trace, errorMessage: null });
+    case 'InvocationFailed':
+      return finished(next, at, 'FAILED', { steps: data.steps, trace: data.trace, errorMessage: data.errorMessage });
+    case 'InvocationTimedOut':
+      return finished(next, at, 'TIMEOUT', { steps: data.steps, trace: data.trace, errorMessage: data.errorMessage });
+    case 'InvocationSuspended':
+      return { ...next, status: 'SUSPENDED', steps: data.steps, trace: data.trace, pendingApproval: data.pendingApproval };
+    case 'InvocationRetryScheduled':
+      return { ...next, status: 'QUEUED', steps: data.steps, trace: data.trace, errorMessage: data.errorMessage };
+    case 'InvocationRetriesExhausted':
+      return next;
+  }
+}
+
+/** Folds a whole event history (ordered by sequence) into its document. */
+export function projectInvocation(events: readonly InvocationEvent[]): InvocationDocument | null {
+  let document: InvocationDocument | null = null;
+  for (const event of events) document = applyInvocationEvent(document, event);
+  return document;
+}
+
+function firstDocument(event: InvocationEvent): InvocationDocument {
+  const request = requestOf(event);
+  if (!request) throw new ProjectionError(`event ${event.data.type} of ${event.invocationId} cannot start a run's history`);
+  return {
+    invocationId: event.invocationId,
+    status: 'QUEUED',
+    environment: request.environment,
+    triggerSource: request.triggerSource,
+    mode: request.mode,
+    targetType: request.targetType,
+    startedAt: null,
+    completedAt: null,
+    durationMs: null,
+    errorMessage: null,
+    requestPayload: request.requestPayload,
+    result: null,
+    trace: null,
+    steps: [],
+    callbackAttempts: [],
+    scheduledFor: null,
+    schedulerStatus: null,
+    schedulerJobName: null,
+    pendingApproval: null,
+    enrollmentPolicy: request.enrollmentPolicy,
+    onErrorPolicy: request.onErrorPolicy,
+    attempts: 0,
+    maxAttempts: request.maxAttempts,
+    ...(request.sessionId === null ? {} : { sessionId: request.sessionId }),
+    createdAt: event.occurredAt,
+    updatedAt: event.occurredAt,
+  };
+}
+
+function requestOf(event: InvocationEvent): RequestInfo | undefined {
+  const data = event.data;
+  return data.type === 'InvocationQueued' || data.type === 'InvocationStarted' || data.type === 'InvocationFailed' ? data.request : undefined;
+}
+
+function finished(
+  document: InvocationDocument,
+  at: string,
+  status: string,
+  fields: Pick<InvocationDocument, 'steps' | 'trace' | 'errorMessage'> & { result?: JsonValue },
+): InvocationDocument {
+  const durationMs = document.startedAt === null ? null : Math.max(0, Date.parse(at) - Date.parse(document.startedAt));
+  return { ...document, ...fields, status, completedAt: at, durationMs, pendingApproval: null };
+}

@@ -1,0 +1,309 @@
+/**
+ * The write side of runs in SQL: new invocations (many per transaction), transitions of one
+ * run (event appended, state row and read model updated together), and the lookups the
+ * handlers need. Every change appends to `invocation_events` and refolds the read model with
+ * the projector, in the same transaction as the outbox rows that publish the events.
+ */
+import { randomUUID } from 'node:crypto';
+import type { EntityManager } from 'typeorm';
+import type { TransactionContext } from '@runline/db';
+import type { InvocationEvent, InvocationEventData, RunModeName, TargetType } from '../events/invocation-event.js';
+import { invocationEventMessage } from '../events/invocation-event.codec.js';
+import { applyInvocationEvent, type InvocationDocument } from '../events/invocation.projector.js';
+
+export type InvocationStatus = 'QUEUED' | 'RUNNING' | 'SUSPENDED' | 'SUCCEEDED' | 'FAILED' | 'TIMEOUT' | 'CANCELLED' | 'SCHEDULED';
+
+export const FINAL_STATUSES: ReadonlySet<string> = new Set(['SUCCEEDED', 'FAILED', 'TIMEOUT', 'CANCELLED']);
+
+export interface IdempotencyKey {
+  projectId: string;
+  targetType: TargetType;
+  mode: RunModeName;
+  key: string;
+}
+
+/** A run to record. `events` start its history (sequence 1, 2, …). */
+export interface NewInvocation {
+  id: string;
+  orgId: string;
+  projectId: string;
+  targetType: TargetType;
+  mode: RunModeName;
+  status: InvocationStatus;
+  attempt: number;
+  maxAttempts: number;
+  lease: { owner: string; expiresAt: Date } | null;
+  sealedPlan: string;
+  occurredAt: Date;
+  events: InvocationEventData[];
+  idempotency: IdempotencyKey | null;
+  /** Extra messages to publish with it (the RunInvocation command of a queued run). */
+  messages: Array<{ id: string; subject: string; data: Uint8Array }>;
+}
+
+/** What became of one NewInvocation in a batch. */
+export type InsertOutcome = { created: true; document: InvocationDocument } | { created: false; existingId: string };
+
+/**
+ * Records new invocations in one transaction. An idempotency key already taken (by an earlier
+ * request, or by another request in this batch) is not an error: that item is not recorded and
+ * comes back as `{ created: false, existingId }` so the caller answers with the earlier run.
+ */
+export async function insertInvocations(tx: TransactionContext, items: readonly NewInvocation[]): Promise<InsertOutcome[]> {
+  const { manager } = tx;
+  const winners = new Set<number>(items.keys());
+  const keyed = [...items.entries()].filter(([, item]) => item.idempotency !== null);
+  if (keyed.length > 0) {
+    const inserted: Array<{ invocation_id: string }> = await manager.query(
+      `INSERT INTO idempotency_keys (project_id, target_type, mode, key, invocation_id)
+       SELECT * FROM unnest($1::uuid[], $2::text[], $3::text[], $4::text[], $5::uuid[])
+       ON CONFLICT DO NOTHING RETURNING invocation_id`,
+      columns(keyed.map(([, item]) => item), (item) => {
+        const key = item.idempotency as IdempotencyKey;
+        return [key.projectId, key.targetType, key.mode, key.key, item.id];
+      }),
+    );
+    const insertedIds = new Set(inserted.map((row) => row.invocation_id));
+    for (const [index, item] of keyed) if (!insertedIds.has(item.id)) winners.delete(index);
+  }
+
+  const created = [...winners].map((index) => items[index]);
+  const documents = new Map<string, InvocationDocument>();
+  const events: InvocationEvent[] = [];
+  for (const item of created) {
+    let document: InvocationDocument | null = null;
+    item.events.forEach((data, index) => {
+      const event = storedEvent(item, index + 1, item.occurredAt, data);
+      events.push(event);
+      document = applyInvocationEvent(document, event);
+    });
+    if (document) documents.set(item.id, document);
+  }
+  if (created.length > 0) {
+    await manager.query(
+      `INSERT INTO invocations (id, org_id, project_id, target_type, mode, status, attempt, max_attempts,
+                                lease_owner, lease_expires_at, sequence, sealed_plan, created_at, updated_at)
+       SELECT u.*, u.created_at FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::int[],
+                                        $8::int[], $9::text[], $10::timestamptz[], $11::int[], $12::text[], $13::timestamptz[])
+         AS u(id, org_id, project_id, target_type, mode, status, attempt, max_attempts, lease_owner, lease_expires_at,
+              sequence, sealed_plan, created_at)`,
+      columns(created, (item) => [
+        item.id,
+        item.orgId,
+        item.projectId,
+        item.targetType,
+        item.mode,
+        item.status,
+        item.attempt,
+        item.maxAttempts,
+        item.lease?.owner ?? null,
+        item.lease?.expiresAt ?? null,
+        item.events.length,
+        item.sealedPlan,
+        item.occurredAt,
+      ]),
+    );
+    await insertEvents(manager, events);
+    await manager.query(
+      `INSERT INTO invocation_views (id, org_id, project_id, started_by_token_id, target_type, document, sequence, created_at, updated_at)
+       SELECT u.*, u.created_at FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::jsonb[], $7::int[], $8::timestamptz[])
+         AS u(id, org_id, project_id, started_by_token_id, target_type, document, sequence, created_at)`,
+      columns(created, (item) => {
+        const document = documents.get(item.id) as InvocationDocument;
+        return [item.id, item.orgId, item.projectId, startedBy(item), item.targetType, JSON.stringify(document), item.events.length, item.occurredAt];
+      }),
+    );
+    for (const event of events) tx.emit(invocationEventMessage(event));
+    for (const item of created) for (const message of item.messages) tx.emit(message);
+  }
+
+  const losers = keyed.filter(([index]) => !winners.has(index)).map(([, item]) => item);
+  const existing = new Map<string, string>();
+  if (losers.length > 0) {
+    const rows: Array<{ project_id: string; target_type: string; mode: string; key: string; invocation_id: string }> = await manager.query(
+      `SELECT k.project_id, k.target_type, k.mode, k.key, k.invocation_id
+         FROM idempotency_keys k
+         JOIN unnest($1::uuid[], $2::text[], $3::text[], $4::text[]) AS u(project_id, target_type, mode, key)
+           ON k.project_id = u.project_id AND k.target_type = u.target_type AND k.mode = u.mode AND k.key = u.key`,
+      columns(losers, (item) => {
+        const key = item.idempotency as IdempotencyKey;
+        return [key.projectId, key.targetType, key.mode, key.key];
+      }),
+    );
+    for (const row of rows) existing.set(keyOf(row.project_id, row.target_type, row.mode, row.key), row.invocation_id);
+  }
+
+  return items.map((item, index) => {
+    if (winners.has(index)) return { created: true, document: documents.get(item.id) as InvocationDocument };
+    const key = item.idempotency as IdempotencyKey;
+    const existingId = existing.get(keyOf(key.projectId, key.targetType, key.mode, key.key));
+    if (!existingId) throw new Error(`idempotency key of ${item.id} was taken but its run is not found`);
+    return { created: false, existingId };
+  });
+}
+
+/** The state row's change that goes with a transition. */
+export interface StateChange {
+  status: InvocationStatus;
+  attempt?: number;
+  lease?: { owner: string; expiresAt: Date } | null;
+  runAfter?: Date | null;
+  sealedResumeState?: string | null;
+}
+
+/** Which state the run must be in for the transition to apply (optimistic concurrency). */
+export interface Expectation {
+  status: InvocationStatus;
+  /** The lease owner that must still hold a RUNNING run. */
+  leaseOwner?: string;
+  /** A QUEUED run must have been dispatched (not waiting for a retry's time). */
+  dispatched?: boolean;
+}
+
+/**
+ * Appends `events` to one run and applies `change`, only if the run is still as `expected`.
+ * Returns the new document, or null when the run had moved on (another process finished or
+ * interrupted it): nothing is written then.
+ */
+export async function transition(
+  tx: TransactionContext,
+  invocationId: string,
+  expected: Expectation,
+  change: StateChange,
+  events: InvocationEventData[],
+  messages: Array<{ id: string; subject: string; data: Uint8Array }> = [],
+  at: Date = new Date(),
+): Promise<InvocationDocument | null> {
+  const { manager } = tx;
+  const set: string[] = ['status = $3', 'sequence = sequence + $4', 'updated_at = $5'];
+  const parameters: unknown[] = [invocationId, expected.status, change.status, events.length, at];
+  const assign = (column: string, value: unknown) => {
+    parameters.push(value);
+    set.push(`${column} = $${parameters.length}`);
+  };
+  if (change.attempt !== undefined) assign('attempt', change.attempt);
+  if (change.lease !== undefined) {
+    assign('lease_owner', change.lease?.owner ?? null);
+    assign('lease_expires_at', change.lease?.expiresAt ?? null);
+  }
+  if (change.runAfter !== undefined) assign('run_after', change.runAfter);
+  if (change.sealedResumeState !== undefined) assign('sealed_resume_state', change.sealedResumeState);
+  let where = 'id = $1 AND status = $2';
+  if (expected.leaseOwner !== undefined) {
+    parameters.push(expected.leaseOwner);
+    where += ` AND lease_owner = $${parameters.length}`;
+  }
+  if (expected.dispatched) where += ' AND run_after IS NULL';
+  const updated: Array<{ org_id: string; project_id: string; sequence: number }> = await manager.query(
+    `UPDATE invocations SET ${set.join(', ')} WHERE ${where} RETURNING org_id, project_id, sequence`,
+    parameters,
+  );
+  const row = firstRow(updated);
+  if (!row) return null;
+  const views: Array<{ document: InvocationDocument }> = await manager.query('SELECT document FROM invocation_views WHERE id = $1', [invocationId]);
+  let document = views[0]?.document ?? null;
+  const firstSequence = row.sequence - events.length + 1;
+  const stored = events.map((data, index) =>
+    storedEvent({ id: invocationId, orgId: row.org_id, projectId: row.project_id }, firstSequence + index, at, data),
+  );
+  for (const event of stored) document = applyInvocationEvent(document, event);
+  await insertEvents(manager, stored);
+  await manager.query('UPDATE invocation_views SET document = $2, sequence = $3, updated_at = $4 WHERE id = $1', [
+    invocationId,
+    JSON.stringify(document),
+    row.sequence,
+    at,
+  ]);
+  for (const event of stored) tx.emit(invocationEventMessage(event));
+  for (const message of messages) tx.emit(message);
+  return document;
+}
+
+/** The state row of one run. */
+export interface InvocationRow {
+  id: string;
+  orgId: string;
+  projectId: string;
+  targetType: TargetType;
+  mode: RunModeName;
+  status: InvocationStatus;
+  attempt: number;
+  maxAttempts: number;
+  sealedPlan: string;
+  sealedResumeState: string | null;
+}
+
+export async function readInvocation(manager: EntityManager, id: string): Promise<InvocationRow | null> {
+  const rows: Array<Record<string, unknown>> = await manager.query(
+    `SELECT id, org_id, project_id, target_type, mode, status, attempt, max_attempts, sealed_plan, sealed_resume_state
+       FROM invocations WHERE id = $1`,
+    [id],
+  );
+  const row = rows[0];
+  if (!row) return null;
+  return {
+    id: row.id as string,
+    orgId: row.org_id as string,
+    projectId: row.project_id as string,
+    targetType: row.target_type as TargetType,
+    mode: row.mode as RunModeName,
+    status: row.status as InvocationStatus,
+    attempt: row.attempt as number,
+    maxAttempts: row.max_attempts as number,
+    sealedPlan: row.sealed_plan as string,
+    sealedResumeState: (row.sealed_resume_state as string | null) ?? null,
+  };
+}
+
+export async function readDocument(manager: EntityManager, id: string): Promise<InvocationDocument | null> {
+  const rows: Array<{ document: InvocationDocument }> = await manager.query('SELECT document FROM invocation_views WHERE id = $1', [id]);
+  return rows[0]?.document ?? null;
+}
+
+async function insertEvents(manager: EntityManager, events: InvocationEvent[]): Promise<void> {
+  if (events.length === 0) return;
+  await manager.query(
+    `INSERT INTO invocation_events (invocation_id, sequence, id, type, occurred_at, data)
+     SELECT * FROM unnest($1::uuid[], $2::int[], $3::uuid[], $4::text[], $5::timestamptz[], $6::jsonb[])`,
+    columns(events, (event) => [event.invocationId, event.sequence, event.id, event.data.type, event.occurredAt, JSON.stringify(event.data)]),
+  );
+}
+
+function storedEvent(
+  owner: { id: string; orgId: string; projectId: string },
+  sequence: number,
+  at: Date,
+  data: InvocationEventData,
+): InvocationEvent {
+  return { id: randomUUID(), invocationId: owner.id, orgId: owner.orgId, projectId: owner.projectId, sequence, occurredAt: at.toISOString(), data };
+}
+
+function startedBy(item: NewInvocation): string | null {
+  for (const data of item.events) {
+    if ((data.type === 'InvocationQueued' || data.type === 'InvocationStarted' || data.type === 'InvocationFailed') && data.request) {
+      return data.request.startedByTokenId;
+    }
+  }
+  return null;
+}
+
+/** Row values → one array per column, the form `unnest` takes. */
+function columns<T>(rows: readonly T[], values: (row: T) => unknown[]): unknown[][] {
+  const result: unknown[][] = [];
+  for (const row of rows) {
+    values(row).forEach((value, index) => {
+      (result[index] ??= []).push(value);
+    });
+  }
+  return result;
+}
+
+function keyOf(projectId: string, targetType: string, mode: string, key: string): string {
+  return JSON.stringify([projectId, targetType, mode, key]);
+}
+
+function firstRow<T>(result: T[] | [T[], number]): T | undefined {
+  // TypeORM returns [rows, affected] for UPDATE … RETURNING on pg.
+  const rows = Array.isArray(result[0]) ? (result[0] as T[]) : (result as T[]);
+  return rows[0];
+}

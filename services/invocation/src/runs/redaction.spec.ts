@@ -1,0 +1,56 @@
+import { REDACTED, redactSecrets } from './redaction.js';
+
+describe('redactSecrets', () => {
+  it('hides fields named like secrets, at any depth', () => {
+    const redacted = redactSecrets({
+      webhookSecret: 's3cret',
+      webhookUrl: 'https://example.com/hook',
+      payload: {
+        customerId: 'c-1',
+        password: 'hunter2',
+        apiKey: 'k',
+        api_key: 'k',
+        'x-api-key': 'k',
+        accessToken: 't',
+        client_secret: 'cs',
+        nested: [{ Authorization: 'anything', cookie: 'c', privateKey: 'pk', keep: 1 }],
+      },
+    });
+    expect(redacted).toEqual({
+      webhookSecret: REDACTED,
+      webhookUrl: 'https://example.com/hook',
+      payload: {
+        customerId: 'c-1',
+        password: REDACTED,
+        apiKey: REDACTED,
+        api_key: REDACTED,
+        'x-api-key': REDACTED,
+        accessToken: REDACTED,
+        client_secret: REDACTED,
+        nested: [{ Authorization: REDACTED, cookie: REDACTED, privateKey: REDACTED, keep: 1 }],
+      },
+    });
+  });
+
+  it('hides credential-looking values under any name', () => {
+    expect(
+      redactSecrets({ header: 'Bearer abc.def', basic: 'Basic dXNlcjpwYXNz', note: 'use rl_ext_AbCdEfGhIjKlMnOpQrStUv here', plain: 'hello' }),
+    ).toEqual({ header: REDACTED, basic: REDACTED, note: REDACTED, plain: 'hello' });
+  });
+
+  it('keeps empty and null secret fields as they are, so their absence stays visible', () => {
+    expect(redactSecrets({ webhookSecret: null, token: '' })).toEqual({ webhookSecret: null, token: '' });
+  });
+
+  it('does not change its input', () => {
+    const input = { secret: 'x', list: [{ token: 'y' }] };
+    redactSecrets(input);
+    expect(input).toEqual({ secret: 'x', list: [{ token: 'y' }] });
+  });
+
+  it('passes scalars and arrays through', () => {
+    expect(redactSecrets(42)).toBe(42);
+    expect(redactSecrets(null)).toBeNull();
+    expect(redactSecrets(['a', { secretAnswer: 1 }])).toEqual(['a', { secretAnswer: REDACTED }]);
+  });
+});
