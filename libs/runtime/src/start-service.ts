@@ -94,7 +94,15 @@ export async function startService(definition: ServiceDefinition, options: Servi
     instrumentHttp(app.getHttpAdapter().getInstance(), { registry, logger: logger.child({ component: 'http' }) });
     definition.configureHttp?.(app);
     app.connectMicroservice(
-      { strategy: new BusServer({ bus: options.bus, service: definition.name, streams: STREAMS, eventCodec: envelopeCodec }) },
+      {
+        strategy: new BusServer({
+          bus: options.bus,
+          service: definition.name,
+          streams: STREAMS,
+          eventCodec: envelopeCodec,
+          subscription: { ackWaitMs: ackWaitMs(options.environment ?? process.env) },
+        }),
+      },
       { inheritAppConfig: true },
     );
     await app.startAllMicroservices();
@@ -122,4 +130,17 @@ export async function startService(definition: ServiceDefinition, options: Servi
       logger.info(`${definition.name} stopped`);
     },
   };
+}
+
+/**
+ * How long a delivered event or command may stay unacknowledged before it is redelivered to
+ * another replica (`BUS_ACK_WAIT_MS`, default 30 s): the time a crashed replica's messages
+ * wait. Handlers here acknowledge within seconds, so it can be short.
+ */
+function ackWaitMs(environment: NodeJS.ProcessEnv): number {
+  const raw = environment.BUS_ACK_WAIT_MS;
+  if (raw === undefined || raw === '') return 30_000;
+  const value = Number(raw);
+  if (!Number.isInteger(value) || value < 500 || value > 3_600_000) throw new Error('BUS_ACK_WAIT_MS must be an integer from 500 to 3600000');
+  return value;
 }
