@@ -1,0 +1,111 @@
+import type { InvocationEvent, InvocationEventData, RequestInfo } from './invocation-event.js';
+import { applyInvocationEvent, projectInvocation, ProjectionError } from './invocation.projector.js';
+
+const request: RequestInfo = {
+  targetType: 'AUTOMATION',
+  mode: 'ASYNC',
+  triggerSource: 'WEBHOOK',
+  environment: 'PRODUCTION',
+  requestPayload: { payload: { orderId: 'o-1' } },
+  enrollmentPolicy: 'EVERY_MATCH',
+  onErrorPolicy: 'ABORT',
+  startedByTokenId: 'tok-1',
+  definitionVersion: 3,
+  sessionId: null,
+  maxAttempts: 2,
+};
+
+let sequence = 0;
+function event(data: InvocationEventData, at: string): InvocationEvent {
+  return { id: `e-${++sequence}`, invocationId: 'inv-1', orgId: 'org-1', projectId: 'prj-1', sequence, occurredAt: at, data };
+}
+const attempt = { steps: [{ nodeId: 'n1' }], trace: { runtime: 'runline-engine/1' }, durationMs: 5 };
+
+describe('invocation projector', () => {
+  it('starts a queued run with every field of the spec, nulls where nothing happened yet', () => {
+    const document = projectInvocation([event({ type: 'InvocationQueued', request }, '2026-01-01T00:00:00.000Z')]);
+    expect(document).toEqual({
+      invocationId: 'inv-1',
+      status: 'QUEUED',
+      environment: 'PRODUCTION',
+      triggerSource: 'WEBHOOK',
+      mode: 'ASYNC',
+      targetType: 'AUTOMATION',
+      startedAt: null,
+      completedAt: null,
+      durationMs: null,
+      errorMessage: null,
+      requestPayload: { payload: { orderId: 'o-1' } },
+      result: null,
+      trace: null,
+      steps: [],
+      callbackAttempts: [],
+      scheduledFor: null,
+      schedulerStatus: null,
+      schedulerJobName: null,
+      pendingApproval: null,
+      enrollmentPolicy: 'EVERY_MATCH',
+      onErrorPolicy: 'ABORT',
+      attempts: 0,
+      maxAttempts: 2,
+      createdAt: '2026-01-01T00:00:00.000Z',
+      updatedAt: '2026-01-01T00:00:00.000Z',
+    });
+  });
+
+  it('follows a retried run to success: duration from the first start, error cleared', () => {
+    const document = projectInvocation([
+      event({ type: 'InvocationQueued', request }, '2026-01-01T00:00:00.000Z'),
+      event({ type: 'InvocationStarted', attempt: 1 }, '2026-01-01T00:00:01.000Z'),
+      event({ type: 'InvocationRetryScheduled', failedAttempt: 1, errorMessage: 'boom', retryAt: '2026-01-01T00:00:03.000Z', steps: [], trace: null }, '2026-01-01T00:00:02.000Z'),
+      event({ type: 'InvocationStarted', attempt: 2 }, '2026-01-01T00:00:03.000Z'),
+      event({ type: 'InvocationSucceeded', result: { ok: true }, ...attempt }, '2026-01-01T00:00:04.500Z'),
+    ]);
+    expect(document).toMatchObject({
+      status: 'SUCCEEDED',
+      attempts: 2,
+      startedAt: '2026-01-01T00:00:01.000Z',
+      completedAt: '2026-01-01T00:00:04.500Z',
+      durationMs: 3500,
+      errorMessage: null,
+      result: { ok: true },
+      steps: attempt.steps,
+      trace: attempt.trace,
+      updatedAt: '2026-01-01T00:00:04.500Z',
+    });
+  });
+
+  it('records failures, timeouts and suspensions with their details', () => {
+    const queued = event({ type: 'InvocationQueued', request }, '2026-01-01T00:00:00.000Z');
+    const started = event({ type: 'InvocationStarted', attempt: 1 }, '2026-01-01T00:00:01.000Z');
+    const failed = projectInvocation([queued, started, event({ type: 'InvocationFailed', errorMessage: 'node "n1": boom', kind: 'RUN', attempt: 1, ...attempt }, '2026-01-01T00:00:02.000Z')]);
+    expect(failed).toMatchObject({ status: 'FAILED', errorMessage: 'node "n1": boom', durationMs: 1000, result: null });
+    const timedOut = projectInvocation([queued, started, event({ type: 'InvocationTimedOut', errorMessage: 'Time limit', ...attempt }, '2026-01-01T00:00:02.000Z')]);
+    expect(timedOut).toMatchObject({ status: 'TIMEOUT', errorMessage: 'Time limit' });
+    const pendingApproval = { nodeId: 'a', title: 'Approve?', requestedAt: '2026-01-01T00:00:02.000Z' };
+    const suspended = projectInvocation([queued, started, event({ type: 'InvocationSuspended', pendingApproval, resumeAt: null, steps: [], trace: null }, '2026-01-01T00:00:02.000Z')]);
+    expect(suspended).toMatchObject({ status: 'SUSPENDED', pendingApproval, completedAt: null });
+  });
+
+  it('starts a history with a failed trigger check: completed, never started', () => {
+    const document = projectInvocation([
+      event({ type: 'InvocationFailed', errorMessage: 'Payload is missing required keys: amount', kind: 'TRIGGER_CHECK', attempt: 0, request, steps: [], trace: null, durationMs: 0 }, '2026-01-01T00:00:00.000Z'),
+    ]);
+    expect(document).toMatchObject({ status: 'FAILED', startedAt: null, durationMs: null, completedAt: '2026-01-01T00:00:00.000Z' });
+  });
+
+  it('refuses a history that does not begin with the request', () => {
+    expect(() => applyInvocationEvent(null, event({ type: 'InvocationStarted', attempt: 1 }, '2026-01-01T00:00:00.000Z'))).toThrow(ProjectionError);
+  });
+
+  it('gives the same document whether folded at once or event by event (rebuildable)', () => {
+    const events = [
+      event({ type: 'InvocationQueued', request }, '2026-01-01T00:00:00.000Z'),
+      event({ type: 'InvocationStarted', attempt: 1 }, '2026-01-01T00:00:01.000Z'),
+      event({ type: 'InvocationSucceeded', result: 1, ...attempt }, '2026-01-01T00:00:02.000Z'),
+    ];
+    let incremental = null;
+    for (const e of events) incremental = applyInvocationEvent(JSON.parse(JSON.stringify(incremental)), e);
+    expect(incremental).toEqual(projectInvocation(events));
+  });
+});
