@@ -53,6 +53,14 @@ describe('embedded mode (npm start)', () => {
     expect(answers[2]).toMatchObject({ status: 404, body: { error: 'Invocation not found' } });
     expect(answers[3]).toMatchObject({ status: 400, body: { error: 'Unsupported API version', code: 'UNSUPPORTED_API_VERSION' } });
     expect(answers[4]).toMatchObject({ status: 200, body: { status: 'ok' } });
+    expect(answers[5]).toMatchObject({ status: 200, body: { status: 'SUCCEEDED', result: { messages: ['Order 42'], actions: [] } } });
+    expect(answers[6]).toMatchObject({ status: 200, body: { status: 'SUCCEEDED', result: { messages: ['Hi Ada'] } } });
+    expect(answers[7]).toMatchObject({ status: 202, body: { status: 'QUEUED', scheduledFor: null } });
+    const run = await readUntilFinal(
+      `http://127.0.0.1:${port}/v1/orgs/${org}/external-invocations/${(answers[7]!.body as { invocationId: string }).invocationId}`,
+      automationToken!,
+    );
+    expect(run).toMatchObject({ status: 'SUCCEEDED', result: { ok: true, orderId: '42' }, targetType: 'AUTOMATION', mode: 'ASYNC' });
     expect([org, chatbot, jwt].every(Boolean)).toBe(true);
     expect(await running.stop()).toBe(0);
     launcher = undefined;
@@ -78,6 +86,17 @@ async function runCurlLine(line: string): Promise<{ status: number; body: unknow
   const url = /(http:\/\/\S+)/.exec(line)![1]!;
   const headers: Record<string, string> = {};
   for (const [, name, headerValue] of line.matchAll(/-H "([^:]+): ([^"]*)"/g)) headers[name!.toLowerCase()] = headerValue!;
-  const response = await fetch(url, { method, headers });
+  const body = /-d '([^']*)'/.exec(line)?.[1];
+  const response = await fetch(url, { method, headers, ...(body === undefined ? {} : { body }) });
   return { status: response.status, body: await response.json() };
+}
+
+/** GETs a run until its status is final. */
+async function readUntilFinal(url: string, token: string): Promise<Record<string, unknown>> {
+  const deadline = Date.now() + 10_000;
+  for (;;) {
+    const run = (await (await fetch(url, { headers: { authorization: `Bearer ${token}` } })).json()) as Record<string, unknown>;
+    if (['SUCCEEDED', 'FAILED', 'TIMEOUT', 'CANCELLED'].includes(String(run.status)) || Date.now() > deadline) return run;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }

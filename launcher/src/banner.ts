@@ -33,6 +33,10 @@ export function startBanner(options: {
     `  curl -s ${url}/v1/orgs/${demo.orgId}/external-invocations/00000000-0000-4000-8000-000000000000 -H "Authorization: Bearer ${demo.chatbotToken}"`,
     `  curl -s -X POST ${url}/v2/orgs/${demo.orgId}/flows/${demo.chatbotProjectId}/trigger -H "x-api-key: ${demo.chatbotToken}"`,
     `  curl -s ${url}/health/ready`,
+    `  curl -s -X POST ${url}/v1/orgs/${demo.orgId}/flows/${demo.chatbotProjectId}/trigger -H "Authorization: Bearer ${demo.chatbotToken}" -H "content-type: application/json" -d '{"event":"order.created","customerId":"c-1","orderId":"42"}'`,
+    `  curl -s -X POST ${url}/v1/orgs/${demo.orgId}/bots/${demo.chatbotProjectId}/message -H "Authorization: Bearer ${demo.chatbotToken}" -H "content-type: application/json" -d '{"message":"hello","userName":"Ada"}'`,
+    `  curl -s -X POST ${url}/v1/orgs/${demo.orgId}/automations/${demo.automationProjectId}/trigger-async -H "Authorization: Bearer ${demo.automationToken}" -H "content-type: application/json" -d '{"event":"order.paid","payload":{"orderId":"42","amount":10}}'`,
+    '  (then read the run: curl -s <gateway>/v1/orgs/<ORG>/external-invocations/<invocationId> -H "Authorization: Bearer <the same token>")',
     '====================================================================================',
     '',
   ];
