@@ -18,13 +18,13 @@ export class ProjectEntity {
   @Column('text')
   type!: ProjectType;
 
-  @Column('jsonb', { name: 'draft_definition', nullable: true })
+  @Column('json', { name: 'draft_definition', nullable: true })
   draftDefinition!: object | null;
 
   @Column('timestamptz', { name: 'draft_updated_at', nullable: true })
   draftUpdatedAt!: Date | null;
 
-  @Column('jsonb', { name: 'published_definition', nullable: true })
+  @Column('json', { name: 'published_definition', nullable: true })
   publishedDefinition!: object | null;
 
   @Column('integer', { name: 'published_version' })

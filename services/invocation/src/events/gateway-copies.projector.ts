@@ -106,7 +106,7 @@ export class GatewayCopiesProjector {
     await this.once('definition-published', envelope, (sql) =>
       sql(
         `INSERT INTO project_copies AS p (project_id, org_id, published_version, published_definition)
-         VALUES ($1, $2, $3, $4::jsonb)
+         VALUES ($1, $2, $3, $4::json)
          ON CONFLICT (project_id) DO UPDATE SET
            published_version = EXCLUDED.published_version, published_definition = EXCLUDED.published_definition
          WHERE p.published_version < EXCLUDED.published_version`,
