@@ -338,6 +338,26 @@ describe('runs', () => {
     });
   });
 
+  describe('scheduling fields (scheduled runs are issue 4)', () => {
+    it('the async trigger endpoints refuse runAt / delaySeconds with 501 rather than run at the wrong time, and record nothing', async () => {
+      const chatbot = await withToken('CHATBOT', ['flow:trigger']);
+      const automation = await withToken('AUTOMATION', ['automation:trigger']);
+      const runAt = new Date(Date.now() + 60_000).toISOString();
+      const answers = [
+        await post('flowTriggerAsync', chatbot.project, chatbot.token, { ...FLOW_BODY, runAt }),
+        await post('flowTriggerAsync', chatbot.project, chatbot.token, { ...FLOW_BODY, delaySeconds: 5 }),
+        await post('automationTriggerAsync', automation.project, automation.token, { ...AUTOMATION_BODY, delaySeconds: 5 }),
+      ];
+      for (const answer of answers) {
+        expect(answer).toMatchObject({ status: 501, body: { error: 'Scheduled runs (runAt, delaySeconds) are not available in this build yet' } });
+      }
+      const rows = await sql('SELECT count(*) AS n FROM invocation.invocations WHERE project_id = ANY($1::uuid[])', [
+        [chatbot.project.projectId, automation.project.projectId],
+      ]);
+      expect(Number(rows[0]!.n)).toBe(0);
+    });
+  });
+
   describe('bot sessions', () => {
     const ASKED = { messages: ['What is your name?'], actions: [], raw: expect.objectContaining({ waitingForInput: true }) };
     const greeted = (name: string) => ({ messages: [`Hello ${name}`], actions: [], raw: expect.objectContaining({ waitingForInput: false }) });

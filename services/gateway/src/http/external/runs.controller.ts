@@ -90,8 +90,18 @@ export class RunsController {
   }
 
   private async start(req: ExternalRequest, reply: FastifyReply, target: TargetName, mode: RunModeName, body: object, key?: string) {
+    if (mode === 'ASYNC' && target !== 'BOT' && isScheduled(body)) {
+      // Scheduled runs arrive with the scheduler (issue 4); running one now would run it at the wrong time.
+      void reply.status(501);
+      return { error: 'Scheduled runs (runAt, delaySeconds) are not available in this build yet' };
+    }
     const answer = await this.runs.start({ caller: req.caller, target, mode, body: body as Record<string, unknown>, idempotencyKey: key });
     void reply.status(answer.status);
     return answer.body;
   }
+}
+
+function isScheduled(body: object): boolean {
+  const fields = body as { runAt?: unknown; delaySeconds?: unknown };
+  return fields.runAt !== undefined || fields.delaySeconds !== undefined;
 }
