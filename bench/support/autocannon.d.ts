@@ -12,7 +12,7 @@ declare module 'autocannon' {
     /** Seconds. */
     duration?: number;
     title?: string;
-    /** Return the raw result (encoded histograms) so several runs can be merged. */
+    /** Return the raw result: the benchmark merges rounds itself and needs no aggregation. */
     skipAggregateResult?: boolean;
   }
 
@@ -29,32 +29,14 @@ declare module 'autocannon' {
     duration: number;
   }
 
-  export interface Percentiles {
-    average: number;
-    min: number;
-    max: number;
-    p50: number;
-    p90: number;
-    p97_5: number;
-    p99: number;
-    p99_9: number;
-  }
-
-  /** Several raw results merged; latencies in milliseconds. */
-  export interface AggregatedResult {
-    latency: Percentiles & { totalCount: number };
-    errors: number;
-    timeouts: number;
-    statusCodeStats: Record<string, { count: number }>;
-  }
-
   export interface Instance extends EventEmitter {
     stop(): void;
+    /** Every answer, whatever its status; the time is in milliseconds with fractions. */
+    on(event: 'response', listener: (client: unknown, statusCode: number, bytes: number, responseTimeMs: number) => void): this;
   }
 
   interface Autocannon {
     (options: AutocannonOptions, done: (error: Error | null, result: RawResult) => void): Instance;
-    aggregateResult(results: RawResult[], options?: Partial<AutocannonOptions>): AggregatedResult;
   }
 
   const autocannon: Autocannon;

@@ -100,13 +100,32 @@ async function stopChild(child: ChildProcess, exited: Promise<void>): Promise<vo
 /** Clock ticks per second of /proc/<pid>/stat times: 100 on every Linux we run on. */
 const CLOCK_TICKS = 100;
 
-function processCpuSeconds(pid: number): number | undefined {
+/** CPU seconds (user + system) process `pid` has used so far; undefined without /proc or access. */
+export function processCpuSeconds(pid: number): number | undefined {
   try {
     // The command name (field 2) is in parentheses and may hold spaces: count after it.
     const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
     const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
     // utime and stime are fields 14 and 15 of the whole line, 12 and 13 after the name.
     return (Number(fields[11]) + Number(fields[12])) / CLOCK_TICKS;
+  } catch {
+    return undefined;
+  }
+}
+
+/**
+ * CPU seconds the whole machine has spent busy (all cores; everything but idle and I/O wait)
+ * since boot, from /proc/stat; undefined where there is none.
+ */
+export function machineBusySeconds(): number | undefined {
+  try {
+    const [, ...fields] = readFileSync('/proc/stat', 'utf8').split('\n', 1)[0]?.trim().split(/\s+/) ?? [];
+    const ticks = fields.map(Number);
+    const total = ticks.reduce((sum, value) => sum + value, 0);
+    // Fields: user nice system idle iowait irq softirq steal guest guest_nice; guests are in user.
+    const idle = (ticks[3] ?? 0) + (ticks[4] ?? 0);
+    const guests = (ticks[8] ?? 0) + (ticks[9] ?? 0);
+    return (total - idle - guests) / CLOCK_TICKS;
   } catch {
     return undefined;
   }

@@ -49,28 +49,64 @@ export async function setUpFlowTrigger(gatewayUrl: string, consoleJwtSecret: str
   return { orgId, projectId, token: String(issued.token), path: `/v1/orgs/${orgId}/flows/${projectId}/trigger` };
 }
 
+/** A call made before the load starts, and the answer it must get. */
+export interface Probe {
+  what: string;
+  url: string;
+  headers: Record<string, string>;
+  body: string;
+  expectedStatus: number;
+  /** What is wrong with the answer's JSON body, or undefined when it is right. */
+  checkBody?: (body: unknown) => string | undefined;
+}
+
 /**
- * Proves the route runs the whole pipeline before load is put on it: no token is refused
- * (401), a bad body is refused after the token checks (400), and a good call gets through
- * every check to `expectedStatus`. A benchmark of 401s would measure nothing.
+ * Makes each call once and fails on the first answer that is not the expected one, so a
+ * benchmark never puts load on a route that answers something else (a benchmark of 401s
+ * measures nothing). Returns one line per call for the report.
  */
-export async function checkPipeline(gatewayUrl: string, trigger: FlowTrigger, body: string, expectedStatus: number): Promise<string> {
-  const url = gatewayUrl + trigger.path;
-  const json = { 'content-type': 'application/json' };
-  const authorized = { ...json, authorization: `Bearer ${trigger.token}` };
-  const probes = [
-    { what: 'no token', headers: json, body, expected: 401 },
-    { what: 'invalid body (customerId not a string)', headers: authorized, body: JSON.stringify({ event: 'order.created', customerId: 5 }), expected: 400 },
-    { what: 'valid call', headers: authorized, body, expected: expectedStatus },
-  ];
+export async function checkAnswers(probes: Probe[]): Promise<string> {
   const lines: string[] = [];
   for (const probe of probes) {
-    const response = await send(url, 'POST', probe.headers, probe.body);
+    const response = await send(probe.url, 'POST', probe.headers, probe.body);
     const line = `${probe.what} -> ${response.status} ${response.text}`;
-    if (response.status !== probe.expected) throw new Error(`pipeline check failed: ${line} (expected ${probe.expected})`);
+    if (response.status !== probe.expectedStatus) throw new Error(`check failed: ${line} (expected ${probe.expectedStatus})`);
+    const problem = probe.checkBody?.(parseJson(response.text));
+    if (problem !== undefined) throw new Error(`check failed: ${line} (${problem})`);
     lines.push(line);
   }
   return lines.join('\n');
+}
+
+/** The headers of a JSON call with the trigger's token. */
+export function authorizedJson(trigger: FlowTrigger): Record<string, string> {
+  return { 'content-type': 'application/json', authorization: `Bearer ${trigger.token}` };
+}
+
+/**
+ * Proves the route runs the whole pipeline: no token is refused (401), a bad body is refused
+ * after the token checks (400), and a good call gets through every check to `valid`.
+ */
+export function pipelineProbes(url: string, trigger: FlowTrigger, body: string, valid: Pick<Probe, 'expectedStatus' | 'checkBody'>): Probe[] {
+  return [
+    { what: 'no token', url, headers: { 'content-type': 'application/json' }, body, expectedStatus: 401 },
+    {
+      what: 'invalid body (customerId not a string)',
+      url,
+      headers: authorizedJson(trigger),
+      body: JSON.stringify({ event: 'order.created', customerId: 5 }),
+      expectedStatus: 400,
+    },
+    { what: 'valid call', url, headers: authorizedJson(trigger), body, ...valid },
+  ];
+}
+
+function parseJson(text: string): unknown {
+  try {
+    return JSON.parse(text) as unknown;
+  } catch {
+    return undefined;
+  }
 }
 
 async function send(url: string, method: string, headers: Record<string, string>, body: unknown): Promise<{ status: number; text: string }> {
