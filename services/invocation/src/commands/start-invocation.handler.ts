@@ -52,7 +52,9 @@ export class StartInvocationHandler implements OnModuleInit {
   ) {}
 
   onModuleInit(): void {
-    this.commit = new GroupCommit((items) => this.transactions.run((tx) => insertInvocations(tx, items)));
+    // Two transactions in flight: while one commits, the next batch fills (larger batches, fewer
+    // commits per run than with more parallel transactions; bench/README.md).
+    this.commit = new GroupCommit((items) => this.transactions.run((tx) => insertInvocations(tx, items)), 2);
   }
 
   @MessagePattern(INVOCATION_REQUEST_SUBJECTS.START_INVOCATION)
