@@ -25,7 +25,7 @@ import { insertInvocations, readDocument, type InsertOutcome, type NewInvocation
 import { redactSecrets } from '../runs/redaction.js';
 import { runInvocationCommand } from '../runs/run-commands.js';
 import { RunExecutor } from '../runs/run-executor.js';
-import { checkTrigger, GRAPH_OF_TARGET, planRun, type BotSessionRef, type RunPlan, type TriggerValidation } from '../runs/run-plan.js';
+import { checkTrigger, GRAPH_OF_TARGET, planRun, retriesAutomatically, type BotSessionRef, type RunPlan, type TriggerValidation } from '../runs/run-plan.js';
 
 const TARGETS: Partial<Record<RunTarget, TargetType>> = {
   [RunTarget.BOT]: 'BOT',
@@ -199,7 +199,7 @@ function requestInfo(request: StartInvocationRequest, plan: RunPlan, project: Pr
     startedByTokenId: request.tokenId || null,
     definitionVersion: draft ? 0 : project.publishedVersion,
     sessionId: plan.session?.id ?? null,
-    maxAttempts: plan.mode === 'ASYNC' && plan.target === 'AUTOMATION' ? plan.retry.maxAttempts : 1,
+    maxAttempts: retriesAutomatically(plan) ? plan.retry.maxAttempts : 1,
   };
 }
 

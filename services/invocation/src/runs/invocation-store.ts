@@ -194,11 +194,9 @@ export async function transition(
     where += ` AND lease_owner = $${parameters.length}`;
   }
   if (expected.dispatched) where += ' AND run_after IS NULL';
-  const updated: Array<{ org_id: string; project_id: string; sequence: number }> = await manager.query(
-    `UPDATE invocations SET ${set.join(', ')} WHERE ${where} RETURNING org_id, project_id, sequence`,
-    parameters,
+  const [row] = returnedRows<{ org_id: string; project_id: string; sequence: number }>(
+    await manager.query(`UPDATE invocations SET ${set.join(', ')} WHERE ${where} RETURNING org_id, project_id, sequence`, parameters),
   );
-  const row = firstRow(updated);
   if (!row) return null;
   const views: Array<{ document: InvocationDocument }> = await manager.query('SELECT document FROM invocation_views WHERE id = $1', [invocationId]);
   let document = views[0]?.document ?? null;
@@ -302,8 +300,7 @@ function keyOf(projectId: string, targetType: string, mode: string, key: string)
   return JSON.stringify([projectId, targetType, mode, key]);
 }
 
-function firstRow<T>(result: T[] | [T[], number]): T | undefined {
-  // TypeORM returns [rows, affected] for UPDATE … RETURNING on pg.
-  const rows = Array.isArray(result[0]) ? (result[0] as T[]) : (result as T[]);
-  return rows[0];
+/** The rows of an `UPDATE … RETURNING`: TypeORM answers `[rows, affected]` for it on pg. */
+export function returnedRows<T>(result: unknown): T[] {
+  return (Array.isArray(result) && Array.isArray(result[0]) ? result[0] : result) as T[];
 }

@@ -24,7 +24,7 @@ import { DefinitionCatalog } from './definition-catalog.js';
 import { engineRunPorts } from './engine-ports.js';
 import { transition, type InvocationRow } from './invocation-store.js';
 import { redactSecrets } from './redaction.js';
-import type { RunPlan } from './run-plan.js';
+import { retriesAutomatically, type RunPlan } from './run-plan.js';
 
 /** A finished (or paused) execution: the read model after it, and the live result for a sync caller. */
 export interface Execution {
@@ -94,7 +94,7 @@ export class RunExecutor implements OnApplicationShutdown {
     const record = { steps: redactSecrets(outcome.steps) as unknown as JsonValue[], trace: redactSecrets(outcome.trace) as unknown as JsonValue };
     const durationMs = outcome.trace.durationMs;
     const failed = outcome.status === 'FAILED' || outcome.status === 'TIMEOUT';
-    const retries = plan.mode === 'ASYNC' && plan.target === 'AUTOMATION';
+    const retries = retriesAutomatically(plan);
     const expected = { status: 'RUNNING' as const, leaseOwner: this.owner };
     let document: InvocationDocument | null;
 

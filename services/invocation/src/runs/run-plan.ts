@@ -28,6 +28,14 @@ export const CONTROL_FIELDS = [
   'onErrorPolicy',
 ] as const;
 
+/**
+ * Only async automation runs are retried (and dead-lettered after their last attempt); a sync
+ * caller gets the failure in the answer.
+ */
+export function retriesAutomatically(plan: Pick<RunPlan, 'mode' | 'target'>): boolean {
+  return plan.mode === 'ASYNC' && plan.target === 'AUTOMATION';
+}
+
 /** An automation run that fails is not retried unless its trigger sets `retry`. */
 export const DEFAULT_RETRY = { maxAttempts: 1, backoffSeconds: 0 } as const;
 

@@ -4,10 +4,10 @@ import type { Logger } from '@runline/observability';
 import { LOGGER, SecretBox } from '@runline/runtime';
 import { InvocationConfig } from '../config.js';
 import type { InvocationEventData } from '../events/invocation-event.js';
-import { readInvocation, transition } from './invocation-store.js';
+import { readInvocation, returnedRows, transition } from './invocation-store.js';
 import { runInvocationCommand } from './run-commands.js';
 import { RunExecutor } from './run-executor.js';
-import type { RunPlan } from './run-plan.js';
+import { retriesAutomatically, type RunPlan } from './run-plan.js';
 
 const BATCH = 100;
 
@@ -63,7 +63,7 @@ export class RunSweeper implements OnApplicationBootstrap, OnApplicationShutdown
         if (!row) continue;
         const plan = JSON.parse(this.secrets.open(row.sealedPlan)) as RunPlan;
         const reason = 'Run was interrupted: the process running it stopped before it finished';
-        const retries = plan.mode === 'ASYNC' && plan.target === 'AUTOMATION';
+        const retries = retriesAutomatically(plan);
         const expected = { status: 'RUNNING' as const, leaseOwner: owner };
         if (retries && row.attempt < row.maxAttempts) {
           const retryAt = new Date();
@@ -85,13 +85,15 @@ export class RunSweeper implements OnApplicationBootstrap, OnApplicationShutdown
 
   private async dispatchDueRetries(): Promise<void> {
     await this.transactions.run(async (tx) => {
-      const due: Array<{ id: string; org_id: string; project_id: string }> = await tx.manager.query(
-        `UPDATE invocations SET run_after = NULL
-          WHERE id IN (SELECT id FROM invocations WHERE status = 'QUEUED' AND run_after <= $1
-                        ORDER BY run_after LIMIT ${BATCH} FOR UPDATE SKIP LOCKED)
-          RETURNING id, org_id, project_id`,
-        [new Date()],
-      ).then((result: unknown) => (Array.isArray(result) && Array.isArray(result[0]) ? result[0] : result) as Array<{ id: string; org_id: string; project_id: string }>);
+      const due = returnedRows<{ id: string; org_id: string; project_id: string }>(
+        await tx.manager.query(
+          `UPDATE invocations SET run_after = NULL
+            WHERE id IN (SELECT id FROM invocations WHERE status = 'QUEUED' AND run_after <= $1
+                          ORDER BY run_after LIMIT ${BATCH} FOR UPDATE SKIP LOCKED)
+            RETURNING id, org_id, project_id`,
+          [new Date()],
+        ),
+      );
       for (const row of due) tx.emit(runInvocationCommand({ id: row.id, orgId: row.org_id, projectId: row.project_id }));
     });
   }
