@@ -27,11 +27,21 @@ import {
   ProjectType,
 } from './gen/runline/gateway/v1/events_pb.js';
 import { RunInvocationSchema, RunMode, RunTarget } from './gen/runline/invocation/v1/commands_pb.js';
+import { JobKind, ScheduleJobSchema } from './gen/runline/scheduler/v1/commands_pb.js';
+import {
+  ScheduledJobCancelledSchema,
+  ScheduledJobFiredSchema,
+  ScheduledJobRescheduledSchema,
+} from './gen/runline/scheduler/v1/events_pb.js';
 import {
   FailureKind,
+  InvocationCancelledSchema,
   InvocationFailedSchema,
   InvocationQueuedSchema,
   InvocationRequestInfoSchema,
+  InvocationRescheduledSchema,
+  InvocationResumedSchema,
+  InvocationScheduledSchema,
   InvocationRetriesExhaustedSchema,
   InvocationRetryScheduledSchema,
   InvocationStartedSchema,
@@ -192,6 +202,7 @@ describe('encode / decode / unpack round trip', () => {
       projectId: 'prj-1',
     }),
     ...invocationCases(),
+    ...schedulerCases(),
   ];
 
   it('covers every registered type', () => {
@@ -300,6 +311,7 @@ describe('toBusMessage', () => {
 
 /** One envelope per invocation event and command, with every field set. */
 function invocationCases(): Envelope[] {
+  const at = timestampFromDate(new Date('2026-01-01T00:00:05.125Z'));
   const request = create(InvocationRequestInfoSchema, {
     target: RunTarget.AUTOMATION,
     mode: RunMode.ASYNC,
@@ -360,5 +372,25 @@ function invocationCases(): Envelope[] {
       ...scope,
     }),
     newEnvelope({ type: EVENT_TYPES.RUN_INVOCATION, payload: create(RunInvocationSchema, { invocationId: 'inv-1' }), ...scope }),
+    newEnvelope({
+      type: EVENT_TYPES.INVOCATION_SCHEDULED,
+      payload: create(InvocationScheduledSchema, { request, scheduledFor: at, schedulerJobName: 'run-inv-1' }),
+      ...scope,
+    }),
+    newEnvelope({ type: EVENT_TYPES.INVOCATION_RESCHEDULED, payload: create(InvocationRescheduledSchema, { scheduledFor: at }), ...scope }),
+    newEnvelope({ type: EVENT_TYPES.INVOCATION_CANCELLED, payload: create(InvocationCancelledSchema, {}), ...scope }),
+    newEnvelope({ type: EVENT_TYPES.INVOCATION_RESUMED, payload: create(InvocationResumedSchema, { attempt: 1 }), ...scope }),
+  ];
+}
+
+function schedulerCases(): Envelope[] {
+  const scope = { orgId: 'org-1', projectId: 'prj-1', invocationId: 'inv-1' };
+  const job = { name: 'run-inv-1', kind: JobKind.START_RUN, invocationId: 'inv-1' };
+  const at = timestampFromDate(new Date('2026-01-01T00:00:01.250Z'));
+  return [
+    newEnvelope({ type: EVENT_TYPES.SCHEDULE_JOB, payload: create(ScheduleJobSchema, { ...job, dueAt: at, orgId: 'org-1', projectId: 'prj-1' }), ...scope }),
+    newEnvelope({ type: EVENT_TYPES.SCHEDULED_JOB_FIRED, payload: create(ScheduledJobFiredSchema, { ...job, dueAt: at, firedAt: at }), ...scope }),
+    newEnvelope({ type: EVENT_TYPES.SCHEDULED_JOB_CANCELLED, payload: create(ScheduledJobCancelledSchema, { ...job, cancelledAt: at }), ...scope }),
+    newEnvelope({ type: EVENT_TYPES.SCHEDULED_JOB_RESCHEDULED, payload: create(ScheduledJobRescheduledSchema, { ...job, dueAt: at }), ...scope }),
   ];
 }

@@ -7,9 +7,19 @@ import {
   ProjectCreatedSchema,
 } from './gen/runline/gateway/v1/events_pb.js';
 import { RunInvocationSchema } from './gen/runline/invocation/v1/commands_pb.js';
+import { ScheduleJobSchema } from './gen/runline/scheduler/v1/commands_pb.js';
 import {
+  ScheduledJobCancelledSchema,
+  ScheduledJobFiredSchema,
+  ScheduledJobRescheduledSchema,
+} from './gen/runline/scheduler/v1/events_pb.js';
+import {
+  InvocationCancelledSchema,
   InvocationFailedSchema,
   InvocationQueuedSchema,
+  InvocationRescheduledSchema,
+  InvocationResumedSchema,
+  InvocationScheduledSchema,
   InvocationRetriesExhaustedSchema,
   InvocationRetryScheduledSchema,
   InvocationStartedSchema,
@@ -43,7 +53,15 @@ describe('event registry', () => {
       ['invocation.InvocationSuspended.v1', InvocationSuspendedSchema, 'invocation.evt.invocation-suspended'],
       ['invocation.InvocationRetryScheduled.v1', InvocationRetryScheduledSchema, 'invocation.evt.invocation-retry-scheduled'],
       ['invocation.InvocationRetriesExhausted.v1', InvocationRetriesExhaustedSchema, 'invocation.evt.invocation-retries-exhausted'],
+      ['invocation.InvocationScheduled.v1', InvocationScheduledSchema, 'invocation.evt.invocation-scheduled'],
+      ['invocation.InvocationRescheduled.v1', InvocationRescheduledSchema, 'invocation.evt.invocation-rescheduled'],
+      ['invocation.InvocationCancelled.v1', InvocationCancelledSchema, 'invocation.evt.invocation-cancelled'],
+      ['invocation.InvocationResumed.v1', InvocationResumedSchema, 'invocation.evt.invocation-resumed'],
       ['invocation.RunInvocation.v1', RunInvocationSchema, 'invocation.cmd.run-invocation'],
+      ['scheduler.ScheduledJobFired.v1', ScheduledJobFiredSchema, 'scheduler.evt.scheduled-job-fired'],
+      ['scheduler.ScheduledJobCancelled.v1', ScheduledJobCancelledSchema, 'scheduler.evt.scheduled-job-cancelled'],
+      ['scheduler.ScheduledJobRescheduled.v1', ScheduledJobRescheduledSchema, 'scheduler.evt.scheduled-job-rescheduled'],
+      ['scheduler.ScheduleJob.v1', ScheduleJobSchema, 'scheduler.cmd.schedule-job'],
     ] as const;
     expect(Object.keys(EVENT_REGISTRY).sort()).toEqual(expected.map(([type]) => type).sort());
     for (const [type, schema, subject] of expected) {

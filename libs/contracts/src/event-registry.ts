@@ -20,8 +20,12 @@ import {
 } from './gen/runline/gateway/v1/events_pb.js';
 import { RunInvocationSchema } from './gen/runline/invocation/v1/commands_pb.js';
 import {
+  InvocationCancelledSchema,
   InvocationFailedSchema,
   InvocationQueuedSchema,
+  InvocationRescheduledSchema,
+  InvocationResumedSchema,
+  InvocationScheduledSchema,
   InvocationRetriesExhaustedSchema,
   InvocationRetryScheduledSchema,
   InvocationStartedSchema,
@@ -29,7 +33,19 @@ import {
   InvocationSuspendedSchema,
   InvocationTimedOutSchema,
 } from './gen/runline/invocation/v1/events_pb.js';
-import { GATEWAY_EVENT_SUBJECTS, INVOCATION_COMMAND_SUBJECTS, INVOCATION_EVENT_SUBJECTS } from './subjects.js';
+import { ScheduleJobSchema } from './gen/runline/scheduler/v1/commands_pb.js';
+import {
+  ScheduledJobCancelledSchema,
+  ScheduledJobFiredSchema,
+  ScheduledJobRescheduledSchema,
+} from './gen/runline/scheduler/v1/events_pb.js';
+import {
+  GATEWAY_EVENT_SUBJECTS,
+  INVOCATION_COMMAND_SUBJECTS,
+  INVOCATION_EVENT_SUBJECTS,
+  SCHEDULER_COMMAND_SUBJECTS,
+  SCHEDULER_EVENT_SUBJECTS,
+} from './subjects.js';
 
 /** Wire type names (the value of `Envelope.type`) of every registered event. */
 export const EVENT_TYPES = Object.freeze({
@@ -47,8 +63,16 @@ export const EVENT_TYPES = Object.freeze({
   INVOCATION_SUSPENDED: 'invocation.InvocationSuspended.v1',
   INVOCATION_RETRY_SCHEDULED: 'invocation.InvocationRetryScheduled.v1',
   INVOCATION_RETRIES_EXHAUSTED: 'invocation.InvocationRetriesExhausted.v1',
+  INVOCATION_SCHEDULED: 'invocation.InvocationScheduled.v1',
+  INVOCATION_RESCHEDULED: 'invocation.InvocationRescheduled.v1',
+  INVOCATION_CANCELLED: 'invocation.InvocationCancelled.v1',
+  INVOCATION_RESUMED: 'invocation.InvocationResumed.v1',
   /** A work-queue command, registered like an event: it travels in an envelope too. */
   RUN_INVOCATION: 'invocation.RunInvocation.v1',
+  SCHEDULED_JOB_FIRED: 'scheduler.ScheduledJobFired.v1',
+  SCHEDULED_JOB_CANCELLED: 'scheduler.ScheduledJobCancelled.v1',
+  SCHEDULED_JOB_RESCHEDULED: 'scheduler.ScheduledJobRescheduled.v1',
+  SCHEDULE_JOB: 'scheduler.ScheduleJob.v1',
 } as const);
 
 /** What the registry knows about one wire type. */
@@ -102,7 +126,18 @@ export const EVENT_REGISTRY = Object.freeze({
     schema: InvocationRetriesExhaustedSchema,
     subject: INVOCATION_EVENT_SUBJECTS.INVOCATION_RETRIES_EXHAUSTED,
   },
+  [EVENT_TYPES.INVOCATION_SCHEDULED]: { schema: InvocationScheduledSchema, subject: INVOCATION_EVENT_SUBJECTS.INVOCATION_SCHEDULED },
+  [EVENT_TYPES.INVOCATION_RESCHEDULED]: { schema: InvocationRescheduledSchema, subject: INVOCATION_EVENT_SUBJECTS.INVOCATION_RESCHEDULED },
+  [EVENT_TYPES.INVOCATION_CANCELLED]: { schema: InvocationCancelledSchema, subject: INVOCATION_EVENT_SUBJECTS.INVOCATION_CANCELLED },
+  [EVENT_TYPES.INVOCATION_RESUMED]: { schema: InvocationResumedSchema, subject: INVOCATION_EVENT_SUBJECTS.INVOCATION_RESUMED },
   [EVENT_TYPES.RUN_INVOCATION]: { schema: RunInvocationSchema, subject: INVOCATION_COMMAND_SUBJECTS.RUN_INVOCATION },
+  [EVENT_TYPES.SCHEDULED_JOB_FIRED]: { schema: ScheduledJobFiredSchema, subject: SCHEDULER_EVENT_SUBJECTS.SCHEDULED_JOB_FIRED },
+  [EVENT_TYPES.SCHEDULED_JOB_CANCELLED]: { schema: ScheduledJobCancelledSchema, subject: SCHEDULER_EVENT_SUBJECTS.SCHEDULED_JOB_CANCELLED },
+  [EVENT_TYPES.SCHEDULED_JOB_RESCHEDULED]: {
+    schema: ScheduledJobRescheduledSchema,
+    subject: SCHEDULER_EVENT_SUBJECTS.SCHEDULED_JOB_RESCHEDULED,
+  },
+  [EVENT_TYPES.SCHEDULE_JOB]: { schema: ScheduleJobSchema, subject: SCHEDULER_COMMAND_SUBJECTS.SCHEDULE_JOB },
 } as const satisfies Record<string, EventRegistration>);
 
 /** A registered wire type name. */

@@ -44,6 +44,11 @@ export {
   INVOCATION_EVENTS_STREAM,
   INVOCATION_QUERY_SUBJECTS,
   INVOCATION_REQUEST_SUBJECTS,
+  SCHEDULER_COMMAND_SUBJECTS,
+  SCHEDULER_COMMANDS_STREAM,
+  SCHEDULER_EVENT_SUBJECTS,
+  SCHEDULER_EVENTS_STREAM,
+  SCHEDULER_REQUEST_SUBJECTS,
   STREAM_NAMES,
   STREAM_SUBJECTS,
   STREAMS,
@@ -115,20 +120,30 @@ export {
 
 // Generated: runline.invocation.v1 commands and events.
 export {
+  ModifyAction,
+  ModifyInvocationReplySchema,
+  ModifyInvocationRequestSchema,
+  ModifyOutcome,
   RunInvocationSchema,
   RunMode,
   RunTarget,
   StartInvocationReplySchema,
   StartInvocationRequestSchema,
+  type ModifyInvocationReply,
+  type ModifyInvocationRequest,
   type RunInvocation,
   type StartInvocationReply,
   type StartInvocationRequest,
 } from './gen/runline/invocation/v1/commands_pb.js';
 export {
   FailureKind,
+  InvocationCancelledSchema,
   InvocationFailedSchema,
   InvocationQueuedSchema,
   InvocationRequestInfoSchema,
+  InvocationRescheduledSchema,
+  InvocationResumedSchema,
+  InvocationScheduledSchema,
   InvocationRetriesExhaustedSchema,
   InvocationRetryScheduledSchema,
   InvocationStartedSchema,
@@ -144,7 +159,35 @@ export {
   type InvocationSucceeded,
   type InvocationSuspended,
   type InvocationTimedOut,
+  type InvocationCancelled,
+  type InvocationRescheduled,
+  type InvocationResumed,
+  type InvocationScheduled,
 } from './gen/runline/invocation/v1/events_pb.js';
+
+// Generated: runline.scheduler.v1 commands and events.
+export {
+  CancelJobReplySchema,
+  CancelJobRequestSchema,
+  JobChangeOutcome,
+  JobKind,
+  RescheduleJobReplySchema,
+  RescheduleJobRequestSchema,
+  ScheduleJobSchema,
+  type CancelJobReply,
+  type CancelJobRequest,
+  type RescheduleJobReply,
+  type RescheduleJobRequest,
+  type ScheduleJob,
+} from './gen/runline/scheduler/v1/commands_pb.js';
+export {
+  ScheduledJobCancelledSchema,
+  ScheduledJobFiredSchema,
+  ScheduledJobRescheduledSchema,
+  type ScheduledJobCancelled,
+  type ScheduledJobFired,
+  type ScheduledJobRescheduled,
+} from './gen/runline/scheduler/v1/events_pb.js';
 
 // protobuf-es runtime, so services import the wire from one place.
 export { create, fromBinary, toBinary, type MessageInitShape, type MessageShape } from '@bufbuild/protobuf';

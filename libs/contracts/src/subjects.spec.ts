@@ -6,6 +6,9 @@ import {
   INVOCATION_EVENT_SUBJECTS,
   INVOCATION_QUERY_SUBJECTS,
   INVOCATION_REQUEST_SUBJECTS,
+  SCHEDULER_COMMAND_SUBJECTS,
+  SCHEDULER_EVENT_SUBJECTS,
+  SCHEDULER_REQUEST_SUBJECTS,
   STREAM_NAMES,
   STREAMS,
 } from './subjects.js';
@@ -26,11 +29,13 @@ function streamsCapturing(subject: string): StreamSpec[] {
 }
 
 describe('subjects', () => {
-  it('declares the three streams with their subjects and retention', () => {
+  it('declares the five streams with their subjects and retention', () => {
     expect(STREAMS).toEqual([
       { name: 'GATEWAY_EVENTS', subjects: ['gateway.evt.>'], retention: 'limits' },
       { name: 'INVOCATION_EVENTS', subjects: ['invocation.evt.>'], retention: 'limits' },
       { name: 'INVOCATION_COMMANDS', subjects: ['invocation.cmd.>'], retention: 'workqueue' },
+      { name: 'SCHEDULER_EVENTS', subjects: ['scheduler.evt.>'], retention: 'limits' },
+      { name: 'SCHEDULER_COMMANDS', subjects: ['scheduler.cmd.>'], retention: 'workqueue' },
     ]);
     expect(Object.values(STREAM_NAMES)).toEqual(STREAMS.map((stream) => stream.name));
   });
@@ -45,7 +50,17 @@ describe('subjects', () => {
       API_TOKEN_REVOKED: 'gateway.evt.api-token-revoked',
     });
     expect(INVOCATION_QUERY_SUBJECTS.GET_INVOCATION).toBe('invocation.qry.get-invocation');
-    expect(INVOCATION_REQUEST_SUBJECTS.START_INVOCATION).toBe('invocation.req.start-invocation');
+    expect(INVOCATION_REQUEST_SUBJECTS).toEqual({
+      START_INVOCATION: 'invocation.req.start-invocation',
+      MODIFY_INVOCATION: 'invocation.req.modify-invocation',
+    });
+    expect(SCHEDULER_REQUEST_SUBJECTS).toEqual({ CANCEL_JOB: 'scheduler.req.cancel-job', RESCHEDULE_JOB: 'scheduler.req.reschedule-job' });
+    expect(SCHEDULER_COMMAND_SUBJECTS).toEqual({ SCHEDULE_JOB: 'scheduler.cmd.schedule-job' });
+    expect(Object.values(SCHEDULER_EVENT_SUBJECTS)).toEqual([
+      'scheduler.evt.scheduled-job-fired',
+      'scheduler.evt.scheduled-job-cancelled',
+      'scheduler.evt.scheduled-job-rescheduled',
+    ]);
     expect(INVOCATION_COMMAND_SUBJECTS.RUN_INVOCATION).toBe('invocation.cmd.run-invocation');
     expect(Object.values(INVOCATION_EVENT_SUBJECTS)).toEqual([
       'invocation.evt.invocation-queued',
@@ -56,6 +71,10 @@ describe('subjects', () => {
       'invocation.evt.invocation-suspended',
       'invocation.evt.invocation-retry-scheduled',
       'invocation.evt.invocation-retries-exhausted',
+      'invocation.evt.invocation-scheduled',
+      'invocation.evt.invocation-rescheduled',
+      'invocation.evt.invocation-cancelled',
+      'invocation.evt.invocation-resumed',
     ]);
   });
 
@@ -66,6 +85,8 @@ describe('subjects', () => {
       'gateway.evt': STREAM_NAMES.GATEWAY_EVENTS,
       'invocation.evt': STREAM_NAMES.INVOCATION_EVENTS,
       'invocation.cmd': STREAM_NAMES.INVOCATION_COMMANDS,
+      'scheduler.evt': STREAM_NAMES.SCHEDULER_EVENTS,
+      'scheduler.cmd': STREAM_NAMES.SCHEDULER_COMMANDS,
     };
     for (const subject of subjects) {
       expect(subject).toMatch(/^[a-z]+\.(evt|cmd)\.[a-z]+(-[a-z]+)*$/);
@@ -76,7 +97,12 @@ describe('subjects', () => {
 
   it('keeps request/reply subjects out of every stream', () => {
     // A stream capturing a request subject would store requests and break the reply path.
-    for (const subject of [...Object.values(INVOCATION_QUERY_SUBJECTS), ...Object.values(INVOCATION_REQUEST_SUBJECTS)]) {
+    const requestSubjects = [
+      ...Object.values(INVOCATION_QUERY_SUBJECTS),
+      ...Object.values(INVOCATION_REQUEST_SUBJECTS),
+      ...Object.values(SCHEDULER_REQUEST_SUBJECTS),
+    ];
+    for (const subject of requestSubjects) {
       expect(streamsCapturing(subject)).toEqual([]);
     }
   });

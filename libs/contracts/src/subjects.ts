@@ -22,6 +22,10 @@ export const STREAM_NAMES = Object.freeze({
   INVOCATION_EVENTS: 'INVOCATION_EVENTS',
   /** Commands for the invocation service; a work queue, each command handled once. */
   INVOCATION_COMMANDS: 'INVOCATION_COMMANDS',
+  /** Events published by the scheduler service (jobs fired, cancelled, moved). */
+  SCHEDULER_EVENTS: 'SCHEDULER_EVENTS',
+  /** Commands for the scheduler service; a work queue, each command handled once. */
+  SCHEDULER_COMMANDS: 'SCHEDULER_COMMANDS',
 } as const);
 
 export type StreamName = (typeof STREAM_NAMES)[keyof typeof STREAM_NAMES];
@@ -31,6 +35,8 @@ export const STREAM_SUBJECTS = Object.freeze({
   GATEWAY_EVENTS: 'gateway.evt.>',
   INVOCATION_EVENTS: 'invocation.evt.>',
   INVOCATION_COMMANDS: 'invocation.cmd.>',
+  SCHEDULER_EVENTS: 'scheduler.evt.>',
+  SCHEDULER_COMMANDS: 'scheduler.cmd.>',
 } as const);
 
 /** One subject per gateway event type (see the event registry for the type names). */
@@ -53,6 +59,10 @@ export const INVOCATION_EVENT_SUBJECTS = Object.freeze({
   INVOCATION_SUSPENDED: 'invocation.evt.invocation-suspended',
   INVOCATION_RETRY_SCHEDULED: 'invocation.evt.invocation-retry-scheduled',
   INVOCATION_RETRIES_EXHAUSTED: 'invocation.evt.invocation-retries-exhausted',
+  INVOCATION_SCHEDULED: 'invocation.evt.invocation-scheduled',
+  INVOCATION_RESCHEDULED: 'invocation.evt.invocation-rescheduled',
+  INVOCATION_CANCELLED: 'invocation.evt.invocation-cancelled',
+  INVOCATION_RESUMED: 'invocation.evt.invocation-resumed',
 } as const);
 
 /** Work-queue commands for the invocation service (INVOCATION_COMMANDS stream). */
@@ -65,6 +75,29 @@ export const INVOCATION_COMMAND_SUBJECTS = Object.freeze({
 export const INVOCATION_REQUEST_SUBJECTS = Object.freeze({
   /** `StartInvocationRequest` → `StartInvocationReply` (runline/invocation/v1/commands.proto). */
   START_INVOCATION: 'invocation.req.start-invocation',
+  /** `ModifyInvocationRequest` → `ModifyInvocationReply` (cancel or reschedule a SCHEDULED run). */
+  MODIFY_INVOCATION: 'invocation.req.modify-invocation',
+} as const);
+
+/** One subject per scheduler event type (runline/scheduler/v1/events.proto). */
+export const SCHEDULER_EVENT_SUBJECTS = Object.freeze({
+  SCHEDULED_JOB_FIRED: 'scheduler.evt.scheduled-job-fired',
+  SCHEDULED_JOB_CANCELLED: 'scheduler.evt.scheduled-job-cancelled',
+  SCHEDULED_JOB_RESCHEDULED: 'scheduler.evt.scheduled-job-rescheduled',
+} as const);
+
+/** Work-queue commands for the scheduler service (SCHEDULER_COMMANDS stream). */
+export const SCHEDULER_COMMAND_SUBJECTS = Object.freeze({
+  /** `ScheduleJob` (runline/scheduler/v1/commands.proto), in an envelope. */
+  SCHEDULE_JOB: 'scheduler.cmd.schedule-job',
+} as const);
+
+/** Request/reply commands answered by the scheduler service (core NATS, not JetStream). */
+export const SCHEDULER_REQUEST_SUBJECTS = Object.freeze({
+  /** `CancelJobRequest` → `CancelJobReply`. */
+  CANCEL_JOB: 'scheduler.req.cancel-job',
+  /** `RescheduleJobRequest` → `RescheduleJobReply`. */
+  RESCHEDULE_JOB: 'scheduler.req.reschedule-job',
 } as const);
 
 /** Request/reply subjects answered by the invocation service (core NATS, not JetStream). */
@@ -93,5 +126,23 @@ export const INVOCATION_COMMANDS_STREAM: StreamSpec = Object.freeze({
   retention: 'workqueue',
 });
 
+export const SCHEDULER_EVENTS_STREAM: StreamSpec = Object.freeze({
+  name: STREAM_NAMES.SCHEDULER_EVENTS,
+  subjects: [STREAM_SUBJECTS.SCHEDULER_EVENTS],
+  retention: 'limits',
+});
+
+export const SCHEDULER_COMMANDS_STREAM: StreamSpec = Object.freeze({
+  name: STREAM_NAMES.SCHEDULER_COMMANDS,
+  subjects: [STREAM_SUBJECTS.SCHEDULER_COMMANDS],
+  retention: 'workqueue',
+});
+
 /** Every stream Runline uses; each service passes this to `bus.ensureStreams` at start. */
-export const STREAMS: StreamSpec[] = [GATEWAY_EVENTS_STREAM, INVOCATION_EVENTS_STREAM, INVOCATION_COMMANDS_STREAM];
+export const STREAMS: StreamSpec[] = [
+  GATEWAY_EVENTS_STREAM,
+  INVOCATION_EVENTS_STREAM,
+  INVOCATION_COMMANDS_STREAM,
+  SCHEDULER_EVENTS_STREAM,
+  SCHEDULER_COMMANDS_STREAM,
+];

@@ -23,7 +23,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file runline/invocation/v1/commands.proto.
  */
 export const file_runline_invocation_v1_commands: GenFile = /*@__PURE__*/
-  fileDesc("CiRydW5saW5lL2ludm9jYXRpb24vdjEvY29tbWFuZHMucHJvdG8SFXJ1bmxpbmUuaW52b2NhdGlvbi52MSLFAgoWU3RhcnRJbnZvY2F0aW9uUmVxdWVzdBIOCgZvcmdfaWQYASABKAkSEgoKcHJvamVjdF9pZBgCIAEoCRIQCgh0b2tlbl9pZBgDIAEoCRIwCgZ0YXJnZXQYBCABKA4yIC5ydW5saW5lLmludm9jYXRpb24udjEuUnVuVGFyZ2V0EiwKBG1vZGUYBSABKA4yHi5ydW5saW5lLmludm9jYXRpb24udjEuUnVuTW9kZRIRCglib2R5X2pzb24YBiABKAkSFwoPaWRlbXBvdGVuY3lfa2V5GAcgASgJEhkKEXB1Ymxpc2hlZF92ZXJzaW9uGAggASgFEh0KFWRyYWZ0X2RlZmluaXRpb25fanNvbhgJIAEoCRIvCgtyZWNlaXZlZF9hdBgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAi+AEKFFN0YXJ0SW52b2NhdGlvblJlcGx5EhUKDWludm9jYXRpb25faWQYASABKAkSDgoGc3RhdHVzGAIgASgJEhMKC3Jlc3VsdF9qc29uGAMgASgJEhUKDWVycm9yX21lc3NhZ2UYBCABKAkSGQoRaWRlbXBvdGVudF9yZXBsYXkYBSABKAgSDwoHZHJ5X3J1bhgGIAEoCBISCgpzZXNzaW9uX2lkGAcgASgJEjEKDXNjaGVkdWxlZF9mb3IYCCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhoKEnVuYXZhaWxhYmxlX3JlYXNvbhgJIAEoCSImCg1SdW5JbnZvY2F0aW9uEhUKDWludm9jYXRpb25faWQYASABKAkqawoJUnVuVGFyZ2V0EhoKFlJVTl9UQVJHRVRfVU5TUEVDSUZJRUQQABISCg5SVU5fVEFSR0VUX0JPVBABEhMKD1JVTl9UQVJHRVRfRkxPVxACEhkKFVJVTl9UQVJHRVRfQVVUT01BVElPThADKkoKB1J1bk1vZGUSGAoUUlVOX01PREVfVU5TUEVDSUZJRUQQABIRCg1SVU5fTU9ERV9TWU5DEAESEgoOUlVOX01PREVfQVNZTkMQAmIGcHJvdG8z", [file_google_protobuf_timestamp]);
+  fileDesc("CiRydW5saW5lL2ludm9jYXRpb24vdjEvY29tbWFuZHMucHJvdG8SFXJ1bmxpbmUuaW52b2NhdGlvbi52MSLxAgoWU3RhcnRJbnZvY2F0aW9uUmVxdWVzdBIOCgZvcmdfaWQYASABKAkSEgoKcHJvamVjdF9pZBgCIAEoCRIQCgh0b2tlbl9pZBgDIAEoCRIwCgZ0YXJnZXQYBCABKA4yIC5ydW5saW5lLmludm9jYXRpb24udjEuUnVuVGFyZ2V0EiwKBG1vZGUYBSABKA4yHi5ydW5saW5lLmludm9jYXRpb24udjEuUnVuTW9kZRIRCglib2R5X2pzb24YBiABKAkSFwoPaWRlbXBvdGVuY3lfa2V5GAcgASgJEhkKEXB1Ymxpc2hlZF92ZXJzaW9uGAggASgFEh0KFWRyYWZ0X2RlZmluaXRpb25fanNvbhgJIAEoCRIvCgtyZWNlaXZlZF9hdBgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASKgoGcnVuX2F0GAsgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCL4AQoUU3RhcnRJbnZvY2F0aW9uUmVwbHkSFQoNaW52b2NhdGlvbl9pZBgBIAEoCRIOCgZzdGF0dXMYAiABKAkSEwoLcmVzdWx0X2pzb24YAyABKAkSFQoNZXJyb3JfbWVzc2FnZRgEIAEoCRIZChFpZGVtcG90ZW50X3JlcGxheRgFIAEoCBIPCgdkcnlfcnVuGAYgASgIEhIKCnNlc3Npb25faWQYByABKAkSMQoNc2NoZWR1bGVkX2ZvchgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASGgoSdW5hdmFpbGFibGVfcmVhc29uGAkgASgJIiYKDVJ1bkludm9jYXRpb24SFQoNaW52b2NhdGlvbl9pZBgBIAEoCSKhAQoXTW9kaWZ5SW52b2NhdGlvblJlcXVlc3QSDgoGb3JnX2lkGAEgASgJEhUKDWludm9jYXRpb25faWQYAiABKAkSMwoGYWN0aW9uGAMgASgOMiMucnVubGluZS5pbnZvY2F0aW9uLnYxLk1vZGlmeUFjdGlvbhIqCgZydW5fYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wImcKFU1vZGlmeUludm9jYXRpb25SZXBseRI1CgdvdXRjb21lGAEgASgOMiQucnVubGluZS5pbnZvY2F0aW9uLnYxLk1vZGlmeU91dGNvbWUSFwoPaW52b2NhdGlvbl9qc29uGAIgASgJKmsKCVJ1blRhcmdldBIaChZSVU5fVEFSR0VUX1VOU1BFQ0lGSUVEEAASEgoOUlVOX1RBUkdFVF9CT1QQARITCg9SVU5fVEFSR0VUX0ZMT1cQAhIZChVSVU5fVEFSR0VUX0FVVE9NQVRJT04QAypKCgdSdW5Nb2RlEhgKFFJVTl9NT0RFX1VOU1BFQ0lGSUVEEAASEQoNUlVOX01PREVfU1lOQxABEhIKDlJVTl9NT0RFX0FTWU5DEAIqZQoMTW9kaWZ5QWN0aW9uEh0KGU1PRElGWV9BQ1RJT05fVU5TUEVDSUZJRUQQABIYChRNT0RJRllfQUNUSU9OX0NBTkNFTBABEhwKGE1PRElGWV9BQ1RJT05fUkVTQ0hFRFVMRRACKtIBCg1Nb2RpZnlPdXRjb21lEh4KGk1PRElGWV9PVVRDT01FX1VOU1BFQ0lGSUVEEAASGwoXTU9ESUZZX09VVENPTUVfTU9ESUZJRUQQARIcChhNT0RJRllfT1VUQ09NRV9OT1RfRk9VTkQQAhIcChhNT0RJRllfT1VUQ09NRV9OT1RfQVNZTkMQAxIgChxNT0RJRllfT1VUQ09NRV9OT1RfU0NIRURVTEVEEAQSJgoiTU9ESUZZX09VVENPTUVfTk9fTE9OR0VSX1NDSEVEVUxFRBAFYgZwcm90bzM", [file_google_protobuf_timestamp]);
 
 /**
  * Start a run from an external API call. Subject `invocation.req.start-invocation`,
@@ -101,6 +101,15 @@ export type StartInvocationRequest = Message<"runline.invocation.v1.StartInvocat
    * @generated from field: google.protobuf.Timestamp received_at = 10;
    */
   receivedAt?: Timestamp | undefined;
+
+  /**
+   * Async triggers only: when the run is to start (runAt, or received_at + delaySeconds), as
+   * the gateway validated it (in the future). Set → the run is recorded SCHEDULED and the
+   * scheduler starts it then, without checking the trigger. Unset → an immediate run.
+   *
+   * @generated from field: google.protobuf.Timestamp run_at = 11;
+   */
+  runAt?: Timestamp | undefined;
 };
 
 /**
@@ -213,6 +222,69 @@ export const RunInvocationSchema: GenMessage<RunInvocation> = /*@__PURE__*/
   messageDesc(file_runline_invocation_v1_commands, 2);
 
 /**
+ * Cancel or move a SCHEDULED async run. Subject `invocation.req.modify-invocation`.
+ *
+ * The gateway has authorized the caller (same token as the run's, scope of its target) from a
+ * GetInvocation answer. The scheduler's job row decides a race with the run starting.
+ *
+ * @generated from message runline.invocation.v1.ModifyInvocationRequest
+ */
+export type ModifyInvocationRequest = Message<"runline.invocation.v1.ModifyInvocationRequest"> & {
+  /**
+   * @generated from field: string org_id = 1;
+   */
+  orgId: string;
+
+  /**
+   * @generated from field: string invocation_id = 2;
+   */
+  invocationId: string;
+
+  /**
+   * @generated from field: runline.invocation.v1.ModifyAction action = 3;
+   */
+  action: ModifyAction;
+
+  /**
+   * RESCHEDULE only: the new start time, validated by the gateway (in the future).
+   *
+   * @generated from field: google.protobuf.Timestamp run_at = 4;
+   */
+  runAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message runline.invocation.v1.ModifyInvocationRequest.
+ * Use `create(ModifyInvocationRequestSchema)` to create a new message.
+ */
+export const ModifyInvocationRequestSchema: GenMessage<ModifyInvocationRequest> = /*@__PURE__*/
+  messageDesc(file_runline_invocation_v1_commands, 3);
+
+/**
+ * @generated from message runline.invocation.v1.ModifyInvocationReply
+ */
+export type ModifyInvocationReply = Message<"runline.invocation.v1.ModifyInvocationReply"> & {
+  /**
+   * @generated from field: runline.invocation.v1.ModifyOutcome outcome = 1;
+   */
+  outcome: ModifyOutcome;
+
+  /**
+   * The read-model document after the change (as GET returns it), for MODIFIED.
+   *
+   * @generated from field: string invocation_json = 2;
+   */
+  invocationJson: string;
+};
+
+/**
+ * Describes the message runline.invocation.v1.ModifyInvocationReply.
+ * Use `create(ModifyInvocationReplySchema)` to create a new message.
+ */
+export const ModifyInvocationReplySchema: GenMessage<ModifyInvocationReply> = /*@__PURE__*/
+  messageDesc(file_runline_invocation_v1_commands, 4);
+
+/**
  * What a run executes.
  *
  * @generated from enum runline.invocation.v1.RunTarget
@@ -278,4 +350,88 @@ export enum RunMode {
  */
 export const RunModeSchema: GenEnum<RunMode> = /*@__PURE__*/
   enumDesc(file_runline_invocation_v1_commands, 1);
+
+/**
+ * What a PATCH /external-invocations/{id} asks for (approve/reject never reach the service:
+ * an API token may not use them).
+ *
+ * @generated from enum runline.invocation.v1.ModifyAction
+ */
+export enum ModifyAction {
+  /**
+   * @generated from enum value: MODIFY_ACTION_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * @generated from enum value: MODIFY_ACTION_CANCEL = 1;
+   */
+  CANCEL = 1,
+
+  /**
+   * @generated from enum value: MODIFY_ACTION_RESCHEDULE = 2;
+   */
+  RESCHEDULE = 2,
+}
+
+/**
+ * Describes the enum runline.invocation.v1.ModifyAction.
+ */
+export const ModifyActionSchema: GenEnum<ModifyAction> = /*@__PURE__*/
+  enumDesc(file_runline_invocation_v1_commands, 2);
+
+/**
+ * How a ModifyInvocationRequest ended.
+ *
+ * @generated from enum runline.invocation.v1.ModifyOutcome
+ */
+export enum ModifyOutcome {
+  /**
+   * @generated from enum value: MODIFY_OUTCOME_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Cancelled or rescheduled; `invocation_json` is the run after the change.
+   *
+   * @generated from enum value: MODIFY_OUTCOME_MODIFIED = 1;
+   */
+  MODIFIED = 1,
+
+  /**
+   * No such run in the organization (404 Invocation not found).
+   *
+   * @generated from enum value: MODIFY_OUTCOME_NOT_FOUND = 2;
+   */
+  NOT_FOUND = 2,
+
+  /**
+   * The run came from a sync endpoint (409 Only async invocations can be modified).
+   *
+   * @generated from enum value: MODIFY_OUTCOME_NOT_ASYNC = 3;
+   */
+  NOT_ASYNC = 3,
+
+  /**
+   * The run is not SCHEDULED: queued, running, finished or cancelled (409 Only scheduled
+   * invocations can be modified).
+   *
+   * @generated from enum value: MODIFY_OUTCOME_NOT_SCHEDULED = 4;
+   */
+  NOT_SCHEDULED = 4,
+
+  /**
+   * The run was SCHEDULED when the request came but its job fired first (409 Invocation is
+   * no longer scheduled).
+   *
+   * @generated from enum value: MODIFY_OUTCOME_NO_LONGER_SCHEDULED = 5;
+   */
+  NO_LONGER_SCHEDULED = 5,
+}
+
+/**
+ * Describes the enum runline.invocation.v1.ModifyOutcome.
+ */
+export const ModifyOutcomeSchema: GenEnum<ModifyOutcome> = /*@__PURE__*/
+  enumDesc(file_runline_invocation_v1_commands, 3);
 

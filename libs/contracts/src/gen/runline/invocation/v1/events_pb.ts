@@ -24,7 +24,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file runline/invocation/v1/events.proto.
  */
 export const file_runline_invocation_v1_events: GenFile = /*@__PURE__*/
-  fileDesc("CiJydW5saW5lL2ludm9jYXRpb24vdjEvZXZlbnRzLnByb3RvEhVydW5saW5lLmludm9jYXRpb24udjEi2QIKFUludm9jYXRpb25SZXF1ZXN0SW5mbxIwCgZ0YXJnZXQYASABKA4yIC5ydW5saW5lLmludm9jYXRpb24udjEuUnVuVGFyZ2V0EiwKBG1vZGUYAiABKA4yHi5ydW5saW5lLmludm9jYXRpb24udjEuUnVuTW9kZRIWCg50cmlnZ2VyX3NvdXJjZRgDIAEoCRITCgtlbnZpcm9ubWVudBgEIAEoCRIcChRyZXF1ZXN0X3BheWxvYWRfanNvbhgFIAEoCRIZChFlbnJvbGxtZW50X3BvbGljeRgGIAEoCRIXCg9vbl9lcnJvcl9wb2xpY3kYByABKAkSGwoTc3RhcnRlZF9ieV90b2tlbl9pZBgIIAEoCRIaChJkZWZpbml0aW9uX3ZlcnNpb24YCSABKAUSEgoKc2Vzc2lvbl9pZBgKIAEoCRIUCgxtYXhfYXR0ZW1wdHMYCyABKAUiUQoQSW52b2NhdGlvblF1ZXVlZBI9CgdyZXF1ZXN0GAEgASgLMiwucnVubGluZS5pbnZvY2F0aW9uLnYxLkludm9jYXRpb25SZXF1ZXN0SW5mbyJjChFJbnZvY2F0aW9uU3RhcnRlZBIPCgdhdHRlbXB0GAEgASgFEj0KB3JlcXVlc3QYAiABKAsyLC5ydW5saW5lLmludm9jYXRpb24udjEuSW52b2NhdGlvblJlcXVlc3RJbmZvImcKE0ludm9jYXRpb25TdWNjZWVkZWQSEwoLcmVzdWx0X2pzb24YASABKAkSEgoKc3RlcHNfanNvbhgCIAEoCRISCgp0cmFjZV9qc29uGAMgASgJEhMKC2R1cmF0aW9uX21zGAQgASgDIugBChBJbnZvY2F0aW9uRmFpbGVkEhUKDWVycm9yX21lc3NhZ2UYASABKAkSMAoEa2luZBgCIAEoDjIiLnJ1bmxpbmUuaW52b2NhdGlvbi52MS5GYWlsdXJlS2luZBISCgpzdGVwc19qc29uGAMgASgJEhIKCnRyYWNlX2pzb24YBCABKAkSEwoLZHVyYXRpb25fbXMYBSABKAMSPQoHcmVxdWVzdBgGIAEoCzIsLnJ1bmxpbmUuaW52b2NhdGlvbi52MS5JbnZvY2F0aW9uUmVxdWVzdEluZm8SDwoHYXR0ZW1wdBgHIAEoBSJoChJJbnZvY2F0aW9uVGltZWRPdXQSFQoNZXJyb3JfbWVzc2FnZRgBIAEoCRISCgpzdGVwc19qc29uGAIgASgJEhIKCnRyYWNlX2pzb24YAyABKAkSEwoLZHVyYXRpb25fbXMYBCABKAMiiwEKE0ludm9jYXRpb25TdXNwZW5kZWQSEgoKc3RlcHNfanNvbhgBIAEoCRISCgp0cmFjZV9qc29uGAIgASgJEh0KFXBlbmRpbmdfYXBwcm92YWxfanNvbhgDIAEoCRItCglyZXN1bWVfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIp8BChhJbnZvY2F0aW9uUmV0cnlTY2hlZHVsZWQSFgoOZmFpbGVkX2F0dGVtcHQYASABKAUSFQoNZXJyb3JfbWVzc2FnZRgCIAEoCRIsCghyZXRyeV9hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEgoKc3RlcHNfanNvbhgEIAEoCRISCgp0cmFjZV9qc29uGAUgASgJIsABChpJbnZvY2F0aW9uUmV0cmllc0V4aGF1c3RlZBIcChRyZXF1ZXN0X3BheWxvYWRfanNvbhgBIAEoCRIbChNzZWFsZWRfcmVxdWVzdF9qc29uGAIgASgJEhYKDmZhaWx1cmVfcmVhc29uGAMgASgJEhUKDWF0dGVtcHRfY291bnQYBCABKAUSEwoLdHJpZ2dlcl9rZXkYBSABKAkSDgoGc291cmNlGAYgASgJEhMKC3RhcmdldF90eXBlGAcgASgJKqcBCgtGYWlsdXJlS2luZBIcChhGQUlMVVJFX0tJTkRfVU5TUEVDSUZJRUQQABIUChBGQUlMVVJFX0tJTkRfUlVOEAESHgoaRkFJTFVSRV9LSU5EX1RSSUdHRVJfQ0hFQ0sQAhIcChhGQUlMVVJFX0tJTkRfSU5URVJSVVBURUQQAxImCiJGQUlMVVJFX0tJTkRfRVhURVJOQUxfQVBJX0RJU0FCTEVEEARiBnByb3RvMw", [file_google_protobuf_timestamp, file_runline_invocation_v1_commands]);
+  fileDesc("CiJydW5saW5lL2ludm9jYXRpb24vdjEvZXZlbnRzLnByb3RvEhVydW5saW5lLmludm9jYXRpb24udjEi2QIKFUludm9jYXRpb25SZXF1ZXN0SW5mbxIwCgZ0YXJnZXQYASABKA4yIC5ydW5saW5lLmludm9jYXRpb24udjEuUnVuVGFyZ2V0EiwKBG1vZGUYAiABKA4yHi5ydW5saW5lLmludm9jYXRpb24udjEuUnVuTW9kZRIWCg50cmlnZ2VyX3NvdXJjZRgDIAEoCRITCgtlbnZpcm9ubWVudBgEIAEoCRIcChRyZXF1ZXN0X3BheWxvYWRfanNvbhgFIAEoCRIZChFlbnJvbGxtZW50X3BvbGljeRgGIAEoCRIXCg9vbl9lcnJvcl9wb2xpY3kYByABKAkSGwoTc3RhcnRlZF9ieV90b2tlbl9pZBgIIAEoCRIaChJkZWZpbml0aW9uX3ZlcnNpb24YCSABKAUSEgoKc2Vzc2lvbl9pZBgKIAEoCRIUCgxtYXhfYXR0ZW1wdHMYCyABKAUiUQoQSW52b2NhdGlvblF1ZXVlZBI9CgdyZXF1ZXN0GAEgASgLMiwucnVubGluZS5pbnZvY2F0aW9uLnYxLkludm9jYXRpb25SZXF1ZXN0SW5mbyJjChFJbnZvY2F0aW9uU3RhcnRlZBIPCgdhdHRlbXB0GAEgASgFEj0KB3JlcXVlc3QYAiABKAsyLC5ydW5saW5lLmludm9jYXRpb24udjEuSW52b2NhdGlvblJlcXVlc3RJbmZvImcKE0ludm9jYXRpb25TdWNjZWVkZWQSEwoLcmVzdWx0X2pzb24YASABKAkSEgoKc3RlcHNfanNvbhgCIAEoCRISCgp0cmFjZV9qc29uGAMgASgJEhMKC2R1cmF0aW9uX21zGAQgASgDIugBChBJbnZvY2F0aW9uRmFpbGVkEhUKDWVycm9yX21lc3NhZ2UYASABKAkSMAoEa2luZBgCIAEoDjIiLnJ1bmxpbmUuaW52b2NhdGlvbi52MS5GYWlsdXJlS2luZBISCgpzdGVwc19qc29uGAMgASgJEhIKCnRyYWNlX2pzb24YBCABKAkSEwoLZHVyYXRpb25fbXMYBSABKAMSPQoHcmVxdWVzdBgGIAEoCzIsLnJ1bmxpbmUuaW52b2NhdGlvbi52MS5JbnZvY2F0aW9uUmVxdWVzdEluZm8SDwoHYXR0ZW1wdBgHIAEoBSJoChJJbnZvY2F0aW9uVGltZWRPdXQSFQoNZXJyb3JfbWVzc2FnZRgBIAEoCRISCgpzdGVwc19qc29uGAIgASgJEhIKCnRyYWNlX2pzb24YAyABKAkSEwoLZHVyYXRpb25fbXMYBCABKAMiiwEKE0ludm9jYXRpb25TdXNwZW5kZWQSEgoKc3RlcHNfanNvbhgBIAEoCRISCgp0cmFjZV9qc29uGAIgASgJEh0KFXBlbmRpbmdfYXBwcm92YWxfanNvbhgDIAEoCRItCglyZXN1bWVfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIp8BChhJbnZvY2F0aW9uUmV0cnlTY2hlZHVsZWQSFgoOZmFpbGVkX2F0dGVtcHQYASABKAUSFQoNZXJyb3JfbWVzc2FnZRgCIAEoCRIsCghyZXRyeV9hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEgoKc3RlcHNfanNvbhgEIAEoCRISCgp0cmFjZV9qc29uGAUgASgJIsABChpJbnZvY2F0aW9uUmV0cmllc0V4aGF1c3RlZBIcChRyZXF1ZXN0X3BheWxvYWRfanNvbhgBIAEoCRIbChNzZWFsZWRfcmVxdWVzdF9qc29uGAIgASgJEhYKDmZhaWx1cmVfcmVhc29uGAMgASgJEhUKDWF0dGVtcHRfY291bnQYBCABKAUSEwoLdHJpZ2dlcl9rZXkYBSABKAkSDgoGc291cmNlGAYgASgJEhMKC3RhcmdldF90eXBlGAcgASgJIqMBChNJbnZvY2F0aW9uU2NoZWR1bGVkEj0KB3JlcXVlc3QYASABKAsyLC5ydW5saW5lLmludm9jYXRpb24udjEuSW52b2NhdGlvblJlcXVlc3RJbmZvEjEKDXNjaGVkdWxlZF9mb3IYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhoKEnNjaGVkdWxlcl9qb2JfbmFtZRgDIAEoCSJKChVJbnZvY2F0aW9uUmVzY2hlZHVsZWQSMQoNc2NoZWR1bGVkX2ZvchgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiFQoTSW52b2NhdGlvbkNhbmNlbGxlZCIkChFJbnZvY2F0aW9uUmVzdW1lZBIPCgdhdHRlbXB0GAEgASgFKqcBCgtGYWlsdXJlS2luZBIcChhGQUlMVVJFX0tJTkRfVU5TUEVDSUZJRUQQABIUChBGQUlMVVJFX0tJTkRfUlVOEAESHgoaRkFJTFVSRV9LSU5EX1RSSUdHRVJfQ0hFQ0sQAhIcChhGQUlMVVJFX0tJTkRfSU5URVJSVVBURUQQAxImCiJGQUlMVVJFX0tJTkRfRVhURVJOQUxfQVBJX0RJU0FCTEVEEARiBnByb3RvMw", [file_google_protobuf_timestamp, file_runline_invocation_v1_commands]);
 
 /**
  * What a run was asked to do, as recorded when it was created.
@@ -429,6 +429,94 @@ export type InvocationRetriesExhausted = Message<"runline.invocation.v1.Invocati
  */
 export const InvocationRetriesExhaustedSchema: GenMessage<InvocationRetriesExhausted> = /*@__PURE__*/
   messageDesc(file_runline_invocation_v1_events, 8);
+
+/**
+ * A run was accepted to start later (async with runAt / delaySeconds): SCHEDULED. Wire type
+ * `invocation.InvocationScheduled.v1`, subject `invocation.evt.invocation-scheduled`.
+ *
+ * @generated from message runline.invocation.v1.InvocationScheduled
+ */
+export type InvocationScheduled = Message<"runline.invocation.v1.InvocationScheduled"> & {
+  /**
+   * @generated from field: runline.invocation.v1.InvocationRequestInfo request = 1;
+   */
+  request?: InvocationRequestInfo | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp scheduled_for = 2;
+   */
+  scheduledFor?: Timestamp | undefined;
+
+  /**
+   * The scheduler job that starts it (the invocation's schedulerJobName).
+   *
+   * @generated from field: string scheduler_job_name = 3;
+   */
+  schedulerJobName: string;
+};
+
+/**
+ * Describes the message runline.invocation.v1.InvocationScheduled.
+ * Use `create(InvocationScheduledSchema)` to create a new message.
+ */
+export const InvocationScheduledSchema: GenMessage<InvocationScheduled> = /*@__PURE__*/
+  messageDesc(file_runline_invocation_v1_events, 9);
+
+/**
+ * A SCHEDULED run was moved to a new time (PATCH action=reschedule). Wire type
+ * `invocation.InvocationRescheduled.v1`, subject `invocation.evt.invocation-rescheduled`.
+ *
+ * @generated from message runline.invocation.v1.InvocationRescheduled
+ */
+export type InvocationRescheduled = Message<"runline.invocation.v1.InvocationRescheduled"> & {
+  /**
+   * @generated from field: google.protobuf.Timestamp scheduled_for = 1;
+   */
+  scheduledFor?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message runline.invocation.v1.InvocationRescheduled.
+ * Use `create(InvocationRescheduledSchema)` to create a new message.
+ */
+export const InvocationRescheduledSchema: GenMessage<InvocationRescheduled> = /*@__PURE__*/
+  messageDesc(file_runline_invocation_v1_events, 10);
+
+/**
+ * A SCHEDULED run was cancelled (PATCH action=cancel); it never runs. Wire type
+ * `invocation.InvocationCancelled.v1`, subject `invocation.evt.invocation-cancelled`.
+ *
+ * @generated from message runline.invocation.v1.InvocationCancelled
+ */
+export type InvocationCancelled = Message<"runline.invocation.v1.InvocationCancelled"> & {
+};
+
+/**
+ * Describes the message runline.invocation.v1.InvocationCancelled.
+ * Use `create(InvocationCancelledSchema)` to create a new message.
+ */
+export const InvocationCancelledSchema: GenMessage<InvocationCancelled> = /*@__PURE__*/
+  messageDesc(file_runline_invocation_v1_events, 11);
+
+/**
+ * A SUSPENDED run resumed (a Wait node's time came); it is RUNNING again. Wire type
+ * `invocation.InvocationResumed.v1`, subject `invocation.evt.invocation-resumed`.
+ *
+ * @generated from message runline.invocation.v1.InvocationResumed
+ */
+export type InvocationResumed = Message<"runline.invocation.v1.InvocationResumed"> & {
+  /**
+   * @generated from field: int32 attempt = 1;
+   */
+  attempt: number;
+};
+
+/**
+ * Describes the message runline.invocation.v1.InvocationResumed.
+ * Use `create(InvocationResumedSchema)` to create a new message.
+ */
+export const InvocationResumedSchema: GenMessage<InvocationResumed> = /*@__PURE__*/
+  messageDesc(file_runline_invocation_v1_events, 12);
 
 /**
  * Why a run failed.
