@@ -1,5 +1,6 @@
 import { gatewayService } from '@runline/gateway-service';
 import { invocationService } from '@runline/invocation-service';
+import { schedulerService } from '@runline/scheduler-service';
 import { EVENT_TYPES, FailureKind, INVOCATION_EVENT_SUBJECTS, RunMode, RunTarget } from '@runline/contracts';
 import { HttpClient, queryDatabase, startTestSystem, type TestSystem } from '@runline/testing';
 import { createPublishedProject, issueToken, VALID_CHATBOT_DEFINITION, type ProjectFixture } from './gateway-fixtures.js';
@@ -76,11 +77,10 @@ describe('runs: lifecycle', () => {
   const runUrl = (project: ProjectFixture, path: string) => `/v1/orgs/${project.orgId}/${path}/${project.projectId}`;
 
   beforeAll(async () => {
-    system = await startTestSystem([gatewayService, invocationService], {
+    // Retry backoffs are scheduler jobs.
+    system = await startTestSystem([gatewayService, invocationService, schedulerService], {
       environment: {
         OUTBOUND_ALLOWED_CIDRS: '127.0.0.0/8',
-        // Retries fall due within a few hundred ms; the sweeper must look that often.
-        RUN_SWEEP_INTERVAL_MS: '50',
         // One async run at a time: lets the master-switch test hold a queued run back.
         RUN_CONCURRENCY: '1',
         ACCESS_CACHE_TTL_MS: '0',

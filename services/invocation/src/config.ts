@@ -39,7 +39,7 @@ export class InvocationConfig {
   @int(1000, 600_000)
   RUN_LEASE_MS: number = 15_000;
 
-  /** How often expired leases and due retries are looked for. */
+  /** How often runs whose lease expired (their process died) are looked for. */
   @int(50, 60_000)
   RUN_SWEEP_INTERVAL_MS: number = 1000;
 

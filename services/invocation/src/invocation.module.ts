@@ -1,19 +1,32 @@
 import { Module } from '@nestjs/common';
 import { OutboundGuard } from '@runline/outbound';
 import { ENVIRONMENT, loadConfig, SecretBox } from '@runline/runtime';
+import { ModifyInvocationHandler } from './commands/modify-invocation.handler.js';
 import { RunInvocationHandler } from './commands/run-invocation.handler.js';
 import { StartInvocationHandler } from './commands/start-invocation.handler.js';
 import { InvocationConfig } from './config.js';
 import { GatewayCopiesProjector } from './events/gateway-copies.projector.js';
+import { ScheduledJobCancelledHandler } from './events/scheduled-job-cancelled.handler.js';
+import { ScheduledJobFiredHandler } from './events/scheduled-job-fired.handler.js';
 import { GetInvocationHandler } from './queries/get-invocation.handler.js';
 import { BotSessions } from './runs/bot-sessions.js';
 import { DefinitionCatalog } from './runs/definition-catalog.js';
 import { RunExecutor } from './runs/run-executor.js';
+import { RunStarter } from './runs/run-starter.js';
 import { RunSweeper } from './runs/run-sweeper.js';
+import { SchedulerClient } from './runs/scheduler-jobs.js';
 
-/** Accepts and records runs, executes definitions, answers invocation queries. */
+/** Accepts and records runs, executes definitions, starts what the scheduler fires, answers invocation queries. */
 @Module({
-  controllers: [GatewayCopiesProjector, GetInvocationHandler, StartInvocationHandler, RunInvocationHandler],
+  controllers: [
+    GatewayCopiesProjector,
+    GetInvocationHandler,
+    StartInvocationHandler,
+    ModifyInvocationHandler,
+    RunInvocationHandler,
+    ScheduledJobFiredHandler,
+    ScheduledJobCancelledHandler,
+  ],
   providers: [
     { provide: InvocationConfig, inject: [ENVIRONMENT], useFactory: (env: NodeJS.ProcessEnv) => loadConfig(InvocationConfig, env) },
     { provide: SecretBox, inject: [InvocationConfig], useFactory: (config: InvocationConfig) => new SecretBox(config.SECRETS_KEY) },
@@ -25,7 +38,9 @@ import { RunSweeper } from './runs/run-sweeper.js';
     DefinitionCatalog,
     BotSessions,
     RunExecutor,
+    RunStarter,
     RunSweeper,
+    SchedulerClient,
   ],
 })
 export class InvocationModule {}

@@ -5,11 +5,18 @@ import { InvocationModule } from './invocation.module.js';
 import { CreateInvocationTables1763700000101 } from './migrations/1763700000101-create-invocation-tables.js';
 import { CreateRunTables1763700000102 } from './migrations/1763700000102-create-run-tables.js';
 import { KeepDefinitionKeyOrder1763700000103 } from './migrations/1763700000103-keep-definition-key-order.js';
+import { AddWaitingJob1763700000104 } from './migrations/1763700000104-add-waiting-job.js';
 
 export const invocationService: ServiceDefinition = {
   name: 'invocation',
   schema: 'invocation',
   module: InvocationModule,
   entities: [InvocationViewEntity],
-  migrations: [CreateOutboxAndInbox1763700000000, CreateInvocationTables1763700000101, CreateRunTables1763700000102, KeepDefinitionKeyOrder1763700000103],
+  migrations: [
+    CreateOutboxAndInbox1763700000000,
+    CreateInvocationTables1763700000101,
+    CreateRunTables1763700000102,
+    KeepDefinitionKeyOrder1763700000103,
+    AddWaitingJob1763700000104,
+  ],
 };

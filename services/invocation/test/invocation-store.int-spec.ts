@@ -38,6 +38,7 @@ describe('invocation store', () => {
     status: 'QUEUED',
     attempt: 0,
     maxAttempts: 1,
+    waitingJob: null,
     lease: null,
     sealedPlan: 'sealed',
     occurredAt: new Date(),

@@ -5,11 +5,13 @@ import {
   create,
   fromBinary,
   INVOCATION_REQUEST_SUBJECTS,
+  JobKind,
   RunMode,
   RunTarget,
   StartInvocationReplySchema,
   StartInvocationRequestSchema,
   timestampDate,
+  timestampFromDate,
   toBinary,
   type StartInvocationReply,
   type StartInvocationRequest,
@@ -25,6 +27,7 @@ import { insertInvocations, readDocument, type InsertOutcome, type NewInvocation
 import { redactSecrets } from '../runs/redaction.js';
 import { runInvocationCommand } from '../runs/run-commands.js';
 import { RunExecutor } from '../runs/run-executor.js';
+import { jobNames, scheduleJobCommand } from '../runs/scheduler-jobs.js';
 import { checkTrigger, GRAPH_OF_TARGET, planRun, retriesAutomatically, type BotSessionRef, type RunPlan, type TriggerValidation } from '../runs/run-plan.js';
 
 const TARGETS: Partial<Record<RunTarget, TargetType>> = {
@@ -35,8 +38,9 @@ const TARGETS: Partial<Record<RunTarget, TargetType>> = {
 
 /**
  * Starts runs for the gateway (request/reply). Async: the run is recorded QUEUED, with its
- * RunInvocation command in the outbox, before the reply. Sync: recorded RUNNING, executed here,
- * and the reply carries the result. New runs of concurrent requests share transactions (group
+ * RunInvocation command in the outbox, before the reply; with a start time (runAt,
+ * delaySeconds) it is recorded SCHEDULED with a ScheduleJob command for the scheduler instead.
+ * Sync: recorded RUNNING, executed here, and the reply carries the result. New runs of concurrent requests share transactions (group
  * commit); an idempotency key already used answers with the earlier run.
  */
 @Controller()
@@ -109,8 +113,11 @@ export class StartInvocationHandler implements OnModuleInit {
 
     const id = randomUUID();
     const now = request.receivedAt ? timestampDate(request.receivedAt) : new Date();
-    const info = requestInfo(request, plan, project, draft !== '');
-    const rejection = unavailable ?? (validation && !validation.valid ? validation.errors.join('; ') : null);
+    // Only async flow and automation triggers may be scheduled; the gateway drops the fields elsewhere.
+    const runAt = request.runAt && mode === 'ASYNC' && target !== 'BOT' ? timestampDate(request.runAt) : null;
+    const info = requestInfo(request, plan, project, draft !== '', runAt !== null);
+    // A scheduled run is not checked against the Trigger node (spec: validate with dryRun when scheduling).
+    const rejection = unavailable ?? (validation && !validation.valid && runAt === null ? validation.errors.join('; ') : null);
     const base = {
       id,
       orgId: request.orgId,
@@ -134,19 +141,27 @@ export class StartInvocationHandler implements OnModuleInit {
         trace: null,
         durationMs: 0,
       };
-      item = { ...base, status: 'FAILED', attempt: 0, lease: null, events: [failed], messages: [] };
+      item = { ...base, status: 'FAILED', attempt: 0, lease: null, waitingJob: null, events: [failed], messages: [] };
+    } else if (runAt !== null) {
+      const job = { name: jobNames.start(id), kind: JobKind.START_RUN, invocationId: id, orgId: base.orgId, projectId: base.projectId };
+      const scheduled: InvocationEventData = { type: 'InvocationScheduled', request: info, scheduledFor: runAt.toISOString(), schedulerJobName: job.name };
+      item = { ...base, status: 'SCHEDULED', attempt: 0, lease: null, waitingJob: job.name, events: [scheduled], messages: [scheduleJobCommand(job, runAt)] };
     } else if (mode === 'ASYNC') {
       const queued: InvocationEventData = { type: 'InvocationQueued', request: info };
-      item = { ...base, status: 'QUEUED', attempt: 0, lease: null, events: [queued], messages: [runInvocationCommand(base)] };
+      item = { ...base, status: 'QUEUED', attempt: 0, lease: null, waitingJob: null, events: [queued], messages: [runInvocationCommand(base)] };
     } else {
       const started: InvocationEventData = { type: 'InvocationStarted', attempt: 1, request: info };
-      item = { ...base, status: 'RUNNING', attempt: 1, lease: this.executor.lease(), events: [started], messages: [] };
+      item = { ...base, status: 'RUNNING', attempt: 1, lease: this.executor.lease(), waitingJob: null, events: [started], messages: [] };
     }
 
     const outcome = await this.commit.submit(item);
     if (!outcome.created) return this.replay(outcome.existingId);
     const recorded = outcome.document;
-    if (rejection !== null || mode === 'ASYNC') return answer(id, recorded.status, null, recorded.errorMessage, session);
+    if (rejection !== null || mode === 'ASYNC') {
+      const reply = answer(id, recorded.status, null, recorded.errorMessage, session);
+      if (recorded.scheduledFor !== null) reply.scheduledFor = timestampFromDate(new Date(recorded.scheduledFor));
+      return reply;
+    }
 
     const execution = await this.executor.execute({ ...item, sealedResumeState: null }, plan, compiled);
     const document = execution.document ?? (await readDocument(this.transactions.dataSource.manager, id));
@@ -160,6 +175,7 @@ export class StartInvocationHandler implements OnModuleInit {
     if (!document) throw new Error(`idempotent replay: run ${invocationId} has no read model`);
     const reply = answer(invocationId, document.status, document.result, document.errorMessage, null);
     reply.idempotentReplay = true;
+    if (document.scheduledFor !== null) reply.scheduledFor = timestampFromDate(new Date(document.scheduledFor));
     reply.sessionId = document.sessionId ?? '';
     this.logger.debug({ invocationId }, 'idempotent replay');
     return reply;
@@ -187,11 +203,11 @@ function sessionOf(body: Record<string, unknown>): BotSessionRef {
   };
 }
 
-function requestInfo(request: StartInvocationRequest, plan: RunPlan, project: ProjectCopy, draft: boolean): RequestInfo {
+function requestInfo(request: StartInvocationRequest, plan: RunPlan, project: ProjectCopy, draft: boolean, scheduled: boolean): RequestInfo {
   return {
     targetType: plan.target,
     mode: plan.mode,
-    triggerSource: 'WEBHOOK',
+    triggerSource: scheduled ? 'SCHEDULE' : 'WEBHOOK',
     environment: draft ? 'TEST' : 'PRODUCTION',
     requestPayload: redactSecrets(plan.body) as Record<string, JsonValue>,
     enrollmentPolicy: plan.enrollmentPolicy,

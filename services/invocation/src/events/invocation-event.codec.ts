@@ -8,9 +8,13 @@ import {
   create,
   EVENT_TYPES,
   FailureKind,
+  InvocationCancelledSchema,
   InvocationFailedSchema,
   InvocationQueuedSchema,
   InvocationRequestInfoSchema,
+  InvocationRescheduledSchema,
+  InvocationResumedSchema,
+  InvocationScheduledSchema,
   InvocationRetriesExhaustedSchema,
   InvocationRetryScheduledSchema,
   InvocationStartedSchema,
@@ -57,6 +61,26 @@ export function invocationEnvelope(event: InvocationEvent): Envelope {
   switch (data.type) {
     case 'InvocationQueued':
       return newEnvelope({ ...common, type: EVENT_TYPES.INVOCATION_QUEUED, payload: create(InvocationQueuedSchema, { request: requestInfo(data.request) }) });
+    case 'InvocationScheduled':
+      return newEnvelope({
+        ...common,
+        type: EVENT_TYPES.INVOCATION_SCHEDULED,
+        payload: create(InvocationScheduledSchema, {
+          request: requestInfo(data.request),
+          scheduledFor: timestampFromDate(new Date(data.scheduledFor)),
+          schedulerJobName: data.schedulerJobName,
+        }),
+      });
+    case 'InvocationRescheduled':
+      return newEnvelope({
+        ...common,
+        type: EVENT_TYPES.INVOCATION_RESCHEDULED,
+        payload: create(InvocationRescheduledSchema, { scheduledFor: timestampFromDate(new Date(data.scheduledFor)) }),
+      });
+    case 'InvocationCancelled':
+      return newEnvelope({ ...common, type: EVENT_TYPES.INVOCATION_CANCELLED, payload: create(InvocationCancelledSchema, {}) });
+    case 'InvocationResumed':
+      return newEnvelope({ ...common, type: EVENT_TYPES.INVOCATION_RESUMED, payload: create(InvocationResumedSchema, { attempt: data.attempt }) });
     case 'InvocationStarted':
       return newEnvelope({
         ...common,

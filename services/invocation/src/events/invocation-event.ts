@@ -36,6 +36,10 @@ export interface AttemptRecord {
 
 export type InvocationEventData =
   | { type: 'InvocationQueued'; request: RequestInfo }
+  | { type: 'InvocationScheduled'; request: RequestInfo; scheduledFor: string; schedulerJobName: string }
+  | { type: 'InvocationRescheduled'; scheduledFor: string }
+  | { type: 'InvocationCancelled' }
+  | { type: 'InvocationResumed'; attempt: number }
   | { type: 'InvocationStarted'; attempt: number; request?: RequestInfo }
   | ({ type: 'InvocationSucceeded'; result: JsonValue } & AttemptRecord)
   | ({ type: 'InvocationFailed'; errorMessage: string; kind: FailureKindName; attempt: number; request?: RequestInfo } & AttemptRecord)

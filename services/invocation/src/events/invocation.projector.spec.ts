@@ -108,4 +108,71 @@ describe('invocation projector', () => {
     for (const e of events) incremental = applyInvocationEvent(JSON.parse(JSON.stringify(incremental)), e);
     expect(incremental).toEqual(projectInvocation(events));
   });
+
+  describe('scheduled runs', () => {
+    const scheduled = (at: string) =>
+      event({ type: 'InvocationScheduled', request: { ...request, triggerSource: 'SCHEDULE' }, scheduledFor: '2026-01-01T01:00:00.000Z', schedulerJobName: 'run-inv-1' }, at);
+
+    it('shows a scheduled run as SCHEDULED with its time and job, not started', () => {
+      const document = projectInvocation([scheduled('2026-01-01T00:00:00.000Z')]);
+      expect(document).toMatchObject({
+        status: 'SCHEDULED',
+        triggerSource: 'SCHEDULE',
+        scheduledFor: '2026-01-01T01:00:00.000Z',
+        schedulerJobName: 'run-inv-1',
+        schedulerStatus: 'SCHEDULED',
+        startedAt: null,
+        completedAt: null,
+      });
+    });
+
+    it('moves scheduledFor on a reschedule and keeps it SCHEDULED', () => {
+      const document = projectInvocation([
+        scheduled('2026-01-01T00:00:00.000Z'),
+        event({ type: 'InvocationRescheduled', scheduledFor: '2026-01-02T00:00:00.000Z' }, '2026-01-01T00:00:01.000Z'),
+      ]);
+      expect(document).toMatchObject({ status: 'SCHEDULED', scheduledFor: '2026-01-02T00:00:00.000Z', updatedAt: '2026-01-01T00:00:01.000Z' });
+    });
+
+    it('ends a cancelled run CANCELLED with completedAt set and durationMs null', () => {
+      const document = projectInvocation([scheduled('2026-01-01T00:00:00.000Z'), event({ type: 'InvocationCancelled' }, '2026-01-01T00:00:02.000Z')]);
+      expect(document).toMatchObject({ status: 'CANCELLED', schedulerStatus: 'CANCELLED', completedAt: '2026-01-01T00:00:02.000Z', durationMs: null, startedAt: null });
+    });
+
+    it('marks the job FIRED when the run starts, and finishes like any async run', () => {
+      const document = projectInvocation([
+        scheduled('2026-01-01T00:00:00.000Z'),
+        event({ type: 'InvocationStarted', attempt: 1 }, '2026-01-01T01:00:00.002Z'),
+        event({ type: 'InvocationSucceeded', result: { ok: true }, ...attempt }, '2026-01-01T01:00:00.010Z'),
+      ]);
+      expect(document).toMatchObject({
+        status: 'SUCCEEDED',
+        schedulerStatus: 'FIRED',
+        scheduledFor: '2026-01-01T01:00:00.000Z',
+        startedAt: '2026-01-01T01:00:00.002Z',
+        durationMs: 8,
+      });
+    });
+
+    it('marks the job FIRED when the run fails as it comes up (external API off)', () => {
+      const document = projectInvocation([
+        scheduled('2026-01-01T00:00:00.000Z'),
+        event(
+          { type: 'InvocationFailed', errorMessage: 'External API access is disabled for this project', kind: 'EXTERNAL_API_DISABLED', attempt: 0, steps: [], trace: null, durationMs: 0 },
+          '2026-01-01T01:00:00.001Z',
+        ),
+      ]);
+      expect(document).toMatchObject({ status: 'FAILED', schedulerStatus: 'FIRED', errorMessage: 'External API access is disabled for this project' });
+    });
+  });
+
+  it('resumes a suspended run: RUNNING again, startedAt kept', () => {
+    const document = projectInvocation([
+      event({ type: 'InvocationQueued', request }, '2026-01-01T00:00:00.000Z'),
+      event({ type: 'InvocationStarted', attempt: 1 }, '2026-01-01T00:00:01.000Z'),
+      event({ type: 'InvocationSuspended', pendingApproval: null, resumeAt: '2026-01-01T00:01:00.000Z', steps: [], trace: null }, '2026-01-01T00:00:02.000Z'),
+      event({ type: 'InvocationResumed', attempt: 1 }, '2026-01-01T00:01:00.001Z'),
+    ]);
+    expect(document).toMatchObject({ status: 'RUNNING', startedAt: '2026-01-01T00:00:01.000Z', attempts: 1 });
+  });
 });

@@ -47,9 +47,18 @@ export function applyInvocationEvent(document: InvocationDocument | null, event:
   switch (data.type) {
     case 'InvocationQueued':
       return { ...next, status: 'QUEUED' };
+    case 'InvocationScheduled':
+      return { ...next, status: 'SCHEDULED', scheduledFor: data.scheduledFor, schedulerJobName: data.schedulerJobName, schedulerStatus: 'SCHEDULED' };
+    case 'InvocationRescheduled':
+      return { ...next, scheduledFor: data.scheduledFor };
+    case 'InvocationCancelled':
+      return { ...next, status: 'CANCELLED', schedulerStatus: 'CANCELLED', completedAt: at, durationMs: null };
+    case 'InvocationResumed':
+      return { ...next, status: 'RUNNING', pendingApproval: null };
     case 'InvocationStarted':
       return {
         ...next,
+        ...fired(base),
         status: 'RUNNING',
         attempts: data.attempt,
         // durationMs runs from the first start, so a retried run's duration covers every attempt.
@@ -60,7 +69,7 @@ export function applyInvocationEvent(document: InvocationDocument | null, event:
     case 'InvocationSucceeded':
       return finished(next, at, 'SUCCEEDED', { result: data.result, steps: data.steps, trace: data.trace, errorMessage: null });
     case 'InvocationFailed':
-      return finished(next, at, 'FAILED', { steps: data.steps, trace: data.trace, errorMessage: data.errorMessage });
+      return finished({ ...next, ...fired(base) }, at, 'FAILED', { steps: data.steps, trace: data.trace, errorMessage: data.errorMessage });
     case 'InvocationTimedOut':
       return finished(next, at, 'TIMEOUT', { steps: data.steps, trace: data.trace, errorMessage: data.errorMessage });
     case 'InvocationSuspended':
@@ -114,7 +123,20 @@ function firstDocument(event: InvocationEvent): InvocationDocument {
 
 function requestOf(event: InvocationEvent): RequestInfo | undefined {
   const data = event.data;
-  return data.type === 'InvocationQueued' || data.type === 'InvocationStarted' || data.type === 'InvocationFailed' ? data.request : undefined;
+  switch (data.type) {
+    case 'InvocationQueued':
+    case 'InvocationScheduled':
+    case 'InvocationStarted':
+    case 'InvocationFailed':
+      return data.request;
+    default:
+      return undefined;
+  }
+}
+
+/** A scheduled run's job has done its part once the run starts (or fails when it comes up). */
+function fired(document: InvocationDocument): Partial<InvocationDocument> {
+  return document.schedulerStatus === 'SCHEDULED' ? { schedulerStatus: 'FIRED' } : {};
 }
 
 function finished(

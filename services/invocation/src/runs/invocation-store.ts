@@ -33,6 +33,8 @@ export interface NewInvocation {
   attempt: number;
   maxAttempts: number;
   lease: { owner: string; expiresAt: Date } | null;
+  /** The scheduler job a SCHEDULED run waits for; null otherwise. */
+  waitingJob: string | null;
   sealedPlan: string;
   occurredAt: Date;
   events: InvocationEventData[];
@@ -82,11 +84,12 @@ export async function insertInvocations(tx: TransactionContext, items: readonly 
   if (created.length > 0) {
     await manager.query(
       `INSERT INTO invocations (id, org_id, project_id, target_type, mode, status, attempt, max_attempts,
-                                lease_owner, lease_expires_at, sequence, sealed_plan, created_at, updated_at)
+                                lease_owner, lease_expires_at, sequence, sealed_plan, created_at, waiting_job, updated_at)
        SELECT u.*, u.created_at FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::int[],
-                                        $8::int[], $9::text[], $10::timestamptz[], $11::int[], $12::text[], $13::timestamptz[])
+                                        $8::int[], $9::text[], $10::timestamptz[], $11::int[], $12::text[], $13::timestamptz[],
+                                        $14::text[])
          AS u(id, org_id, project_id, target_type, mode, status, attempt, max_attempts, lease_owner, lease_expires_at,
-              sequence, sealed_plan, created_at)`,
+              sequence, sealed_plan, created_at, waiting_job)`,
       columns(created, (item) => [
         item.id,
         item.orgId,
@@ -101,6 +104,7 @@ export async function insertInvocations(tx: TransactionContext, items: readonly 
         item.events.length,
         item.sealedPlan,
         item.occurredAt,
+        item.waitingJob,
       ]),
     );
     await insertEvents(manager, events);
@@ -149,6 +153,8 @@ export interface StateChange {
   lease?: { owner: string; expiresAt: Date } | null;
   runAfter?: Date | null;
   sealedResumeState?: string | null;
+  /** The scheduler job the run waits for next (null: none). */
+  waitingJob?: string | null;
 }
 
 /** Which state the run must be in for the transition to apply (optimistic concurrency). */
@@ -158,6 +164,8 @@ export interface Expectation {
   leaseOwner?: string;
   /** A QUEUED run must have been dispatched (not waiting for a retry's time). */
   dispatched?: boolean;
+  /** The run must be waiting for this scheduler job (it fired, or is being cancelled/moved). */
+  waitingJob?: string;
 }
 
 /**
@@ -188,12 +196,17 @@ export async function transition(
   }
   if (change.runAfter !== undefined) assign('run_after', change.runAfter);
   if (change.sealedResumeState !== undefined) assign('sealed_resume_state', change.sealedResumeState);
+  if (change.waitingJob !== undefined) assign('waiting_job', change.waitingJob);
   let where = 'id = $1 AND status = $2';
   if (expected.leaseOwner !== undefined) {
     parameters.push(expected.leaseOwner);
     where += ` AND lease_owner = $${parameters.length}`;
   }
   if (expected.dispatched) where += ' AND run_after IS NULL';
+  if (expected.waitingJob !== undefined) {
+    parameters.push(expected.waitingJob);
+    where += ` AND waiting_job = $${parameters.length}`;
+  }
   const [row] = returnedRows<{ org_id: string; project_id: string; sequence: number }>(
     await manager.query(`UPDATE invocations SET ${set.join(', ')} WHERE ${where} RETURNING org_id, project_id, sequence`, parameters),
   );
@@ -229,11 +242,12 @@ export interface InvocationRow {
   maxAttempts: number;
   sealedPlan: string;
   sealedResumeState: string | null;
+  waitingJob: string | null;
 }
 
 export async function readInvocation(manager: EntityManager, id: string): Promise<InvocationRow | null> {
   const rows: Array<Record<string, unknown>> = await manager.query(
-    `SELECT id, org_id, project_id, target_type, mode, status, attempt, max_attempts, sealed_plan, sealed_resume_state
+    `SELECT id, org_id, project_id, target_type, mode, status, attempt, max_attempts, sealed_plan, sealed_resume_state, waiting_job
        FROM invocations WHERE id = $1`,
     [id],
   );
@@ -250,6 +264,7 @@ export async function readInvocation(manager: EntityManager, id: string): Promis
     maxAttempts: row.max_attempts as number,
     sealedPlan: row.sealed_plan as string,
     sealedResumeState: (row.sealed_resume_state as string | null) ?? null,
+    waitingJob: (row.waiting_job as string | null) ?? null,
   };
 }
 
@@ -278,7 +293,8 @@ function storedEvent(
 
 function startedBy(item: NewInvocation): string | null {
   for (const data of item.events) {
-    if ((data.type === 'InvocationQueued' || data.type === 'InvocationStarted' || data.type === 'InvocationFailed') && data.request) {
+    const first = data.type === 'InvocationQueued' || data.type === 'InvocationScheduled' || data.type === 'InvocationStarted' || data.type === 'InvocationFailed';
+    if (first && data.request) {
       return data.request.startedByTokenId;
     }
   }

@@ -2,6 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { hostname } from 'node:os';
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import type { BusMessage } from '@runline/bus';
+import { JobKind } from '@runline/contracts';
 import { TransactionRunner } from '@runline/db';
 import {
   ENGINE_RUNTIME,
@@ -25,6 +27,7 @@ import { engineRunPorts } from './engine-ports.js';
 import { transition, type InvocationRow } from './invocation-store.js';
 import { redactSecrets } from './redaction.js';
 import { retriesAutomatically, type RunPlan } from './run-plan.js';
+import { jobNames, scheduleJobCommand } from './scheduler-jobs.js';
 
 /** A finished (or paused) execution: the read model after it, and the live result for a sync caller. */
 export interface Execution {
@@ -68,16 +71,36 @@ export class RunExecutor implements OnApplicationShutdown {
   }
 
   /** Runs a RUNNING invocation this process holds the lease of, to its next resting state. */
-  async execute(row: InvocationRow, plan: RunPlan, compiled: CompiledDefinition | null): Promise<Execution> {
-    const heartbeat = setInterval(() => void this.renewLease(row.id), Math.max(250, Math.floor(this.config.RUN_LEASE_MS / 3)));
-    heartbeat.unref();
-    this.heartbeats.add(heartbeat);
-    try {
+  execute(row: InvocationRow, plan: RunPlan, compiled: CompiledDefinition | null): Promise<Execution> {
+    return this.underLease(row, plan, async () => {
       const definition = compiled ?? (await this.definitionFor(row, plan));
       const skipped = await this.enrollmentConflict(row, plan);
       if (skipped) return await this.finishSkipped(row, plan, skipped);
       const outcome = plan.target === 'BOT' ? await this.runBotTurn(row, plan, definition) : await this.runGraph(plan, definition);
       return await this.finish(row, plan, outcome);
+    });
+  }
+
+  /** Continues a run that was SUSPENDED at a Wait node (now RUNNING under this process's lease) after the node. */
+  resume(row: InvocationRow, plan: RunPlan): Promise<Execution> {
+    return this.underLease(row, plan, async () => {
+      if (!row.sealedResumeState) throw new Error('the suspended run kept no state to resume from');
+      const state = JSON.parse(this.secrets.open(row.sealedResumeState)) as SuspendedState;
+      if (state.suspension?.kind !== 'wait') throw new Error('the run is not waiting at a Wait node');
+      const definition = await this.definitionFor(row, plan);
+      const { steps, messages, actions } = state;
+      const outcome = await this.runGraph(plan, definition, { kind: 'wait', nodeId: state.suspension.nodeId, steps, messages, actions }, state.vars);
+      return await this.finish(row, plan, outcome);
+    });
+  }
+
+  /** Renews the lease while `work` runs; an unexpected error ends the attempt as failed. */
+  private async underLease(row: InvocationRow, plan: RunPlan, work: () => Promise<Execution>): Promise<Execution> {
+    const heartbeat = setInterval(() => void this.renewLease(row.id), Math.max(250, Math.floor(this.config.RUN_LEASE_MS / 3)));
+    heartbeat.unref();
+    this.heartbeats.add(heartbeat);
+    try {
+      return await work();
     } catch (error) {
       this.logger.error({ err: error, invocationId: row.id }, 'run failed unexpectedly');
       const message = error instanceof Error ? error.message : String(error);
@@ -107,7 +130,10 @@ export class RunExecutor implements OnApplicationShutdown {
         retryAt: retryAt.toISOString(),
         ...record,
       };
-      document = await this.transactions.run((tx) => transition(tx, row.id, expected, { status: 'QUEUED', lease: null, runAfter: retryAt }, [event]));
+      const wait = retryJob(row, attempt, retryAt);
+      document = await this.transactions.run((tx) =>
+        transition(tx, row.id, expected, { status: 'QUEUED', lease: null, runAfter: retryAt, waitingJob: wait.name }, [event], [wait.command]),
+      );
       this.logRetryOrLoss(document, row.id, `retry ${attempt + 1}/${row.maxAttempts} at ${retryAt.toISOString()}`);
       return { document, liveResult: null };
     }
@@ -115,6 +141,7 @@ export class RunExecutor implements OnApplicationShutdown {
     const events: InvocationEventData[] = [];
     let status: 'SUCCEEDED' | 'FAILED' | 'TIMEOUT' | 'SUSPENDED';
     let sealedResumeState: string | null = null;
+    let wait: { name: string; command: BusMessage } | null = null;
     const liveResult: JsonValue = failed ? null : (shapeRunResult(plan.graph, outcome) as unknown as JsonValue);
     switch (outcome.status) {
       case 'SUCCEEDED':
@@ -132,7 +159,13 @@ export class RunExecutor implements OnApplicationShutdown {
         break;
       case 'SUSPENDED':
         status = 'SUSPENDED';
-        sealedResumeState = this.secrets.seal(JSON.stringify({ vars: outcome.vars, suspension: outcome.suspension, steps: outcome.steps, messages: outcome.messages, actions: outcome.actions }));
+        sealedResumeState = this.secrets.seal(
+          JSON.stringify({ vars: outcome.vars, suspension: outcome.suspension, steps: outcome.steps, messages: outcome.messages, actions: outcome.actions } satisfies SuspendedState),
+        );
+        if (outcome.suspension?.kind === 'wait') {
+          const job = { name: jobNames.resume(row.id, outcome.steps.length), kind: JobKind.RESUME_RUN, invocationId: row.id, orgId: row.orgId, projectId: row.projectId };
+          wait = { name: job.name, command: scheduleJobCommand(job, new Date(outcome.suspension.resumeAt)) };
+        }
         events.push({
           type: 'InvocationSuspended',
           pendingApproval: redactSecrets(outcome.pendingApproval) as unknown as JsonValue,
@@ -143,9 +176,9 @@ export class RunExecutor implements OnApplicationShutdown {
         break;
     }
     if (failed && retries) events.push(this.exhausted(plan, attempt, outcome.errorMessage ?? 'Run failed'));
-    document = await this.transactions.run((tx) =>
-      transition(tx, row.id, expected, { status, lease: null, sealedResumeState }, events),
-    );
+    const waitingJob = wait?.name ?? null;
+    const messages = wait ? [wait.command] : [];
+    document = await this.transactions.run((tx) => transition(tx, row.id, expected, { status, lease: null, sealedResumeState, waitingJob }, events, messages));
     this.logRetryOrLoss(document, row.id, status);
     return { document, liveResult };
   }
@@ -268,6 +301,21 @@ export class RunExecutor implements OnApplicationShutdown {
     // The lease was lost (the sweeper judged this process dead): the run already has an ending.
     else this.logger.warn({ invocationId: id }, `run outcome (${what}) dropped: the run was ended elsewhere after its lease expired`);
   }
+}
+
+/** The job that starts the attempt after `failedAttempt`, and its ScheduleJob command. */
+export function retryJob(row: Pick<InvocationRow, 'id' | 'orgId' | 'projectId'>, failedAttempt: number, retryAt: Date): { name: string; command: BusMessage } {
+  const job = { name: jobNames.retry(row.id, failedAttempt), kind: JobKind.RETRY_RUN, invocationId: row.id, orgId: row.orgId, projectId: row.projectId };
+  return { name: job.name, command: scheduleJobCommand(job, retryAt) };
+}
+
+/** What a suspended run keeps (sealed) to continue from. */
+interface SuspendedState {
+  vars: Record<string, unknown>;
+  suspension: RunOutcome['suspension'];
+  steps: RunOutcome['steps'];
+  messages: RunOutcome['messages'];
+  actions: RunOutcome['actions'];
 }
 
 /** Exponential: backoffSeconds before the first retry, doubling after each further failure. */

@@ -4,19 +4,17 @@ import type { Logger } from '@runline/observability';
 import { LOGGER, SecretBox } from '@runline/runtime';
 import { InvocationConfig } from '../config.js';
 import type { InvocationEventData } from '../events/invocation-event.js';
-import { readInvocation, returnedRows, transition } from './invocation-store.js';
-import { runInvocationCommand } from './run-commands.js';
-import { RunExecutor } from './run-executor.js';
+import { readInvocation, transition } from './invocation-store.js';
+import { retryJob, RunExecutor } from './run-executor.js';
 import { retriesAutomatically, type RunPlan } from './run-plan.js';
 
 const BATCH = 100;
 
 /**
- * The durable timers of runs, on the database clock of record (rows, not memory), so a restart
- * loses nothing and replicas share the work (`SKIP LOCKED`):
- * - a RUNNING run whose lease expired belonged to a process that died: it ends FAILED as
- *   interrupted (an async automation with attempts left is retried instead);
- * - a QUEUED run whose retry time came is dispatched again (RunInvocation command).
+ * Ends runs whose process died, from rows (not memory), so a restart loses nothing and
+ * replicas share the work (`SKIP LOCKED`): a RUNNING run whose lease expired ends FAILED as
+ * interrupted; an async automation with attempts left is retried instead (at once, through
+ * the scheduler like every retry).
  */
 @Injectable()
 export class RunSweeper implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -46,11 +44,6 @@ export class RunSweeper implements OnApplicationBootstrap, OnApplicationShutdown
   }
 
   async sweep(): Promise<void> {
-    await this.endInterruptedRuns();
-    await this.dispatchDueRetries();
-  }
-
-  private async endInterruptedRuns(): Promise<void> {
     const ended = await this.transactions.run(async (tx) => {
       const expired: Array<{ id: string; lease_owner: string }> = await tx.manager.query(
         `SELECT id, lease_owner FROM invocations
@@ -67,9 +60,15 @@ export class RunSweeper implements OnApplicationBootstrap, OnApplicationShutdown
         const expected = { status: 'RUNNING' as const, leaseOwner: owner };
         if (retries && row.attempt < row.maxAttempts) {
           const retryAt = new Date();
-          await transition(tx, id, expected, { status: 'QUEUED', lease: null, runAfter: retryAt }, [
-            { type: 'InvocationRetryScheduled', failedAttempt: row.attempt, errorMessage: reason, retryAt: retryAt.toISOString(), steps: [], trace: null },
-          ]);
+          const wait = retryJob(row, row.attempt, retryAt);
+          await transition(
+            tx,
+            id,
+            expected,
+            { status: 'QUEUED', lease: null, runAfter: retryAt, waitingJob: wait.name },
+            [{ type: 'InvocationRetryScheduled', failedAttempt: row.attempt, errorMessage: reason, retryAt: retryAt.toISOString(), steps: [], trace: null }],
+            [wait.command],
+          );
           continue;
         }
         const events: InvocationEventData[] = [
@@ -81,20 +80,5 @@ export class RunSweeper implements OnApplicationBootstrap, OnApplicationShutdown
       return expired.length;
     });
     if (ended > 0) this.logger.warn({ count: ended }, 'ended runs whose process stopped (lease expired)');
-  }
-
-  private async dispatchDueRetries(): Promise<void> {
-    await this.transactions.run(async (tx) => {
-      const due = returnedRows<{ id: string; org_id: string; project_id: string }>(
-        await tx.manager.query(
-          `UPDATE invocations SET run_after = NULL
-            WHERE id IN (SELECT id FROM invocations WHERE status = 'QUEUED' AND run_after <= $1
-                          ORDER BY run_after LIMIT ${BATCH} FOR UPDATE SKIP LOCKED)
-            RETURNING id, org_id, project_id`,
-          [new Date()],
-        ),
-      );
-      for (const row of due) tx.emit(runInvocationCommand({ id: row.id, orgId: row.org_id, projectId: row.project_id }));
-    });
   }
 }

@@ -1,0 +1,298 @@
+import { gatewayService } from '@runline/gateway-service';
+import { invocationService } from '@runline/invocation-service';
+import { schedulerService } from '@runline/scheduler-service';
+import { HttpClient, queryDatabase, startTestSystem, type TestSystem } from '@runline/testing';
+import { createPublishedProject, issueToken, type ProjectFixture } from './gateway-fixtures.js';
+import { eventually, startLocalServer, waitForFinalInvocation, type InvocationBody, type LocalServer } from './support/lifecycle-support.js';
+
+/** An automation that calls the customer endpoint with its order id, then returns. */
+function callingAutomation(url: string): object {
+  return {
+    schemaVersion: 1,
+    workflow: {
+      trigger: { externalEnabled: true, key: 'external_event', expectedPayload: { orderId: '' } },
+      start: 'call',
+      nodes: {
+        call: { type: 'http', method: 'POST', url: `${url}/orders`, body: "{ 'orderId': payload.orderId }", saveAs: 'reply', next: 'done' },
+        done: { type: 'return', value: "{ 'ok': true }" },
+      },
+    },
+  };
+}
+
+/** An automation that says hello, waits `seconds`, then returns. */
+function waitingAutomation(seconds: number): object {
+  return {
+    schemaVersion: 1,
+    workflow: {
+      trigger: { externalEnabled: true, key: 'external_event' },
+      start: 'pause',
+      nodes: {
+        pause: { type: 'wait', seconds, next: 'done' },
+        done: { type: 'return', value: "{ 'waited': true }" },
+      },
+    },
+  };
+}
+
+const DISABLED = 'External API access is disabled for this project';
+
+/**
+ * Scheduled runs end to end: the gateway, the invocation service and the scheduler on real
+ * NATS and PostgreSQL, driven over HTTP like a client. The customer endpoint is a real local
+ * server that counts the calls each run makes.
+ */
+describe('scheduled runs', () => {
+  let system: TestSystem;
+  let http: HttpClient;
+  let endpoint: LocalServer;
+  const sql = (query: string, parameters: unknown[] = []) => queryDatabase(system.database.url, query, parameters);
+
+  beforeAll(async () => {
+    system = await startTestSystem([gatewayService, invocationService, schedulerService], {
+      environment: { OUTBOUND_ALLOWED_CIDRS: '127.0.0.0/8', ACCESS_CACHE_TTL_MS: '0' },
+    });
+    http = new HttpClient(system.url('gateway'));
+    endpoint = await startLocalServer(() => ({ status: 200, body: { ok: true } }));
+  });
+  afterAll(async () => {
+    await system?.stop();
+    await endpoint?.close();
+  });
+
+  async function automation(definition: object = callingAutomation(endpoint.url)) {
+    const project = await createPublishedProject(http, 'AUTOMATION', definition);
+    const { token } = await issueToken(http, project, ['automation:trigger']);
+    return { project, token };
+  }
+  const triggerAsync = (project: ProjectFixture, token: string, body: object) =>
+    http.post<InvocationBody>(`/v1/orgs/${project.orgId}/automations/${project.projectId}/trigger-async`, body, { bearer: token });
+  const read = (project: ProjectFixture, token: string, id: string) =>
+    http.get<InvocationBody>(`/v1/orgs/${project.orgId}/external-invocations/${id}`, { bearer: token });
+  const patch = (project: ProjectFixture, token: string, id: string, body: object) =>
+    http.patch<InvocationBody>(`/v1/orgs/${project.orgId}/external-invocations/${id}`, body, { bearer: token });
+  const callsFor = (orderId: string) => endpoint.calls.filter((call) => call.body.includes(`"${orderId}"`)).length;
+  const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+  describe('runAt and delaySeconds', () => {
+    it('delaySeconds: 202 SCHEDULED with scheduledFor; the run waits, then starts at its time and finishes like any async run', async () => {
+      const { project, token } = await automation();
+      const before = Date.now();
+      const accepted = await triggerAsync(project, token, { payload: { orderId: 'delay-1' }, delaySeconds: 1 });
+      expect(accepted.status).toBe(202);
+      expect(accepted.body.status).toBe('SCHEDULED');
+      const scheduledFor = Date.parse(accepted.body.scheduledFor as string);
+      expect(scheduledFor).toBeGreaterThanOrEqual(before + 1000 - 5);
+      expect(scheduledFor).toBeLessThanOrEqual(Date.now() + 1000);
+
+      const waiting = await read(project, token, accepted.body.invocationId);
+      expect(waiting.body).toMatchObject({
+        status: 'SCHEDULED',
+        mode: 'ASYNC',
+        triggerSource: 'SCHEDULE',
+        scheduledFor: accepted.body.scheduledFor,
+        schedulerStatus: 'SCHEDULED',
+        schedulerJobName: `run-${accepted.body.invocationId}`,
+        startedAt: null,
+        completedAt: null,
+      });
+      expect(callsFor('delay-1')).toBe(0);
+
+      const done = await waitForFinalInvocation(http, project.orgId, accepted.body.invocationId, token, 10_000);
+      expect(done).toMatchObject({ status: 'SUCCEEDED', result: { ok: true }, schedulerStatus: 'FIRED', scheduledFor: accepted.body.scheduledFor });
+      const lateness = Date.parse(done.startedAt as string) - scheduledFor;
+      expect(lateness).toBeGreaterThanOrEqual(0);
+      expect(lateness).toBeLessThan(1000);
+      expect(callsFor('delay-1')).toBe(1);
+    });
+
+    it('runAt with an offset: starts at that instant', async () => {
+      const { project, token } = await automation();
+      const at = new Date(Date.now() + 1200);
+      // The same instant written with a +02:00 offset.
+      const local = new Date(at.getTime() + 2 * 3600_000).toISOString().replace('Z', '+02:00');
+      const accepted = await triggerAsync(project, token, { payload: { orderId: 'offset-1' }, runAt: local });
+      expect(accepted.status).toBe(202);
+      expect(accepted.body).toMatchObject({ status: 'SCHEDULED', scheduledFor: at.toISOString() });
+      const done = await waitForFinalInvocation(http, project.orgId, accepted.body.invocationId, token, 10_000);
+      expect(done.status).toBe('SUCCEEDED');
+      expect(Date.parse(done.startedAt as string)).toBeGreaterThanOrEqual(at.getTime());
+    });
+
+    it('a scheduled run is not checked against the Trigger node when it fires', async () => {
+      const { project, token } = await automation();
+      // expectedPayload wants orderId; an immediate run without it fails the trigger check.
+      const immediate = await triggerAsync(project, token, { payload: { other: 1 } });
+      expect(immediate.status).toBe(202);
+      expect((await waitForFinalInvocation(http, project.orgId, immediate.body.invocationId, token)).status).toBe('FAILED');
+
+      const scheduled = await triggerAsync(project, token, { payload: { other: 2 }, delaySeconds: 0.5 });
+      expect(scheduled.body.status).toBe('SCHEDULED');
+      const done = await waitForFinalInvocation(http, project.orgId, scheduled.body.invocationId, token);
+      expect(done.status).toBe('SUCCEEDED');
+    });
+
+    it('with Enable External API off when it comes due, the scheduled run FAILS and never executes', async () => {
+      const { project, token } = await automation();
+      const accepted = await triggerAsync(project, token, { payload: { orderId: 'off-1' }, delaySeconds: 1 });
+      expect(accepted.body.status).toBe('SCHEDULED');
+      const settings = `/v1/orgs/${project.orgId}/projects/${project.projectId}/api-settings`;
+      expect((await http.patch(settings, { externalApiEnabled: false }, { bearer: project.ownerJwt })).status).toBe(200);
+
+      const rows = await eventually('the run to end', async () => {
+        const found = await sql(`SELECT document FROM invocation.invocation_views WHERE id = $1 AND document->>'status' = 'FAILED'`, [accepted.body.invocationId]);
+        return found[0];
+      });
+      expect(rows.document).toMatchObject({ status: 'FAILED', errorMessage: DISABLED, schedulerStatus: 'FIRED' });
+      expect(callsFor('off-1')).toBe(0);
+    });
+  });
+
+  describe('PATCH cancel and reschedule', () => {
+    it('cancel: 200 with the full invocation, CANCELLED, completedAt set, durationMs null; it never executes', async () => {
+      const { project, token } = await automation();
+      const accepted = await triggerAsync(project, token, { payload: { orderId: 'cancel-1' }, delaySeconds: 1 });
+      const cancelled = await patch(project, token, accepted.body.invocationId, { action: 'cancel' });
+      expect(cancelled.status).toBe(200);
+      expect(cancelled.body).toMatchObject({
+        invocationId: accepted.body.invocationId,
+        status: 'CANCELLED',
+        schedulerStatus: 'CANCELLED',
+        durationMs: null,
+        startedAt: null,
+        scheduledFor: accepted.body.scheduledFor,
+      });
+      expect(typeof cancelled.body.completedAt).toBe('string');
+      expect(cancelled.body).toHaveProperty('requestPayload');
+      expect(cancelled.body).toHaveProperty('callbackAttempts');
+
+      await sleep(1500);
+      expect((await read(project, token, accepted.body.invocationId)).body).toEqual(cancelled.body);
+      expect(callsFor('cancel-1')).toBe(0);
+    });
+
+    it('409 Only scheduled invocations can be modified: a cancelled, a queued or a finished run', async () => {
+      const { project, token } = await automation();
+      const scheduled = await triggerAsync(project, token, { payload: { orderId: 'again-1' }, delaySeconds: 60 });
+      expect((await patch(project, token, scheduled.body.invocationId, { action: 'cancel' })).status).toBe(200);
+      for (const body of [{ action: 'cancel' }, { action: 'reschedule', delaySeconds: 5 }]) {
+        const again = await patch(project, token, scheduled.body.invocationId, body);
+        expect(again.status).toBe(409);
+        expect(again.body).toEqual({ error: 'Only scheduled invocations can be modified' });
+      }
+
+      const immediate = await triggerAsync(project, token, { payload: { orderId: 'now-1' } });
+      await waitForFinalInvocation(http, project.orgId, immediate.body.invocationId, token);
+      const finished = await patch(project, token, immediate.body.invocationId, { action: 'cancel' });
+      expect(finished.status).toBe(409);
+      expect(finished.body).toEqual({ error: 'Only scheduled invocations can be modified' });
+    });
+
+    it('409 Only async invocations can be modified: a run from a sync endpoint', async () => {
+      const { project, token } = await automation();
+      const sync = await http.post<InvocationBody>(`/v1/orgs/${project.orgId}/automations/${project.projectId}/trigger`, { payload: { orderId: 'sync-1' } }, { bearer: token });
+      expect(sync.status).toBe(200);
+      const answer = await patch(project, token, sync.body.invocationId, { action: 'cancel' });
+      expect(answer.status).toBe(409);
+      expect(answer.body).toEqual({ error: 'Only async invocations can be modified' });
+    });
+
+    it('reschedule later: 200 with the new scheduledFor; the run starts at the new time, not the old', async () => {
+      const { project, token } = await automation();
+      const accepted = await triggerAsync(project, token, { payload: { orderId: 'later-1' }, delaySeconds: 1 });
+      const moved = await patch(project, token, accepted.body.invocationId, { action: 'reschedule', delaySeconds: 3 });
+      expect(moved.status).toBe(200);
+      expect(moved.body.status).toBe('SCHEDULED');
+      const newTime = Date.parse(moved.body.scheduledFor as string);
+      expect(newTime).toBeGreaterThan(Date.parse(accepted.body.scheduledFor as string) + 1500);
+
+      await sleep(Math.max(0, Date.parse(accepted.body.scheduledFor as string) + 1000 - Date.now()));
+      // A second past the old time: still waiting.
+      expect((await read(project, token, accepted.body.invocationId)).body.status).toBe('SCHEDULED');
+      expect(callsFor('later-1')).toBe(0);
+
+      const done = await waitForFinalInvocation(http, project.orgId, accepted.body.invocationId, token, 10_000);
+      expect(done.status).toBe('SUCCEEDED');
+      expect(Date.parse(done.startedAt as string)).toBeGreaterThanOrEqual(newTime);
+      expect(callsFor('later-1')).toBe(1);
+    });
+
+    it('reschedule sooner with runAt: the run starts at the new time', async () => {
+      const { project, token } = await automation();
+      const accepted = await triggerAsync(project, token, { payload: { orderId: 'sooner-1' }, delaySeconds: 3600 });
+      const runAt = new Date(Date.now() + 800).toISOString();
+      const moved = await patch(project, token, accepted.body.invocationId, { action: 'reschedule', runAt });
+      expect(moved.status).toBe(200);
+      expect(moved.body).toMatchObject({ status: 'SCHEDULED', scheduledFor: runAt });
+      const done = await waitForFinalInvocation(http, project.orgId, accepted.body.invocationId, token, 10_000);
+      expect(done.status).toBe('SUCCEEDED');
+      expect(Date.parse(done.startedAt as string)).toBeGreaterThanOrEqual(Date.parse(runAt));
+      expect(Date.parse(done.startedAt as string)).toBeLessThan(Date.parse(runAt) + 1000);
+    });
+
+    it('the cancel race: a cancel sent about 50 ms before runAt either cancels the run or gets 409 and the run runs once, never both', async () => {
+      const { project, token } = await automation();
+      const RUNS = 40;
+      // Cancels spread around the 50 ms mark, some closer to the time, so both outcomes happen.
+      const offsets = [-50, -50, -50, -30, -15, -5, 0, 5];
+      const base = Date.now() + 1500;
+      const runs = await Promise.all(
+        Array.from({ length: RUNS }, async (_, n) => {
+          const runAt = new Date(base + n * 100);
+          const accepted = await triggerAsync(project, token, { payload: { orderId: `race-${n}` }, runAt: runAt.toISOString() });
+          expect(accepted.body.status).toBe('SCHEDULED');
+          return { n, id: accepted.body.invocationId, runAt: runAt.getTime() };
+        }),
+      );
+      const answers = await Promise.all(
+        runs.map(async (run) => {
+          await sleep(run.runAt + offsets[run.n % offsets.length]! - Date.now());
+          const answer = await patch(project, token, run.id, { action: 'cancel' });
+          return { ...run, answer };
+        }),
+      );
+      await sleep(1000);
+      let cancelled = 0;
+      for (const { n, id, answer } of answers) {
+        const final = await waitForFinalInvocation(http, project.orgId, id, token, 10_000);
+        if (answer.status === 200) {
+          cancelled++;
+          expect(answer.body.status).toBe('CANCELLED');
+          expect(final.status).toBe('CANCELLED');
+          expect(callsFor(`race-${n}`)).toBe(0);
+        } else {
+          expect(answer.status).toBe(409);
+          expect(answer.body).toEqual({ error: 'Invocation is no longer scheduled' });
+          expect(final.status).toBe('SUCCEEDED');
+          expect(callsFor(`race-${n}`)).toBe(1);
+        }
+      }
+      const starts = await sql(
+        `SELECT invocation_id FROM invocation.invocation_events WHERE type = 'InvocationStarted' AND invocation_id = ANY($1::uuid[])
+          GROUP BY invocation_id HAVING count(*) > 1`,
+        [runs.map((run) => run.id)],
+      );
+      expect(starts).toEqual([]);
+      // Most cancels 50 ms ahead win; the ones sent at or after the time lose.
+      expect(cancelled).toBeGreaterThan(0);
+    }, 30_000);
+  });
+
+  describe('Wait nodes', () => {
+    it('suspends the run (SUSPENDED) and the scheduler resumes it at its time', async () => {
+      const { project, token } = await automation(waitingAutomation(1));
+      const accepted = await triggerAsync(project, token, { payload: {} });
+      expect(accepted.status).toBe(202);
+      const suspended = await eventually('the run to suspend', async () => {
+        const answer = await read(project, token, accepted.body.invocationId);
+        return answer.body.status === 'SUSPENDED' ? answer.body : undefined;
+      });
+      expect(suspended.completedAt).toBeNull();
+      const done = await waitForFinalInvocation(http, project.orgId, accepted.body.invocationId, token, 10_000);
+      expect(done).toMatchObject({ status: 'SUCCEEDED', result: { waited: true } });
+      expect(Date.parse(done.completedAt as string) - Date.parse(done.startedAt as string)).toBeGreaterThanOrEqual(1000);
+      const types = await sql(`SELECT type FROM invocation.invocation_events WHERE invocation_id = $1 ORDER BY sequence`, [accepted.body.invocationId]);
+      expect(types.map((row) => row.type)).toEqual(['InvocationQueued', 'InvocationStarted', 'InvocationSuspended', 'InvocationResumed', 'InvocationSucceeded']);
+    });
+  });
+});

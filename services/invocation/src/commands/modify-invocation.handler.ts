@@ -1,0 +1,87 @@
+import { Controller, Inject } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import {
+  create,
+  fromBinary,
+  INVOCATION_REQUEST_SUBJECTS,
+  JobChangeOutcome,
+  JobKind,
+  ModifyAction,
+  ModifyInvocationReplySchema,
+  ModifyInvocationRequestSchema,
+  ModifyOutcome,
+  timestampDate,
+  toBinary,
+  type ModifyInvocationReply,
+  type ModifyInvocationRequest,
+} from '@runline/contracts';
+import { TransactionRunner } from '@runline/db';
+import type { Logger } from '@runline/observability';
+import { LOGGER } from '@runline/runtime';
+import type { InvocationDocument } from '../events/invocation.projector.js';
+import { readDocument, readInvocation } from '../runs/invocation-store.js';
+import { recordCancel, recordReschedule } from '../runs/scheduled-run-changes.js';
+import { SchedulerClient, type JobRef } from '../runs/scheduler-jobs.js';
+
+/**
+ * Cancels or moves a SCHEDULED async run (PATCH /external-invocations/{id}; the gateway has
+ * authorized the caller). The scheduler's job row decides a race with the run starting: it
+ * answers whether it changed the job or the job had already fired, and only a changed job is
+ * recorded here. A cancelled run never executes; a fired one answers NO_LONGER_SCHEDULED.
+ */
+@Controller()
+export class ModifyInvocationHandler {
+  constructor(
+    private readonly transactions: TransactionRunner,
+    private readonly scheduler: SchedulerClient,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  @MessagePattern(INVOCATION_REQUEST_SUBJECTS.MODIFY_INVOCATION)
+  async execute(@Payload() data: Uint8Array): Promise<Uint8Array> {
+    const reply = await this.modify(fromBinary(ModifyInvocationRequestSchema, data));
+    return toBinary(ModifyInvocationReplySchema, reply);
+  }
+
+  private async modify(request: ModifyInvocationRequest): Promise<ModifyInvocationReply> {
+    const row = await readInvocation(this.transactions.dataSource.manager, request.invocationId);
+    if (!row || row.orgId !== request.orgId) return outcome(ModifyOutcome.NOT_FOUND);
+    if (row.mode !== 'ASYNC') return outcome(ModifyOutcome.NOT_ASYNC);
+    if (row.status !== 'SCHEDULED' || row.waitingJob === null) return outcome(ModifyOutcome.NOT_SCHEDULED);
+    const job: JobRef = { name: row.waitingJob, kind: JobKind.START_RUN, invocationId: row.id, orgId: row.orgId, projectId: row.projectId };
+
+    let changed: InvocationDocument | null;
+    if (request.action === ModifyAction.CANCEL) {
+      const result = await this.scheduler.cancel(job);
+      if (result === JobChangeOutcome.ALREADY_FIRED) return outcome(ModifyOutcome.NO_LONGER_SCHEDULED);
+      // ALREADY_CANCELLED: an earlier cancel reached the scheduler but was not recorded here yet.
+      changed = await recordCancel(this.transactions, row.id, job.name);
+    } else if (request.action === ModifyAction.RESCHEDULE && request.runAt) {
+      const runAt = timestampDate(request.runAt);
+      const result = await this.scheduler.reschedule(job, runAt);
+      if (result === JobChangeOutcome.ALREADY_FIRED) return outcome(ModifyOutcome.NO_LONGER_SCHEDULED);
+      if (result === JobChangeOutcome.ALREADY_CANCELLED) {
+        await recordCancel(this.transactions, row.id, job.name);
+        return outcome(ModifyOutcome.NOT_SCHEDULED);
+      }
+      changed = await recordReschedule(this.transactions, row.id, job.name, runAt);
+    } else {
+      throw new Error(`ModifyInvocation: unsupported action ${request.action} (reschedule needs run_at)`);
+    }
+
+    // Null: the run changed between our read and our write (a concurrent PATCH or the cancel
+    // backstop recorded the same outcome); answer with what it is now.
+    const document = changed ?? (await readDocument(this.transactions.dataSource.manager, row.id));
+    if (!document) throw new Error(`run ${row.id} has no read model`);
+    if (!changed && document.status !== 'CANCELLED' && request.action === ModifyAction.CANCEL) {
+      this.logger.warn({ invocationId: row.id, status: document.status }, 'cancelled job but the run moved on meanwhile');
+      return outcome(ModifyOutcome.NO_LONGER_SCHEDULED);
+    }
+    this.logger.info({ invocationId: row.id, action: ModifyAction[request.action], scheduledFor: document.scheduledFor }, 'scheduled run modified');
+    return create(ModifyInvocationReplySchema, { outcome: ModifyOutcome.MODIFIED, invocationJson: JSON.stringify(document) });
+  }
+}
+
+function outcome(value: ModifyOutcome): ModifyInvocationReply {
+  return create(ModifyInvocationReplySchema, { outcome: value });
+}

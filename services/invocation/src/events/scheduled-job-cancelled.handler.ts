@@ -1,0 +1,23 @@
+import { Controller } from '@nestjs/common';
+import { EventPattern, Payload } from '@nestjs/microservices';
+import { EVENT_TYPES, JobKind, SCHEDULER_EVENT_SUBJECTS, unpackPayloadAs, type Envelope } from '@runline/contracts';
+import { TransactionRunner } from '@runline/db';
+import { recordCancel } from '../runs/scheduled-run-changes.js';
+
+/**
+ * The backstop of a cancel: ModifyInvocation records the cancel itself as soon as the scheduler
+ * answers, but if this service stopped between that answer and its own commit, the run would
+ * stay SCHEDULED for ever with a cancelled job. The scheduler's event settles it; when the cancel
+ * is already recorded, nothing changes.
+ */
+@Controller()
+export class ScheduledJobCancelledHandler {
+  constructor(private readonly transactions: TransactionRunner) {}
+
+  @EventPattern<string>(SCHEDULER_EVENT_SUBJECTS.SCHEDULED_JOB_CANCELLED)
+  async handle(@Payload() envelope: Envelope): Promise<void> {
+    const job = unpackPayloadAs(envelope, EVENT_TYPES.SCHEDULED_JOB_CANCELLED);
+    if (job.kind !== JobKind.START_RUN) return;
+    await recordCancel(this.transactions, job.invocationId, job.name);
+  }
+}

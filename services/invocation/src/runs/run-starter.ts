@@ -1,0 +1,117 @@
+import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import { TransactionRunner } from '@runline/db';
+import type { Logger } from '@runline/observability';
+import { LOGGER, SecretBox } from '@runline/runtime';
+import { InvocationConfig } from '../config.js';
+import { DefinitionCatalog } from './definition-catalog.js';
+import { readInvocation, transition, type Expectation, type InvocationRow } from './invocation-store.js';
+import { RunExecutor, type Execution } from './run-executor.js';
+import type { RunPlan } from './run-plan.js';
+import { RunSlots } from './run-slots.js';
+
+/** Settles the message that asked for the start, once the claim is committed. */
+export type Acknowledge = () => Promise<void>;
+
+/**
+ * Starts waiting runs in this process: a QUEUED run (RunInvocation), a SCHEDULED run or a
+ * retry whose time came, a SUSPENDED run whose Wait ended (the scheduler's jobs). Claiming
+ * (→ RUNNING under this process's lease) is one transaction that applies only if the run still
+ * waits as expected, so a repeated or late message never starts anything twice; the message is
+ * acknowledged right after it, and the run executes in one of RUN_CONCURRENCY slots. A run
+ * whose process dies is ended by the sweeper when its lease expires.
+ */
+@Injectable()
+export class RunStarter implements OnApplicationShutdown {
+  private readonly slots: RunSlots;
+
+  constructor(
+    private readonly transactions: TransactionRunner,
+    private readonly catalog: DefinitionCatalog,
+    private readonly executor: RunExecutor,
+    @Inject(SecretBox) private readonly secrets: SecretBox,
+    @Inject(InvocationConfig) config: InvocationConfig,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {
+    this.slots = new RunSlots(config.RUN_CONCURRENCY);
+  }
+
+  async onApplicationShutdown(): Promise<void> {
+    await this.slots.drain();
+  }
+
+  /**
+   * Starts the next attempt of a run waiting as `from` says. When the project's external API is
+   * off by then, the run ends FAILED instead (spec: queued or scheduled runs fail when they come up).
+   */
+  start(invocationId: string, from: Expectation, acknowledge: Acknowledge): Promise<void> {
+    return this.inSlot(invocationId, from, acknowledge, async (row, plan) => {
+      const project = await this.catalog.project(row.projectId);
+      if (project && !project.externalApiEnabled) {
+        await this.transactions.run((tx) =>
+          transition(tx, row.id, from, { status: 'FAILED', waitingJob: null }, [
+            {
+              type: 'InvocationFailed',
+              errorMessage: 'External API access is disabled for this project',
+              kind: 'EXTERNAL_API_DISABLED',
+              attempt: row.attempt,
+              steps: [],
+              trace: null,
+              durationMs: 0,
+            },
+          ]),
+        );
+        return null;
+      }
+      const attempt = row.attempt + 1;
+      const claimed = await this.transactions.run((tx) =>
+        transition(tx, row.id, from, { status: 'RUNNING', attempt, lease: this.executor.lease(), waitingJob: null }, [
+          { type: 'InvocationStarted', attempt },
+        ]),
+      );
+      return claimed ? () => this.executor.execute({ ...row, status: 'RUNNING', attempt }, plan, null) : null;
+    });
+  }
+
+  /** Resumes a run SUSPENDED at a Wait node, waiting for job `waitingJob`. */
+  resume(invocationId: string, waitingJob: string, acknowledge: Acknowledge): Promise<void> {
+    const from: Expectation = { status: 'SUSPENDED', waitingJob };
+    return this.inSlot(invocationId, from, acknowledge, async (row, plan) => {
+      const claimed = await this.transactions.run((tx) =>
+        transition(tx, row.id, from, { status: 'RUNNING', lease: this.executor.lease(), waitingJob: null }, [
+          { type: 'InvocationResumed', attempt: row.attempt },
+        ]),
+      );
+      return claimed ? () => this.executor.resume({ ...row, status: 'RUNNING' }, plan) : null;
+    });
+  }
+
+  /**
+   * Takes a slot, reads the run, lets `claim` move it; if it was claimed, acknowledges and runs
+   * what `claim` returned in the background, holding the slot until it ends.
+   */
+  private async inSlot(
+    invocationId: string,
+    from: Expectation,
+    acknowledge: Acknowledge,
+    claim: (row: InvocationRow, plan: RunPlan) => Promise<(() => Promise<Execution>) | null>,
+  ): Promise<void> {
+    await this.slots.acquire();
+    let handedOver = false;
+    try {
+      const row = await readInvocation(this.transactions.dataSource.manager, invocationId);
+      if (!row || row.status !== from.status || (from.waitingJob !== undefined && row.waitingJob !== from.waitingJob)) return;
+      const plan = JSON.parse(this.secrets.open(row.sealedPlan)) as RunPlan;
+      const run = await claim(row, plan);
+      if (!run) return;
+      await acknowledge();
+      handedOver = true;
+      this.slots.track(
+        run().catch((error: unknown) => {
+          this.logger.error({ err: error, invocationId }, 'run could not be recorded; its lease will expire and end it');
+        }),
+      );
+    } finally {
+      if (!handedOver) this.slots.release();
+    }
+  }
+}
