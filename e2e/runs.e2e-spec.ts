@@ -338,18 +338,19 @@ describe('runs', () => {
     });
   });
 
-  describe('scheduling fields (scheduled runs are issue 4)', () => {
-    it('the async trigger endpoints refuse runAt / delaySeconds with 501 rather than run at the wrong time, and record nothing', async () => {
+  describe('scheduling fields (every rule: e2e/scheduling-requests.e2e-spec.ts)', () => {
+    it('the async trigger endpoints check runAt / delaySeconds: a broken rule is a 400 with the spec\'s message, and nothing is recorded', async () => {
       const chatbot = await withToken('CHATBOT', ['flow:trigger']);
       const automation = await withToken('AUTOMATION', ['automation:trigger']);
       const runAt = new Date(Date.now() + 60_000).toISOString();
-      const answers = [
-        await post('flowTriggerAsync', chatbot.project, chatbot.token, { ...FLOW_BODY, runAt }),
-        await post('flowTriggerAsync', chatbot.project, chatbot.token, { ...FLOW_BODY, delaySeconds: 5 }),
-        await post('automationTriggerAsync', automation.project, automation.token, { ...AUTOMATION_BODY, delaySeconds: 5 }),
+      const answers: Array<[HttpResult<Json>, string]> = [
+        [await post('flowTriggerAsync', chatbot.project, chatbot.token, { ...FLOW_BODY, runAt, delaySeconds: 5 }), 'Provide either runAt or delaySeconds, not both'],
+        [await post('flowTriggerAsync', chatbot.project, chatbot.token, { ...FLOW_BODY, runAt: '2030-01-01T10:00:00' }), 'runAt must be a valid ISO date-time'],
+        [await post('automationTriggerAsync', automation.project, automation.token, { ...AUTOMATION_BODY, runAt: '2020-01-01T00:00:00Z' }), 'runAt must be in the future'],
+        [await post('automationTriggerAsync', automation.project, automation.token, { ...AUTOMATION_BODY, delaySeconds: '5' }), 'delaySeconds must be a positive number'],
       ];
-      for (const answer of answers) {
-        expect(answer).toMatchObject({ status: 501, body: { error: 'Scheduled runs (runAt, delaySeconds) are not available in this build yet' } });
+      for (const [answer, message] of answers) {
+        expect(answer).toMatchObject({ status: 400, body: { error: message } });
       }
       const rows = await sql('SELECT count(*) AS n FROM invocation.invocations WHERE project_id = ANY($1::uuid[])', [
         [chatbot.project.projectId, automation.project.projectId],

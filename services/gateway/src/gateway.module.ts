@@ -6,6 +6,7 @@ import { AddMemberHandler } from './commands/add-member.handler.js';
 import { CreateApiTokenHandler } from './commands/create-api-token.handler.js';
 import { CreateOrganizationHandler } from './commands/create-organization.handler.js';
 import { CreateProjectHandler } from './commands/create-project.handler.js';
+import { ModifyInvocationHandler } from './commands/modify-invocation.handler.js';
 import { PublishDefinitionHandler } from './commands/publish-definition.handler.js';
 import { RevokeApiTokenHandler } from './commands/revoke-api-token.handler.js';
 import { SaveDefinitionHandler } from './commands/save-definition.handler.js';
@@ -38,6 +39,7 @@ const commandHandlers = [
   UpdateApiSettingsHandler,
   CreateApiTokenHandler,
   RevokeApiTokenHandler,
+  ModifyInvocationHandler,
 ];
 const queryHandlers = [GetApiSettingsHandler, ListApiTokensHandler, GetInvocationHandler];
 

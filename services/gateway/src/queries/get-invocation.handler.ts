@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { BUS, BusNoRespondersError, BusTimeoutError, type Bus } from '@runline/bus';
+import { BUS, type Bus } from '@runline/bus';
 import {
   create,
   fromBinary,
@@ -7,11 +7,13 @@ import {
   GetInvocationRequestSchema,
   INVOCATION_QUERY_SUBJECTS,
   toBinary,
+  type GetInvocationReply,
 } from '@runline/contracts';
 import type { TokenScope } from '../entities/api-token.entity.js';
 import { GatewayConfig } from '../config.js';
 import { API_ERRORS, ApiError } from '../http/api-error.js';
 import type { ExternalCaller } from '../http/external/external-api.guard.js';
+import { requestInvocationService } from '../invocation-service-request.js';
 
 const SCOPE_OF_TARGET: Record<string, TokenScope> = {
   BOT: 'bot:invoke',
@@ -31,23 +33,27 @@ export class GetInvocationHandler {
   ) {}
 
   async execute(query: { caller: ExternalCaller; invocationId: string }): Promise<unknown> {
+    const reply = await this.authorized(query);
+    return JSON.parse(reply.invocationJson) as unknown;
+  }
+
+  /**
+   * The run, once the caller may read or change it: 404 `Invocation not found` (unknown, or
+   * another organization's), 403 `Token does not match invocation`, 403 `Insufficient token scope`.
+   */
+  async authorized(query: { caller: ExternalCaller; invocationId: string }): Promise<GetInvocationReply> {
     const request = create(GetInvocationRequestSchema, { orgId: query.caller.orgId, invocationId: query.invocationId });
-    let replyBytes: Uint8Array;
-    try {
-      replyBytes = await this.bus.request(INVOCATION_QUERY_SUBJECTS.GET_INVOCATION, toBinary(GetInvocationRequestSchema, request), {
-        timeoutMs: this.config.SERVICE_REQUEST_TIMEOUT_MS,
-      });
-    } catch (error) {
-      if (error instanceof BusTimeoutError || error instanceof BusNoRespondersError) {
-        throw new ApiError(503, API_ERRORS.invocationServiceUnavailable);
-      }
-      throw error;
-    }
+    const replyBytes = await requestInvocationService(
+      this.bus,
+      INVOCATION_QUERY_SUBJECTS.GET_INVOCATION,
+      toBinary(GetInvocationRequestSchema, request),
+      this.config.SERVICE_REQUEST_TIMEOUT_MS,
+    );
     const reply = fromBinary(GetInvocationReplySchema, replyBytes);
     if (!reply.found) throw new ApiError(404, API_ERRORS.invocationNotFound);
     if (reply.startedByTokenId !== query.caller.tokenId) throw new ApiError(403, API_ERRORS.tokenMismatch);
     const scope = SCOPE_OF_TARGET[reply.targetType];
     if (!scope || !query.caller.scopes.includes(scope)) throw new ApiError(403, API_ERRORS.insufficientScope);
-    return JSON.parse(reply.invocationJson) as unknown;
+    return reply;
   }
 }

@@ -47,7 +47,7 @@ export class ModifyInvocationHandler {
     const row = await readInvocation(this.transactions.dataSource.manager, request.invocationId);
     if (!row || row.orgId !== request.orgId) return outcome(ModifyOutcome.NOT_FOUND);
     if (row.mode !== 'ASYNC') return outcome(ModifyOutcome.NOT_ASYNC);
-    if (row.status !== 'SCHEDULED' || row.waitingJob === null) return outcome(ModifyOutcome.NOT_SCHEDULED);
+    if (row.status !== 'SCHEDULED' || row.waitingJob === null) return outcome(await this.notScheduled(row.id, request));
     const job: JobRef = { name: row.waitingJob, kind: JobKind.START_RUN, invocationId: row.id, orgId: row.orgId, projectId: row.projectId };
 
     let changed: InvocationDocument | null;
@@ -80,6 +80,25 @@ export class ModifyInvocationHandler {
     this.logger.info({ invocationId: row.id, action: ModifyAction[request.action], scheduledFor: document.scheduledFor }, 'scheduled run modified');
     return create(ModifyInvocationReplySchema, { outcome: ModifyOutcome.MODIFIED, invocationJson: JSON.stringify(document) });
   }
+
+  /**
+   * A run that is not SCHEDULED: if it was scheduled and its job fired after the gateway
+   * received this request, it started while the request was in flight (NO_LONGER_SCHEDULED);
+   * otherwise it was not scheduled when asked (NOT_SCHEDULED).
+   */
+  private async notScheduled(invocationId: string, request: ModifyInvocationRequest): Promise<ModifyOutcome> {
+    if (!request.receivedAt) return ModifyOutcome.NOT_SCHEDULED;
+    const document = await readDocument(this.transactions.dataSource.manager, invocationId);
+    const left = document ? leftScheduleAt(document) : null;
+    return left !== null && left >= timestampDate(request.receivedAt).getTime() ? ModifyOutcome.NO_LONGER_SCHEDULED : ModifyOutcome.NOT_SCHEDULED;
+  }
+}
+
+/** The document's time at which a scheduled run left SCHEDULED (it started, or failed as it came up). */
+function leftScheduleAt(document: InvocationDocument): number | null {
+  if (document.schedulerStatus !== 'FIRED') return null;
+  const at = document.startedAt ?? document.completedAt;
+  return at === null ? null : Date.parse(at);
 }
 
 function outcome(value: ModifyOutcome): ModifyInvocationReply {

@@ -1,5 +1,6 @@
 import { applyDecorators } from '@nestjs/common';
 import { IsBoolean, IsDefined, IsIn, IsObject, IsOptional, IsString, IsUrl, MaxLength } from 'class-validator';
+import { API_ERRORS } from '../api-error.js';
 import { ENROLLMENT_POLICIES, ON_ERROR_POLICIES, type EnrollmentPolicy, type OnErrorPolicy } from '../../entities/project-api-settings.entity.js';
 
 /**
@@ -57,9 +58,15 @@ export class AutomationTriggerBody extends TriggerFields {
 }
 
 export const INVOCATION_ACTIONS = ['cancel', 'reschedule', 'approve', 'reject'] as const;
+export type InvocationAction = (typeof INVOCATION_ACTIONS)[number];
 
+/**
+ * PATCH /external-invocations/{id}. Only `action` is checked here; which other fields an action
+ * takes (none for cancel, runAt or delaySeconds for reschedule) is checked by the handler.
+ */
 export class ModifyInvocationBody {
-  @IsDefined({ message: 'action is required' })
-  @IsIn(INVOCATION_ACTIONS, { message: `action must be one of: ${INVOCATION_ACTIONS.join(', ')}` })
-  action!: (typeof INVOCATION_ACTIONS)[number];
+  @IsDefined({ message: API_ERRORS.actionRequired })
+  @IsIn(INVOCATION_ACTIONS, { message: API_ERRORS.actionInvalid })
+  action!: InvocationAction;
+  [field: string]: unknown;
 }

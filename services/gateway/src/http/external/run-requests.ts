@@ -9,7 +9,8 @@ import {
   RunTarget,
   StartInvocationReplySchema,
   StartInvocationRequestSchema,
-  timestampNow,
+  timestampDate,
+  timestampFromDate,
   toBinary,
   type StartInvocationReply,
 } from '@runline/contracts';
@@ -28,6 +29,10 @@ export interface RunRequest {
   mode: RunModeName;
   body: Record<string, unknown>;
   idempotencyKey?: string;
+  /** When the gateway received the request (the base of delaySeconds); now when omitted. */
+  receivedAt?: Date;
+  /** Async triggers: when the run is to start, as the scheduling rules validated it. */
+  runAt?: Date;
 }
 
 /** An answer to a run request: the status and the JSON body. */
@@ -70,7 +75,8 @@ export class RunRequests {
       idempotencyKey: key !== undefined && key !== '' && key.length <= MAX_IDEMPOTENCY_KEY_LENGTH ? key : '',
       publishedVersion: caller.publishedVersion,
       draftDefinitionJson: draft,
-      receivedAt: timestampNow(),
+      receivedAt: timestampFromDate(request.receivedAt ?? new Date()),
+      runAt: request.runAt ? timestampFromDate(request.runAt) : undefined,
     });
     let reply: StartInvocationReply;
     try {
@@ -110,19 +116,29 @@ export function answerOf(reply: StartInvocationReply, target: TargetName, mode: 
 
   const session = target === 'BOT' && reply.sessionId ? { sessionId: reply.sessionId } : {};
   const error = reply.errorMessage ? { error: reply.errorMessage } : {};
+  const scheduledFor = reply.scheduledFor ? timestampDate(reply.scheduledFor).toISOString() : null;
   if (reply.idempotentReplay) {
     const finished = FINAL.has(reply.status);
     return {
       status: finished ? 200 : 202,
-      body: { invocationId: reply.invocationId, status: reply.status, ...(finished ? { result } : {}), ...error, ...session, idempotentReplay: true },
+      body: {
+        invocationId: reply.invocationId,
+        status: reply.status,
+        ...(finished ? { result } : {}),
+        ...(!finished && scheduledFor ? { scheduledFor } : {}),
+        ...error,
+        ...session,
+        idempotentReplay: true,
+      },
     };
   }
   if (reply.status === 'FAILED' || reply.status === 'TIMEOUT') {
     return { status: 500, body: { error: reply.errorMessage || 'Run failed', invocationId: reply.invocationId, status: reply.status, ...session } };
   }
   if (mode === 'ASYNC') {
-    const scheduledFor = reply.scheduledFor ? { scheduledFor: new Date(Number(reply.scheduledFor.seconds) * 1000).toISOString() } : target === 'BOT' ? {} : { scheduledFor: null };
-    return { status: 202, body: { invocationId: reply.invocationId, status: reply.status, ...scheduledFor, ...session } };
+    // Bots/invoke never schedules: its answer has no scheduledFor at all.
+    const schedule = target === 'BOT' ? {} : { scheduledFor };
+    return { status: 202, body: { invocationId: reply.invocationId, status: reply.status, ...schedule, ...session } };
   }
   // A sync run that paused (wait, approval) goes on later: accepted, not finished.
   if (reply.status !== 'SUCCEEDED') return { status: 202, body: { invocationId: reply.invocationId, status: reply.status, ...session } };

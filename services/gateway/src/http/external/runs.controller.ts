@@ -1,5 +1,6 @@
 import { Body, Controller, Headers, HttpCode, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
+import { receivedAtOf } from '../received-at.js';
 import {
   AutomationTriggerBody,
   BotInvokeBody,
@@ -9,6 +10,7 @@ import {
 import type { ExternalRequest } from './external-api.guard.js';
 import { automationOnly, chatbotOnlyForBots, chatbotOnlyForFlows, ExternalRoute } from './external-route.decorator.js';
 import { RunRequests, type RunModeName, type TargetName } from './run-requests.js';
+import { schedulingFieldsOf } from './scheduling-fields.js';
 
 const IDEMPOTENCY_HEADER = 'x-idempotency-key';
 
@@ -90,18 +92,21 @@ export class RunsController {
   }
 
   private async start(req: ExternalRequest, reply: FastifyReply, target: TargetName, mode: RunModeName, body: object, key?: string) {
-    if (mode === 'ASYNC' && target !== 'BOT' && isScheduled(body)) {
-      // Scheduled runs arrive with the scheduler (issue 4); running one now would run it at the wrong time.
-      void reply.status(501);
-      return { error: 'Scheduled runs (runAt, delaySeconds) are not available in this build yet' };
+    const fields = body as Record<string, unknown>;
+    const receivedAt = receivedAtOf(reply);
+    let runAt: Date | undefined;
+    // Only the async trigger endpoints schedule; the sync ones and bots/invoke ignore both fields.
+    if (mode === 'ASYNC' && target !== 'BOT') {
+      const scheduling = schedulingFieldsOf(fields, receivedAt);
+      if (scheduling && 'error' in scheduling) {
+        void reply.status(400);
+        return { error: scheduling.error };
+      }
+      // A dry run validates and records nothing, so it carries no start time.
+      if (scheduling && fields.dryRun !== true) runAt = scheduling.runAt;
     }
-    const answer = await this.runs.start({ caller: req.caller, target, mode, body: body as Record<string, unknown>, idempotencyKey: key });
+    const answer = await this.runs.start({ caller: req.caller, target, mode, body: fields, idempotencyKey: key, receivedAt, runAt });
     void reply.status(answer.status);
     return answer.body;
   }
-}
-
-function isScheduled(body: object): boolean {
-  const fields = body as { runAt?: unknown; delaySeconds?: unknown };
-  return fields.runAt !== undefined || fields.delaySeconds !== undefined;
 }

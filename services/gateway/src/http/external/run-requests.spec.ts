@@ -1,0 +1,40 @@
+import { create, StartInvocationReplySchema, timestampFromDate } from '@runline/contracts';
+import { answerOf } from './run-requests.js';
+
+describe('answerOf: the 202 of an async run', () => {
+  it('gives scheduledFor of a scheduled run to the millisecond', () => {
+    const at = new Date('2030-01-01T10:00:05.123Z');
+    const reply = create(StartInvocationReplySchema, { invocationId: 'i-1', status: 'SCHEDULED', scheduledFor: timestampFromDate(at) });
+    expect(answerOf(reply, 'FLOW', 'ASYNC')).toEqual({
+      status: 202,
+      body: { invocationId: 'i-1', status: 'SCHEDULED', scheduledFor: '2030-01-01T10:00:05.123Z' },
+    });
+    expect(answerOf(reply, 'AUTOMATION', 'ASYNC').body.scheduledFor).toBe('2030-01-01T10:00:05.123Z');
+  });
+
+  it('gives scheduledFor null for an immediate run, and none for bots/invoke', () => {
+    const reply = create(StartInvocationReplySchema, { invocationId: 'i-2', status: 'QUEUED' });
+    expect(answerOf(reply, 'FLOW', 'ASYNC')).toEqual({ status: 202, body: { invocationId: 'i-2', status: 'QUEUED', scheduledFor: null } });
+    expect(answerOf(reply, 'BOT', 'ASYNC')).toEqual({ status: 202, body: { invocationId: 'i-2', status: 'QUEUED' } });
+  });
+});
+
+describe('answerOf: a repeated idempotency key', () => {
+  it('of a run still scheduled: 202 with scheduledFor', () => {
+    const reply = create(StartInvocationReplySchema, {
+      invocationId: 'i-3',
+      status: 'SCHEDULED',
+      idempotentReplay: true,
+      scheduledFor: timestampFromDate(new Date('2030-01-01T10:00:05.123Z')),
+    });
+    expect(answerOf(reply, 'FLOW', 'ASYNC')).toEqual({
+      status: 202,
+      body: { invocationId: 'i-3', status: 'SCHEDULED', scheduledFor: '2030-01-01T10:00:05.123Z', idempotentReplay: true },
+    });
+  });
+
+  it('of an immediate run in progress: 202 without scheduledFor, as before', () => {
+    const reply = create(StartInvocationReplySchema, { invocationId: 'i-4', status: 'QUEUED', idempotentReplay: true });
+    expect(answerOf(reply, 'FLOW', 'ASYNC')).toEqual({ status: 202, body: { invocationId: 'i-4', status: 'QUEUED', idempotentReplay: true } });
+  });
+});
