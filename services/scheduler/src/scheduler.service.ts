@@ -1,11 +1,13 @@
 import { CreateOutboxAndInbox1763700000000 } from '@runline/db';
 import type { ServiceDefinition } from '@runline/runtime';
+import { ScheduledJobEntity } from './entities/scheduled-job.entity.js';
+import { CreateScheduledJobs1763700000201 } from './migrations/1763700000201-create-scheduled-jobs.js';
 import { SchedulerModule } from './scheduler.module.js';
 
 export const schedulerService: ServiceDefinition = {
   name: 'scheduler',
   schema: 'scheduler',
   module: SchedulerModule,
-  entities: [],
-  migrations: [CreateOutboxAndInbox1763700000000],
+  entities: [ScheduledJobEntity],
+  migrations: [CreateOutboxAndInbox1763700000000, CreateScheduledJobs1763700000201],
 };

@@ -1,0 +1,154 @@
+import { gatewayService } from '@runline/gateway-service';
+import { invocationService } from '@runline/invocation-service';
+import { HttpClient, queryDatabase, startTestSystem, TEST_SECRETS_KEY, testNatsUrl, type TestSystem } from '@runline/testing';
+import { createPublishedProject, issueToken, type ProjectFixture } from './gateway-fixtures.js';
+import { startLocalServer, type InvocationBody, type LocalServer } from './support/lifecycle-support.js';
+import { compiledEntry, freePort, runNode, waitForOk, type RunningProcess } from './support/processes.js';
+
+/** An automation whose workflow calls the endpoint once with its run number. */
+function countingAutomation(url: string): object {
+  return {
+    schemaVersion: 1,
+    workflow: {
+      trigger: { externalEnabled: true, key: 'external_event' },
+      start: 'call',
+      nodes: {
+        call: { type: 'http', method: 'GET', url: `${url}/hit/{{ payload.n }}`, next: 'done' },
+        done: { type: 'return', value: "{ 'ok': true }" },
+      },
+    },
+  };
+}
+
+/**
+ * The scheduler as it is deployed: its own process (the compiled build), beside the gateway
+ * and the invocation service. Killed with -9 while jobs wait, and run as two replicas.
+ */
+describe('scheduler processes: restart and replicas', () => {
+  let system: TestSystem;
+  let http: HttpClient;
+  let endpoint: LocalServer;
+  let project: ProjectFixture;
+  let token: string;
+  const schedulers: RunningProcess[] = [];
+  const sql = (query: string, parameters: unknown[] = []) => queryDatabase(system.database.url, query, parameters);
+
+  const startScheduler = async (): Promise<RunningProcess> => {
+    const port = await freePort();
+    const started = runNode(compiledEntry('services/scheduler/main.js'), [], {
+      PATH: process.env.PATH,
+      DATABASE_URL: system.database.url,
+      NATS_URL: testNatsUrl(),
+      BUS_PREFIX: system.busPrefix,
+      HOST: '127.0.0.1',
+      PORT: String(port),
+      SECRETS_KEY: TEST_SECRETS_KEY,
+      RUN_MIGRATIONS: 'true',
+      LOG_LEVEL: 'error',
+    });
+    schedulers.push(started);
+    await waitForOk(`http://127.0.0.1:${port}/health/ready`, started);
+    return started;
+  };
+
+  /** Schedules `count` runs numbered from `first`, due at `dueAt(n)`. */
+  const schedule = (first: number, count: number, dueAt: (n: number) => Date) =>
+    Promise.all(
+      Array.from({ length: count }, async (_, i) => {
+        const n = first + i;
+        const runAt = dueAt(n);
+        const answer = await http.post<InvocationBody>(
+          `/v1/orgs/${project.orgId}/automations/${project.projectId}/trigger-async`,
+          { payload: { n }, runAt: runAt.toISOString() },
+          { bearer: token },
+        );
+        expect(answer.status).toBe(202);
+        expect(answer.body.status).toBe('SCHEDULED');
+        return { n, id: answer.body.invocationId, runAt };
+      }),
+    );
+
+  const hitsOf = (n: number) => endpoint.calls.filter((call) => call.path === `/hit/${n}`).length;
+
+  const startedAt = async (ids: string[]) => {
+    const rows = await sql(
+      `SELECT id, document->>'status' AS status, document->>'startedAt' AS started FROM invocation.invocation_views WHERE id = ANY($1::uuid[])`,
+      [ids],
+    );
+    return new Map(rows.map((row) => [row.id as string, { status: row.status as string, started: row.started as string | null }]));
+  };
+
+  const until = async (what: string, condition: () => Promise<boolean>, timeoutMs: number) => {
+    const deadline = Date.now() + timeoutMs;
+    while (!(await condition())) {
+      if (Date.now() > deadline) throw new Error(`${what}: not within ${timeoutMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  };
+
+  const expectEachStartedOnce = async (runs: Array<{ n: number; id: string }>) => {
+    const doubled = await sql(
+      `SELECT invocation_id FROM invocation.invocation_events WHERE type = 'InvocationStarted' AND invocation_id = ANY($1::uuid[])
+        GROUP BY invocation_id HAVING count(*) > 1`,
+      [runs.map((run) => run.id)],
+    );
+    expect(doubled).toEqual([]);
+    for (const run of runs) expect(hitsOf(run.n)).toBe(1);
+  };
+
+  beforeAll(async () => {
+    system = await startTestSystem([gatewayService, invocationService], { environment: { OUTBOUND_ALLOWED_CIDRS: '127.0.0.0/8', ACCESS_CACHE_TTL_MS: '0' } });
+    http = new HttpClient(system.url('gateway'));
+    endpoint = await startLocalServer(() => ({ status: 200, body: { ok: true } }));
+    project = await createPublishedProject(http, 'AUTOMATION', countingAutomation(endpoint.url));
+    token = (await issueToken(http, project, ['automation:trigger'])).token;
+  }, 60_000);
+
+  afterAll(async () => {
+    for (const scheduler of schedulers) await scheduler.stop();
+    await system?.stop();
+    await endpoint?.close();
+  });
+
+  it('jobs that came due while the scheduler was down fire within 5 s of its start, each once', async () => {
+    const first = await startScheduler();
+    const base = Date.now() + 1500;
+    const runs = await schedule(0, 50, (n) => new Date(base + n * 20));
+    // Jobs reach the scheduler through its queue; let it take them, then kill it before any is due.
+    await until('the jobs to reach the scheduler', async () => {
+      const [row] = await sql(`SELECT count(*)::int AS jobs FROM scheduler.scheduled_jobs`);
+      return Number(row?.jobs) >= runs.length;
+    }, 5000);
+    expect(Date.now()).toBeLessThan(base);
+    first.child.kill('SIGKILL');
+    expect(await first.exit()).toBe('SIGKILL');
+
+    // Everything comes due while no scheduler runs.
+    await new Promise((resolve) => setTimeout(resolve, base + 50 * 20 + 500 - Date.now()));
+    const before = await startedAt(runs.map((run) => run.id));
+    expect([...before.values()].every((run) => run.status === 'SCHEDULED')).toBe(true);
+
+    const restartedAt = Date.now();
+    await startScheduler();
+    await until('every run to start', async () => [...(await startedAt(runs.map((run) => run.id))).values()].every((run) => run.started !== null), 10_000);
+    const after = await startedAt(runs.map((run) => run.id));
+    for (const run of after.values()) expect(Date.parse(run.started as string) - restartedAt).toBeLessThan(5000);
+    await until('every call', async () => runs.every((run) => hitsOf(run.n) >= 1), 10_000);
+    await expectEachStartedOnce(runs);
+  }, 60_000);
+
+  it('two scheduler replicas fire every job exactly once', async () => {
+    // One replica runs from the test before; start a second one beside it.
+    await startScheduler();
+    const base = Date.now() + 2000;
+    const runs = await schedule(1000, 200, (n) => new Date(base + (n - 1000) * 5));
+    await until('every run to start', async () => [...(await startedAt(runs.map((run) => run.id))).values()].every((run) => run.started !== null), 15_000);
+    await until('every call', async () => runs.every((run) => hitsOf(run.n) >= 1), 10_000);
+    await new Promise((resolve) => setTimeout(resolve, 500));
+    await expectEachStartedOnce(runs);
+    const [fired] = await sql(`SELECT count(*)::int AS fired FROM scheduler.scheduled_jobs WHERE status = 'FIRED' AND invocation_id = ANY($1::uuid[])`, [
+      runs.map((run) => run.id),
+    ]);
+    expect(Number(fired?.fired)).toBe(runs.length);
+  }, 60_000);
+});

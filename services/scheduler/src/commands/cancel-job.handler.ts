@@ -1,0 +1,84 @@
+import { Controller, Inject } from '@nestjs/common';
+import { MessagePattern, Payload, RpcException } from '@nestjs/microservices';
+import {
+  CancelJobReplySchema,
+  CancelJobRequestSchema,
+  create,
+  fromBinary,
+  JobChangeOutcome,
+  SCHEDULER_REQUEST_SUBJECTS,
+  toBinary,
+} from '@runline/contracts';
+import { TransactionRunner } from '@runline/db';
+import type { Logger } from '@runline/observability';
+import { LOGGER } from '@runline/runtime';
+import { JobFirer } from '../jobs/job-firer.js';
+import { jobCancelledMessage, jobProblem, kindName } from '../jobs/job-messages.js';
+import { cancelWaitingJob, insertJob, jobStatus } from '../jobs/scheduled-jobs.js';
+import { outcomeOfSettled, RACE_ATTEMPTS } from './job-change.js';
+
+/**
+ * Cancels a waiting job (request/reply). The row lock decides a race with a firing pass: the
+ * job is either cancelled (CHANGED, ScheduledJobCancelled in the outbox) or fired
+ * (ALREADY_FIRED), never both. A job whose ScheduleJob has not arrived yet is recorded as a
+ * cancelled tombstone (CHANGED), so that ScheduleJob is ignored when it comes.
+ */
+@Controller()
+export class CancelJobHandler {
+  constructor(
+    private readonly transactions: TransactionRunner,
+    private readonly firer: JobFirer,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  @MessagePattern(SCHEDULER_REQUEST_SUBJECTS.CANCEL_JOB)
+  async execute(@Payload() data: Uint8Array): Promise<Uint8Array> {
+    const request = fromBinary(CancelJobRequestSchema, data);
+    const kind = kindName(request.kind);
+    const problem = jobProblem(request) ?? (kind === null ? `unknown job kind ${request.kind}` : null);
+    if (problem !== null || kind === null) throw new RpcException(`CancelJobRequest refused: ${problem}`);
+
+    const at = new Date();
+    const { outcome, dueAt } = await this.transactions.run(async (tx) => {
+      for (let attempt = 1; attempt <= RACE_ATTEMPTS; attempt++) {
+        const cancelled = await cancelWaitingJob(tx.manager, request.name, at);
+        if (cancelled) {
+          tx.emit(jobCancelledMessage(cancelled, at));
+          return { outcome: JobChangeOutcome.CHANGED, dueAt: cancelled.dueAt };
+        }
+        const status = await jobStatus(tx.manager, request.name);
+        if (status === null) {
+          const tombstone = {
+            name: request.name,
+            kind,
+            invocationId: request.invocationId,
+            orgId: request.orgId,
+            projectId: request.projectId,
+            dueAt: null,
+            correlationId: null,
+            causationId: null,
+            traceparent: null,
+          };
+          if (await insertJob(tx.manager, tombstone, 'CANCELLED', at)) {
+            tx.emit(jobCancelledMessage(tombstone, at));
+            return { outcome: JobChangeOutcome.CHANGED, dueAt: null };
+          }
+          // Its ScheduleJob committed meanwhile: cancel that.
+          continue;
+        }
+        const settled = outcomeOfSettled(status);
+        if (settled !== null) return { outcome: settled, dueAt: null };
+        // SCHEDULED although the update found it not waiting: it was inserted meanwhile.
+      }
+      throw new Error(`cancel of job ${request.name} kept racing with its ScheduleJob`);
+    });
+
+    if (outcome === JobChangeOutcome.CHANGED) {
+      this.logger.info({ job: request.name, invocationId: request.invocationId, tombstone: dueAt === null }, 'job cancelled');
+      if (dueAt !== null) this.firer.jobWithdrawn(dueAt);
+    } else {
+      this.logger.info({ job: request.name, outcome: JobChangeOutcome[outcome] }, 'job not cancelled');
+    }
+    return toBinary(CancelJobReplySchema, create(CancelJobReplySchema, { outcome }));
+  }
+}

@@ -1,0 +1,26 @@
+import { ConfigError, loadConfig } from '@runline/runtime';
+import { SchedulerConfig } from './config.js';
+
+describe('SchedulerConfig', () => {
+  it('has defaults: 10 ms lead, a sweep every second, batches of 500', () => {
+    expect(loadConfig(SchedulerConfig, {})).toMatchObject({
+      SCHEDULER_FIRE_LEAD_MS: 10,
+      SCHEDULER_SWEEP_INTERVAL_MS: 1000,
+      SCHEDULER_BATCH_SIZE: 500,
+    });
+  });
+
+  it('reads the variables, and a lead of 0', () => {
+    expect(loadConfig(SchedulerConfig, { SCHEDULER_FIRE_LEAD_MS: '0', SCHEDULER_SWEEP_INTERVAL_MS: '250', SCHEDULER_BATCH_SIZE: '50' })).toMatchObject({
+      SCHEDULER_FIRE_LEAD_MS: 0,
+      SCHEDULER_SWEEP_INTERVAL_MS: 250,
+      SCHEDULER_BATCH_SIZE: 50,
+    });
+  });
+
+  it('fails at boot naming each bad variable', () => {
+    const load = () => loadConfig(SchedulerConfig, { SCHEDULER_FIRE_LEAD_MS: '-1', SCHEDULER_SWEEP_INTERVAL_MS: 'often', SCHEDULER_BATCH_SIZE: '0' });
+    expect(load).toThrow(ConfigError);
+    expect(load).toThrow(/SCHEDULER_FIRE_LEAD_MS.*SCHEDULER_SWEEP_INTERVAL_MS.*SCHEDULER_BATCH_SIZE/);
+  });
+});

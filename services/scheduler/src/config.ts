@@ -1,0 +1,31 @@
+import { Type } from 'class-transformer';
+import { IsInt, Max, Min } from 'class-validator';
+
+const int = (min: number, max: number) => (target: object, property: string) => {
+  Type(() => Number)(target, property);
+  IsInt()(target, property);
+  Min(min)(target, property);
+  Max(max)(target, property);
+};
+
+/** The scheduler service's own environment, validated once at boot. */
+export class SchedulerConfig {
+  /**
+   * A job may be claimed and its ScheduledJobFired published up to this long before its due
+   * time, so the event is already at the consumer when the time comes (the consumer waits for
+   * due_at). Never earlier than this. 0 fires at due_at.
+   */
+  @int(0, 10_000)
+  SCHEDULER_FIRE_LEAD_MS: number = 10;
+
+  /**
+   * How often the table is looked at regardless of the armed timer: jobs another replica
+   * received, a lost wake-up, clock drift. It bounds how late such a job can fire.
+   */
+  @int(10, 600_000)
+  SCHEDULER_SWEEP_INTERVAL_MS: number = 1000;
+
+  /** Jobs claimed and fired per transaction; a full batch is followed by another at once. */
+  @int(1, 10_000)
+  SCHEDULER_BATCH_SIZE: number = 500;
+}
