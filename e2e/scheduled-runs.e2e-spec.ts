@@ -235,7 +235,7 @@ describe('scheduled runs', () => {
       const { project, token } = await automation();
       const RUNS = 40;
       // Cancels about 50 ms before runAt, some closer to it, so both outcomes happen: the
-      // scheduler fires a job up to SCHEDULER_FIRE_LEAD_MS (10 ms) early, and a cancel that
+      // scheduler fires a job up to SCHEDULER_FIRE_LEAD_MS (25 ms) early, and a cancel that
       // reaches it after that gets "no longer scheduled" although the run starts only at runAt.
       const offsets = [-50, -50, -50, -40, -30, -20, -15, -12, -10, -8];
       const base = Date.now() + 1500;

@@ -43,6 +43,13 @@ export interface DeliveredMessage extends BusMessage {
   nak(delayMs?: number): Promise<void>;
   /** Poison: never deliver again, and do not count it as processed. */
   term(): Promise<void>;
+  /**
+   * The handler keeps the message and settles it itself after it returns (work that must wait,
+   * for example until a time): returning then neither acks nor naks it, and the subscriber takes
+   * its next message at once. Left unsettled, it is redelivered after ack wait like any other.
+   * A handler that throws still has its unsettled message nak'ed.
+   */
+  settleLater(): void;
 }
 
 /**
@@ -64,8 +71,9 @@ export interface DurableSubscriptionSpec {
 }
 
 /**
- * Handles one delivered message. If it returns without settling the message, the bus acks it;
- * if it throws without settling, the bus naks it (redelivery).
+ * Handles one delivered message. If it returns without settling the message, the bus acks it
+ * (unless the handler called `settleLater`); if it throws without settling, the bus naks it
+ * (redelivery).
  */
 export type MessageHandler = (message: DeliveredMessage) => Promise<void>;
 

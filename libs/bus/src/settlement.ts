@@ -18,7 +18,7 @@ export interface DeliveryContext {
 /**
  * Runs `handler` on one delivery under the rules of `MessageHandler`: the first of ack, nak or
  * term settles the message and later calls are no-ops; a handler that returns without settling
- * acks, one that throws without settling naks. Never rejects: a failure to settle is logged and
+ * acks (unless it chose `settleLater`), one that throws without settling naks. Never rejects: a failure to settle is logged and
  * left to ack-wait expiry, which redelivers.
  */
 export async function runHandler(
@@ -28,6 +28,7 @@ export async function runHandler(
   context: DeliveryContext,
 ): Promise<void> {
   let settled = false;
+  let later = false;
   const once =
     <A extends unknown[]>(operation: (...args: A) => Promise<void>) =>
     async (...args: A): Promise<void> => {
@@ -40,6 +41,9 @@ export async function runHandler(
     ack: once(() => settle.ack()),
     nak: once((delayMs?: number) => settle.nak(delayMs)),
     term: once(() => settle.term()),
+    settleLater: () => {
+      later = true;
+    },
   };
   const where = {
     stream: context.stream,
@@ -55,7 +59,7 @@ export async function runHandler(
     failed = true;
     context.logger?.warn({ ...where, err: errorMessage(err) }, 'bus handler failed');
   }
-  if (settled) return;
+  if (settled || (later && !failed)) return;
   try {
     await (failed ? message.nak() : message.ack());
   } catch (err) {

@@ -288,6 +288,34 @@ export function describeBusContract(name: string, factory: () => Promise<BusCont
         expect(recorder.of(acked)).toHaveLength(1);
       });
 
+      it('settleLater: takes the next message before the first is settled, and the late ack holds', async () => {
+        const held: DeliveredMessage[] = [];
+        await subscribe({ durable: 'settle-later' }, async (m) => {
+          recorder.record(m);
+          if (text(m.data) === 'held') {
+            m.settleLater();
+            held.push(m);
+          }
+        });
+        const first = await publish('contract.evt.later', 'held');
+        const second = await publish('contract.evt.later', 'next');
+        // The second arrives while the first is still unsettled (sequential handling would wait ack wait).
+        await recorder.until('the next message', () => recorder.of(second).length === 1);
+        expect(recorder.of(first)).toHaveLength(1);
+        await held[0]!.ack();
+        await sleep(ACK_WAIT_MS * 2);
+        expect(recorder.of(first)).toHaveLength(1);
+      });
+
+      it('settleLater: a message never settled is redelivered after ack wait', async () => {
+        await subscribe({ durable: 'settle-later-forgotten' }, async (m) => {
+          recorder.record(m);
+          if (m.deliveryCount === 1) m.settleLater();
+        });
+        const forgotten = await publish('contract.evt.later-forgotten', 'forgotten');
+        await recorder.until('the redelivery', () => recorder.of(forgotten).length === 2);
+      });
+
       it('redelivers a message not settled within ack wait to another subscriber', async () => {
         const peer = await fixture.open();
         const handler =

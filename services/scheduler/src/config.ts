@@ -16,7 +16,7 @@ export class SchedulerConfig {
    * due_at). Never earlier than this. 0 fires at due_at.
    */
   @int(0, 10_000)
-  SCHEDULER_FIRE_LEAD_MS: number = 10;
+  SCHEDULER_FIRE_LEAD_MS: number = 25;
 
   /**
    * How often the table is looked at regardless of the armed timer: jobs another replica
