@@ -1,4 +1,3 @@
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Controller, Inject, type OnApplicationShutdown } from '@nestjs/common';
 import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
 import type { BusContext, DeliveredMessage } from '@runline/bus';
@@ -40,19 +39,18 @@ export class ScheduledJobFiredHandler implements OnApplicationShutdown {
 
   private async startAtItsTime(job: ScheduledJobFired, message: DeliveredMessage): Promise<void> {
     try {
+      // The run is read while the lead lasts; only the claim waits for the time.
       const dueAt = job.dueAt ? timestampDate(job.dueAt).getTime() : 0;
-      // A timer may wake a millisecond early: wait again until the time has really come.
-      for (let early = dueAt - Date.now(); early > 0; early = dueAt - Date.now()) await sleep(early);
       const acknowledge = () => message.ack();
       switch (job.kind) {
         case JobKind.START_RUN:
-          await this.starter.start(job.invocationId, { status: 'SCHEDULED', waitingJob: job.name }, acknowledge);
+          await this.starter.start(job.invocationId, { status: 'SCHEDULED', waitingJob: job.name }, acknowledge, dueAt);
           break;
         case JobKind.RETRY_RUN:
-          await this.starter.start(job.invocationId, { status: 'QUEUED', waitingJob: job.name }, acknowledge);
+          await this.starter.start(job.invocationId, { status: 'QUEUED', waitingJob: job.name }, acknowledge, dueAt);
           break;
         case JobKind.RESUME_RUN:
-          await this.starter.resume(job.invocationId, job.name, acknowledge);
+          await this.starter.resume(job.invocationId, job.name, acknowledge, dueAt);
           break;
         default:
           this.logger.warn({ job: job.name, kind: job.kind }, 'scheduler job of an unknown kind ignored');

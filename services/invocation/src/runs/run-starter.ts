@@ -1,3 +1,4 @@
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { TransactionRunner } from '@runline/db';
 import type { Logger } from '@runline/observability';
@@ -11,6 +12,9 @@ import { RunSlots } from './run-slots.js';
 
 /** Settles the message that asked for the start, once the claim is committed. */
 export type Acknowledge = () => Promise<void>;
+
+/** When the run may start (epoch ms): the run is read and prepared before, claimed only then. */
+export type NotBefore = number;
 
 /**
  * Starts waiting runs in this process: a QUEUED run (RunInvocation), a SCHEDULED run or a
@@ -43,8 +47,8 @@ export class RunStarter implements OnApplicationShutdown {
    * Starts the next attempt of a run waiting as `from` says. When the project's external API is
    * off by then, the run ends FAILED instead (spec: queued or scheduled runs fail when they come up).
    */
-  start(invocationId: string, from: Expectation, acknowledge: Acknowledge): Promise<void> {
-    return this.inSlot(invocationId, from, acknowledge, async (row, plan) => {
+  start(invocationId: string, from: Expectation, acknowledge: Acknowledge, notBefore: NotBefore = 0): Promise<void> {
+    return this.inSlot(invocationId, from, acknowledge, notBefore, async (row, plan) => {
       const project = await this.catalog.project(row.projectId);
       if (project && !project.externalApiEnabled) {
         await this.transactions.run((tx) =>
@@ -73,9 +77,9 @@ export class RunStarter implements OnApplicationShutdown {
   }
 
   /** Resumes a run SUSPENDED at a Wait node, waiting for job `waitingJob`. */
-  resume(invocationId: string, waitingJob: string, acknowledge: Acknowledge): Promise<void> {
+  resume(invocationId: string, waitingJob: string, acknowledge: Acknowledge, notBefore: NotBefore = 0): Promise<void> {
     const from: Expectation = { status: 'SUSPENDED', waitingJob };
-    return this.inSlot(invocationId, from, acknowledge, async (row, plan) => {
+    return this.inSlot(invocationId, from, acknowledge, notBefore, async (row, plan) => {
       const claimed = await this.transactions.run((tx) =>
         transition(tx, row.id, from, { status: 'RUNNING', lease: this.executor.lease(), waitingJob: null }, [
           { type: 'InvocationResumed', attempt: row.attempt },
@@ -86,13 +90,15 @@ export class RunStarter implements OnApplicationShutdown {
   }
 
   /**
-   * Takes a slot, reads the run, lets `claim` move it; if it was claimed, acknowledges and runs
-   * what `claim` returned in the background, holding the slot until it ends.
+   * Takes a slot, reads the run, waits until `notBefore`, lets `claim` move it; if it was
+   * claimed, acknowledges and runs what `claim` returned in the background, holding the slot
+   * until it ends.
    */
   private async inSlot(
     invocationId: string,
     from: Expectation,
     acknowledge: Acknowledge,
+    notBefore: NotBefore,
     claim: (row: InvocationRow, plan: RunPlan) => Promise<(() => Promise<Execution>) | null>,
   ): Promise<void> {
     await this.slots.acquire();
@@ -101,6 +107,8 @@ export class RunStarter implements OnApplicationShutdown {
       const row = await readInvocation(this.transactions.dataSource.manager, invocationId);
       if (!row || row.status !== from.status || (from.waitingJob !== undefined && row.waitingJob !== from.waitingJob)) return;
       const plan = JSON.parse(this.secrets.open(row.sealedPlan)) as RunPlan;
+      // A timer may wake a millisecond early: wait again until the time has really come.
+      for (let early = notBefore - Date.now(); early > 0; early = notBefore - Date.now()) await sleep(early);
       const run = await claim(row, plan);
       if (!run) return;
       await acknowledge();
