@@ -38,6 +38,19 @@ export interface RunningSystem {
   consoleJwtSecret: string;
   /** Where `--cpu-prof` writes, when profiling. */
   profileDir: string;
+  /**
+   * What another service's process needs to join this system: DATABASE_URL, SECRETS_KEY and,
+   * with NATS, NATS_URL and BUS_PREFIX.
+   */
+  shared: SharedEnvironment;
+}
+
+/** The variables every process of one benchmark system has in common. */
+export interface SharedEnvironment {
+  DATABASE_URL: string;
+  SECRETS_KEY: string;
+  NATS_URL?: string;
+  BUS_PREFIX?: string;
 }
 
 /** True when `dist` holds a build the system child can load. */
@@ -56,19 +69,11 @@ export async function startSystem(session: BenchSession, options: SystemOptions)
   const profiling = options.profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : [];
   const port = await freePort();
   const consoleJwtSecret = randomBytes(24).toString('hex');
-  const env: NodeJS.ProcessEnv = {
-    ...process.env,
-    RUNLINE_DIST: options.dist,
-    BENCH_BUS: options.bus,
-    DATABASE_URL: options.databaseUrl,
-    PORT: String(port),
-    CONSOLE_JWT_SECRET: consoleJwtSecret,
-    SECRETS_KEY: randomBytes(24).toString('hex'),
-  };
+  const shared: SharedEnvironment = { DATABASE_URL: options.databaseUrl, SECRETS_KEY: randomBytes(24).toString('hex') };
   if (options.bus === 'nats') {
     const natsUrl = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
     const prefix = `bench${randomBytes(5).toString('hex')}`;
-    Object.assign(env, { NATS_URL: natsUrl, BUS_PREFIX: prefix });
+    Object.assign(shared, { NATS_URL: natsUrl, BUS_PREFIX: prefix });
     // Registered before the start, so streams are removed even if the child fails half-way;
     // it runs after the child has stopped (cleanups run in reverse order).
     session.onCleanup(`delete streams ${prefix}_*`, () => deleteStreamsWithPrefix(natsUrl, prefix));
@@ -76,11 +81,33 @@ export async function startSystem(session: BenchSession, options: SystemOptions)
   const server = await startChildServer({
     name: 'system',
     args: [...profiling, '--import', REGISTER_HOOKS, path.join(BENCH_DIR, 'servers', 'system.server.ts')],
-    env,
+    env: { ...process.env, ...shared, RUNLINE_DIST: options.dist, BENCH_BUS: options.bus, PORT: String(port), CONSOLE_JWT_SECRET: consoleJwtSecret },
     port,
     readyPath: '/health/ready',
     logFile: path.join(session.workDir, 'system.log'),
   });
   session.onCleanup('stop the system', () => server.stop());
-  return { server, consoleJwtSecret, profileDir };
+  return { server, consoleJwtSecret, profileDir, shared };
+}
+
+/**
+ * The scheduler service in a child process of its own, as it is deployed (its own pod): the
+ * build's `services/scheduler/main.js`, on the system's NATS prefix and database, applying its
+ * own migrations at start (RUN_MIGRATIONS=true, as a deployment may). servers/scheduler.server.ts
+ * only adds the IPC watch that stops it when the benchmark goes away. Stopped by the session's
+ * cleanup, before the streams are deleted.
+ */
+export async function startScheduler(session: BenchSession, system: RunningSystem, dist: string): Promise<ChildServer> {
+  if (system.shared.NATS_URL === undefined) throw new Error('the scheduler runs in its own process only on NATS');
+  const port = await freePort();
+  const server = await startChildServer({
+    name: 'scheduler',
+    args: ['--import', REGISTER_HOOKS, path.join(BENCH_DIR, 'servers', 'scheduler.server.ts')],
+    env: { ...process.env, ...system.shared, RUNLINE_DIST: dist, PORT: String(port), HOST: '127.0.0.1', RUN_MIGRATIONS: 'true' },
+    port,
+    readyPath: '/health/ready',
+    logFile: path.join(session.workDir, 'scheduler.log'),
+  });
+  session.onCleanup('stop the scheduler', () => server.stop());
+  return server;
 }
