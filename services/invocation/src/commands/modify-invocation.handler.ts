@@ -21,7 +21,7 @@ import { LOGGER } from '@runline/runtime';
 import type { InvocationDocument } from '../events/invocation.projector.js';
 import { readDocument, readInvocation } from '../runs/invocation-store.js';
 import { recordCancel, recordReschedule } from '../runs/scheduled-run-changes.js';
-import { SchedulerClient, type JobRef } from '../runs/scheduler-jobs.js';
+import { jobRef, SchedulerClient } from '../runs/scheduler-jobs.js';
 
 /**
  * Cancels or moves a SCHEDULED async run (PATCH /external-invocations/{id}; the gateway has
@@ -48,7 +48,7 @@ export class ModifyInvocationHandler {
     if (!row || row.orgId !== request.orgId) return outcome(ModifyOutcome.NOT_FOUND);
     if (row.mode !== 'ASYNC') return outcome(ModifyOutcome.NOT_ASYNC);
     if (row.status !== 'SCHEDULED' || row.waitingJob === null) return outcome(await this.notScheduled(row.id, request));
-    const job: JobRef = { name: row.waitingJob, kind: JobKind.START_RUN, invocationId: row.id, orgId: row.orgId, projectId: row.projectId };
+    const job = jobRef(JobKind.START_RUN, row.waitingJob, row);
 
     let changed: InvocationDocument | null;
     if (request.action === ModifyAction.CANCEL) {

@@ -27,7 +27,7 @@ import { insertInvocations, readDocument, type InsertOutcome, type NewInvocation
 import { redactSecrets } from '../runs/redaction.js';
 import { runInvocationCommand } from '../runs/run-commands.js';
 import { RunExecutor } from '../runs/run-executor.js';
-import { jobNames, scheduleJobCommand } from '../runs/scheduler-jobs.js';
+import { jobNames, waitForJob } from '../runs/scheduler-jobs.js';
 import { checkTrigger, GRAPH_OF_TARGET, planRun, retriesAutomatically, type BotSessionRef, type RunPlan, type TriggerValidation } from '../runs/run-plan.js';
 
 const TARGETS: Partial<Record<RunTarget, TargetType>> = {
@@ -143,9 +143,9 @@ export class StartInvocationHandler implements OnModuleInit {
       };
       item = { ...base, status: 'FAILED', attempt: 0, lease: null, waitingJob: null, events: [failed], messages: [] };
     } else if (runAt !== null) {
-      const job = { name: jobNames.start(id), kind: JobKind.START_RUN, invocationId: id, orgId: base.orgId, projectId: base.projectId };
-      const scheduled: InvocationEventData = { type: 'InvocationScheduled', request: info, scheduledFor: runAt.toISOString(), schedulerJobName: job.name };
-      item = { ...base, status: 'SCHEDULED', attempt: 0, lease: null, waitingJob: job.name, events: [scheduled], messages: [scheduleJobCommand(job, runAt)] };
+      const wait = waitForJob(JobKind.START_RUN, jobNames.start(id), base, runAt);
+      const scheduled: InvocationEventData = { type: 'InvocationScheduled', request: info, scheduledFor: runAt.toISOString(), schedulerJobName: wait.name };
+      item = { ...base, status: 'SCHEDULED', attempt: 0, lease: null, waitingJob: wait.name, events: [scheduled], messages: [wait.command] };
     } else if (mode === 'ASYNC') {
       const queued: InvocationEventData = { type: 'InvocationQueued', request: info };
       item = { ...base, status: 'QUEUED', attempt: 0, lease: null, waitingJob: null, events: [queued], messages: [runInvocationCommand(base)] };

@@ -27,7 +27,7 @@ import { engineRunPorts } from './engine-ports.js';
 import { transition, type InvocationRow } from './invocation-store.js';
 import { redactSecrets } from './redaction.js';
 import { retriesAutomatically, type RunPlan } from './run-plan.js';
-import { jobNames, scheduleJobCommand } from './scheduler-jobs.js';
+import { jobNames, waitForJob } from './scheduler-jobs.js';
 
 /** A finished (or paused) execution: the read model after it, and the live result for a sync caller. */
 export interface Execution {
@@ -130,7 +130,7 @@ export class RunExecutor implements OnApplicationShutdown {
         retryAt: retryAt.toISOString(),
         ...record,
       };
-      const wait = retryJob(row, attempt, retryAt);
+      const wait = waitForJob(JobKind.RETRY_RUN, jobNames.retry(row.id, attempt), row, retryAt);
       document = await this.transactions.run((tx) =>
         transition(tx, row.id, expected, { status: 'QUEUED', lease: null, runAfter: retryAt, waitingJob: wait.name }, [event], [wait.command]),
       );
@@ -163,8 +163,7 @@ export class RunExecutor implements OnApplicationShutdown {
           JSON.stringify({ vars: outcome.vars, suspension: outcome.suspension, steps: outcome.steps, messages: outcome.messages, actions: outcome.actions } satisfies SuspendedState),
         );
         if (outcome.suspension?.kind === 'wait') {
-          const job = { name: jobNames.resume(row.id, outcome.steps.length), kind: JobKind.RESUME_RUN, invocationId: row.id, orgId: row.orgId, projectId: row.projectId };
-          wait = { name: job.name, command: scheduleJobCommand(job, new Date(outcome.suspension.resumeAt)) };
+          wait = waitForJob(JobKind.RESUME_RUN, jobNames.resume(row.id, outcome.steps.length), row, new Date(outcome.suspension.resumeAt));
         }
         events.push({
           type: 'InvocationSuspended',
@@ -301,12 +300,6 @@ export class RunExecutor implements OnApplicationShutdown {
     // The lease was lost (the sweeper judged this process dead): the run already has an ending.
     else this.logger.warn({ invocationId: id }, `run outcome (${what}) dropped: the run was ended elsewhere after its lease expired`);
   }
-}
-
-/** The job that starts the attempt after `failedAttempt`, and its ScheduleJob command. */
-export function retryJob(row: Pick<InvocationRow, 'id' | 'orgId' | 'projectId'>, failedAttempt: number, retryAt: Date): { name: string; command: BusMessage } {
-  const job = { name: jobNames.retry(row.id, failedAttempt), kind: JobKind.RETRY_RUN, invocationId: row.id, orgId: row.orgId, projectId: row.projectId };
-  return { name: job.name, command: scheduleJobCommand(job, retryAt) };
 }
 
 /** What a suspended run keeps (sealed) to continue from. */

@@ -1,12 +1,14 @@
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { JobKind } from '@runline/contracts';
 import { TransactionRunner } from '@runline/db';
 import type { Logger } from '@runline/observability';
 import { LOGGER, SecretBox } from '@runline/runtime';
 import { InvocationConfig } from '../config.js';
 import type { InvocationEventData } from '../events/invocation-event.js';
 import { readInvocation, transition } from './invocation-store.js';
-import { retryJob, RunExecutor } from './run-executor.js';
+import { RunExecutor } from './run-executor.js';
 import { retriesAutomatically, type RunPlan } from './run-plan.js';
+import { jobNames, waitForJob } from './scheduler-jobs.js';
 
 const BATCH = 100;
 
@@ -60,7 +62,7 @@ export class RunSweeper implements OnApplicationBootstrap, OnApplicationShutdown
         const expected = { status: 'RUNNING' as const, leaseOwner: owner };
         if (retries && row.attempt < row.maxAttempts) {
           const retryAt = new Date();
-          const wait = retryJob(row, row.attempt, retryAt);
+          const wait = waitForJob(JobKind.RETRY_RUN, jobNames.retry(row.id, row.attempt), row, retryAt);
           await transition(
             tx,
             id,

@@ -44,6 +44,19 @@ export interface JobRef {
   projectId: string;
 }
 
+/** The run a job belongs to. */
+export type JobOwner = { id: string; orgId: string; projectId: string };
+
+/** The job `name` of `kind` for `run`. */
+export function jobRef(kind: JobKind, name: string, run: JobOwner): JobRef {
+  return { name, kind, invocationId: run.id, orgId: run.orgId, projectId: run.projectId };
+}
+
+/** What a run waits for: the job's name (the run's `waiting_job`) and its ScheduleJob command. */
+export function waitForJob(kind: JobKind, name: string, run: JobOwner, dueAt: Date): { name: string; command: BusMessage } {
+  return { name, command: scheduleJobCommand(jobRef(kind, name, run), dueAt) };
+}
+
 /** The ScheduleJob command for the outbox. */
 export function scheduleJobCommand(job: JobRef, dueAt: Date): BusMessage {
   return toBusMessage(

@@ -14,8 +14,8 @@ import type { Logger } from '@runline/observability';
 import { LOGGER } from '@runline/runtime';
 import { JobFirer } from '../jobs/job-firer.js';
 import { jobCancelledMessage, jobProblem, kindName } from '../jobs/job-messages.js';
-import { cancelWaitingJob, insertJob, jobStatus } from '../jobs/scheduled-jobs.js';
-import { outcomeOfSettled, RACE_ATTEMPTS } from './job-change.js';
+import { cancelWaitingJob, insertJob } from '../jobs/scheduled-jobs.js';
+import { decideJobChange, requestedJob } from './job-change.js';
 
 /**
  * Cancels a waiting job (request/reply). The row lock decides a race with a firing pass: the
@@ -39,39 +39,22 @@ export class CancelJobHandler {
     if (problem !== null || kind === null) throw new RpcException(`CancelJobRequest refused: ${problem}`);
 
     const at = new Date();
-    const { outcome, dueAt } = await this.transactions.run(async (tx) => {
-      for (let attempt = 1; attempt <= RACE_ATTEMPTS; attempt++) {
-        const cancelled = await cancelWaitingJob(tx.manager, request.name, at);
-        if (cancelled) {
-          tx.emit(jobCancelledMessage(cancelled, at));
-          return { outcome: JobChangeOutcome.CHANGED, dueAt: cancelled.dueAt };
-        }
-        const status = await jobStatus(tx.manager, request.name);
-        if (status === null) {
-          const tombstone = {
-            name: request.name,
-            kind,
-            invocationId: request.invocationId,
-            orgId: request.orgId,
-            projectId: request.projectId,
-            dueAt: null,
-            correlationId: null,
-            causationId: null,
-            traceparent: null,
-          };
-          if (await insertJob(tx.manager, tombstone, 'CANCELLED', at)) {
-            tx.emit(jobCancelledMessage(tombstone, at));
-            return { outcome: JobChangeOutcome.CHANGED, dueAt: null };
-          }
-          // Its ScheduleJob committed meanwhile: cancel that.
-          continue;
-        }
-        const settled = outcomeOfSettled(status);
-        if (settled !== null) return { outcome: settled, dueAt: null };
-        // SCHEDULED although the update found it not waiting: it was inserted meanwhile.
-      }
-      throw new Error(`cancel of job ${request.name} kept racing with its ScheduleJob`);
-    });
+    const { outcome, changed } = await this.transactions.run((tx) =>
+      decideJobChange(tx.manager, request.name, {
+        changeWaiting: async () => {
+          const cancelled = await cancelWaitingJob(tx.manager, request.name, at);
+          if (cancelled) tx.emit(jobCancelledMessage(cancelled, at));
+          return cancelled;
+        },
+        recordMissing: async () => {
+          const tombstone = requestedJob(request, kind, null);
+          if (!(await insertJob(tx.manager, tombstone, 'CANCELLED', at))) return null;
+          tx.emit(jobCancelledMessage(tombstone, at));
+          return tombstone;
+        },
+      }),
+    );
+    const dueAt = changed?.dueAt ?? null;
 
     if (outcome === JobChangeOutcome.CHANGED) {
       this.logger.info({ job: request.name, invocationId: request.invocationId, tombstone: dueAt === null }, 'job cancelled');

@@ -1,5 +1,7 @@
+import type { EntityManager } from 'typeorm';
 import { JobChangeOutcome } from '@runline/contracts';
-import type { JobStatus } from '../entities/scheduled-job.entity.js';
+import type { JobKindName, JobStatus } from '../entities/scheduled-job.entity.js';
+import { jobStatus, type JobFields } from '../jobs/scheduled-jobs.js';
 
 /**
  * How often a cancel or reschedule tries when the job's ScheduleJob commits between its
@@ -18,4 +20,48 @@ export function outcomeOfSettled(status: JobStatus): JobChangeOutcome | null {
     case 'SCHEDULED':
       return null;
   }
+}
+
+/** The two ways a cancel or reschedule can change a job; each returns what it did, or null. */
+export interface JobChange<T> {
+  /** Changes the job while it waits (the row lock decides a race with a firing pass). */
+  changeWaiting(): Promise<T | null>;
+  /** Records the changed job when its ScheduleJob has not arrived yet; null if it arrived meanwhile. */
+  recordMissing(): Promise<T | null>;
+}
+
+/**
+ * Applies `change` to job `name` in the caller's transaction: CHANGED with what was done, or the
+ * outcome of a job that no longer waits (fired, cancelled). Retries when the job's ScheduleJob
+ * commits between the statements.
+ */
+export async function decideJobChange<T>(
+  manager: EntityManager,
+  name: string,
+  change: JobChange<T>,
+): Promise<{ outcome: JobChangeOutcome; changed: T | null }> {
+  for (let attempt = 1; attempt <= RACE_ATTEMPTS; attempt++) {
+    const changed = await change.changeWaiting();
+    if (changed !== null) return { outcome: JobChangeOutcome.CHANGED, changed };
+    const status = await jobStatus(manager, name);
+    if (status === null) {
+      const recorded = await change.recordMissing();
+      if (recorded !== null) return { outcome: JobChangeOutcome.CHANGED, changed: recorded };
+      continue; // Its ScheduleJob committed meanwhile: change that.
+    }
+    const settled = outcomeOfSettled(status);
+    if (settled !== null) return { outcome: settled, changed: null };
+    // SCHEDULED although the change found it not waiting: it was inserted meanwhile.
+  }
+  throw new Error(`change of job ${name} kept racing with its ScheduleJob`);
+}
+
+/** The job a cancel or reschedule request describes, for a row made before its ScheduleJob. */
+export function requestedJob(
+  request: { name: string; invocationId: string; orgId: string; projectId: string },
+  kind: JobKindName,
+  dueAt: Date | null,
+): JobFields {
+  const { name, invocationId, orgId, projectId } = request;
+  return { name, kind, invocationId, orgId, projectId, dueAt, correlationId: null, causationId: null, traceparent: null };
 }

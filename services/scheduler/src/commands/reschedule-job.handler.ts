@@ -15,8 +15,8 @@ import type { Logger } from '@runline/observability';
 import { LOGGER } from '@runline/runtime';
 import { JobFirer } from '../jobs/job-firer.js';
 import { jobProblem, jobRescheduledMessage, kindName } from '../jobs/job-messages.js';
-import { insertJob, jobStatus, moveWaitingJob } from '../jobs/scheduled-jobs.js';
-import { outcomeOfSettled, RACE_ATTEMPTS } from './job-change.js';
+import { insertJob, moveWaitingJob } from '../jobs/scheduled-jobs.js';
+import { decideJobChange, requestedJob } from './job-change.js';
 
 /**
  * Moves a waiting job to a new due time (request/reply). Like a cancel, the row lock decides a
@@ -44,37 +44,23 @@ export class RescheduleJobHandler {
 
     const dueAt = timestampDate(request.dueAt);
     const at = new Date();
-    const { outcome, previousDueAt } = await this.transactions.run(async (tx) => {
-      for (let attempt = 1; attempt <= RACE_ATTEMPTS; attempt++) {
-        const moved = await moveWaitingJob(tx.manager, request.name, dueAt, at);
-        if (moved) {
+    const { outcome, changed } = await this.transactions.run((tx) =>
+      decideJobChange<{ previousDueAt: Date | null }>(tx.manager, request.name, {
+        changeWaiting: async () => {
+          const moved = await moveWaitingJob(tx.manager, request.name, dueAt, at);
+          if (!moved) return null;
           tx.emit(jobRescheduledMessage({ ...moved.job, dueAt }, at));
-          return { outcome: JobChangeOutcome.CHANGED, previousDueAt: moved.previousDueAt };
-        }
-        const status = await jobStatus(tx.manager, request.name);
-        if (status === null) {
-          const job = {
-            name: request.name,
-            kind,
-            invocationId: request.invocationId,
-            orgId: request.orgId,
-            projectId: request.projectId,
-            dueAt,
-            correlationId: null,
-            causationId: null,
-            traceparent: null,
-          };
-          if (await insertJob(tx.manager, job, 'SCHEDULED', at)) {
-            tx.emit(jobRescheduledMessage(job, at));
-            return { outcome: JobChangeOutcome.CHANGED, previousDueAt: null };
-          }
-          continue;
-        }
-        const settled = outcomeOfSettled(status);
-        if (settled !== null) return { outcome: settled, previousDueAt: null };
-      }
-      throw new Error(`reschedule of job ${request.name} kept racing with its ScheduleJob`);
-    });
+          return { previousDueAt: moved.previousDueAt };
+        },
+        recordMissing: async () => {
+          const job = requestedJob(request, kind, dueAt);
+          if (!(await insertJob(tx.manager, job, 'SCHEDULED', at))) return null;
+          tx.emit(jobRescheduledMessage({ ...job, dueAt }, at));
+          return { previousDueAt: null };
+        },
+      }),
+    );
+    const previousDueAt = changed?.previousDueAt ?? null;
 
     if (outcome === JobChangeOutcome.CHANGED) {
       this.logger.info({ job: request.name, invocationId: request.invocationId, dueAt, previousDueAt }, 'job rescheduled');
