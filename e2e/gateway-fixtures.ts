@@ -69,3 +69,12 @@ export async function createPublishedProject(http: HttpClient, type: 'CHATBOT' |
   await publishDefinition(http, project, definition ?? (type === 'CHATBOT' ? VALID_CHATBOT_DEFINITION : VALID_AUTOMATION_DEFINITION));
   return project;
 }
+
+/**
+ * Sets the project's rate limit (per token and endpoint, per minute) through the console, for
+ * tests that send more requests than the platform default of 120 per 60 s allows.
+ */
+export async function setRateLimit(http: HttpClient, project: ProjectFixture, rateLimitPerMinute: number): Promise<void> {
+  const answer = await http.patch(`/v1/orgs/${project.orgId}/projects/${project.projectId}/api-settings`, { rateLimitPerMinute }, { bearer: project.ownerJwt });
+  if (answer.status !== 200) throw new Error(`api settings: ${answer.status} ${JSON.stringify(answer.body)}`);
+}

@@ -2,7 +2,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { gatewayService } from '@runline/gateway-service';
 import { HttpClient, queryDatabase, startTestSystem, TEST_SECRETS_KEY, testNatsUrl, type TestSystem } from '@runline/testing';
-import { createProject, issueToken, publishDefinition } from './gateway-fixtures.js';
+import { createProject, issueToken, publishDefinition, setRateLimit } from './gateway-fixtures.js';
 import { compiledEntry, freePort, runNode, waitForOk, type RunningProcess } from './support/processes.js';
 
 const RUNS = 200;
@@ -78,6 +78,8 @@ describe('invocation service killed with -9 while async runs are in flight', () 
       },
     });
     const { token } = await issueToken(http, project, ['flow:trigger']);
+    // RUNS requests at once with one token: more than the default rate limit allows.
+    await setRateLimit(http, project, 100_000);
     const path = `/v1/orgs/${project.orgId}/flows/${project.projectId}/trigger-async`;
 
     const accepted = await Promise.all(

@@ -1,7 +1,7 @@
 import { gatewayService } from '@runline/gateway-service';
 import { invocationService } from '@runline/invocation-service';
 import { HttpClient, queryDatabase, startTestSystem, TEST_SECRETS_KEY, testNatsUrl, type TestSystem } from '@runline/testing';
-import { createPublishedProject, issueToken, type ProjectFixture } from './gateway-fixtures.js';
+import { createPublishedProject, issueToken, setRateLimit, type ProjectFixture } from './gateway-fixtures.js';
 import { startLocalServer, type InvocationBody, type LocalServer } from './support/lifecycle-support.js';
 import { compiledEntry, freePort, runNode, waitForOk, type RunningProcess } from './support/processes.js';
 
@@ -101,6 +101,8 @@ describe('scheduler processes: restart and replicas', () => {
     http = new HttpClient(system.url('gateway'));
     endpoint = await startLocalServer(() => ({ status: 200, body: { ok: true } }));
     project = await createPublishedProject(http, 'AUTOMATION', countingAutomation(endpoint.url));
+    // The tests schedule hundreds of runs with one token, above the default 120 per minute.
+    await setRateLimit(http, project, 100_000);
     token = (await issueToken(http, project, ['automation:trigger'])).token;
   }, 60_000);
 

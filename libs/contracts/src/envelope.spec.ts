@@ -27,7 +27,10 @@ import {
   ProjectType,
 } from './gen/runline/gateway/v1/events_pb.js';
 import { RunInvocationSchema, RunMode, RunTarget } from './gen/runline/invocation/v1/commands_pb.js';
+import { DeliverCallbackSchema } from './gen/runline/callback/v1/commands_pb.js';
+import { CallbackAttemptedSchema, CallbackAttemptOutcome } from './gen/runline/callback/v1/events_pb.js';
 import { JobKind, ScheduleJobSchema } from './gen/runline/scheduler/v1/commands_pb.js';
+import { PolledItemRunFailedSchema, PollFailedSchema } from './gen/runline/polling/v1/events_pb.js';
 import {
   ScheduledJobCancelledSchema,
   ScheduledJobFiredSchema,
@@ -203,6 +206,8 @@ describe('encode / decode / unpack round trip', () => {
     }),
     ...invocationCases(),
     ...schedulerCases(),
+    ...pollingCases(),
+    ...callbackCases(),
   ];
 
   it('covers every registered type', () => {
@@ -392,5 +397,49 @@ function schedulerCases(): Envelope[] {
     newEnvelope({ type: EVENT_TYPES.SCHEDULED_JOB_FIRED, payload: create(ScheduledJobFiredSchema, { ...job, dueAt: at, firedAt: at }), ...scope }),
     newEnvelope({ type: EVENT_TYPES.SCHEDULED_JOB_CANCELLED, payload: create(ScheduledJobCancelledSchema, { ...job, cancelledAt: at }), ...scope }),
     newEnvelope({ type: EVENT_TYPES.SCHEDULED_JOB_RESCHEDULED, payload: create(ScheduledJobRescheduledSchema, { ...job, dueAt: at }), ...scope }),
+  ];
+}
+
+function pollingCases(): Envelope[] {
+  const scope = { orgId: 'org-1', projectId: 'prj-1' };
+  const trigger = { triggerId: 'trg-1', pollKey: 'orders', source: 'shop' };
+  return [
+    newEnvelope({
+      type: EVENT_TYPES.POLL_FAILED,
+      payload: create(PollFailedSchema, { ...trigger, pollEndpoint: 'https://shop.example/orders', failureReason: 'endpoint answered 500', dueAtMs: 1_767_225_601_250n }),
+      ...scope,
+    }),
+    newEnvelope({
+      type: EVENT_TYPES.POLLED_ITEM_RUN_FAILED,
+      payload: create(PolledItemRunFailedSchema, { ...trigger, sealedPayloadJson: 'v1.a.b.c', failureReason: 'Payload is missing required keys: customerId', invocationId: 'inv-1' }),
+      ...scope,
+    }),
+  ];
+}
+
+function callbackCases(): Envelope[] {
+  const scope = { orgId: 'org-1', projectId: 'prj-1', invocationId: 'inv-1' };
+  const body = new TextEncoder().encode('{"invocationId":"inv-1","status":"SUCCEEDED","result":{},"trace":null}');
+  return [
+    newEnvelope({
+      type: EVENT_TYPES.DELIVER_CALLBACK,
+      payload: create(DeliverCallbackSchema, { invocationId: 'inv-1', url: 'https://hooks.example/cb', sealedSecret: 'v1.a.b.c', body, runStatus: 'SUCCEEDED' }),
+      ...scope,
+    }),
+    newEnvelope({
+      type: EVENT_TYPES.CALLBACK_ATTEMPTED,
+      payload: create(CallbackAttemptedSchema, {
+        deliveryId: 'd-1',
+        invocationId: 'inv-1',
+        attempt: 2,
+        attemptedAt: timestampFromDate(new Date('2026-01-01T00:00:01.250Z')),
+        durationMs: 12,
+        outcome: CallbackAttemptOutcome.HTTP_ERROR,
+        statusCode: 500,
+        error: 'receiver answered 500',
+        final: false,
+      }),
+      ...scope,
+    }),
   ];
 }

@@ -7,6 +7,9 @@ import {
   ProjectCreatedSchema,
 } from './gen/runline/gateway/v1/events_pb.js';
 import { RunInvocationSchema } from './gen/runline/invocation/v1/commands_pb.js';
+import { DeliverCallbackSchema } from './gen/runline/callback/v1/commands_pb.js';
+import { CallbackAttemptedSchema } from './gen/runline/callback/v1/events_pb.js';
+import { PolledItemRunFailedSchema, PollFailedSchema } from './gen/runline/polling/v1/events_pb.js';
 import { ScheduleJobSchema } from './gen/runline/scheduler/v1/commands_pb.js';
 import {
   ScheduledJobCancelledSchema,
@@ -62,6 +65,10 @@ describe('event registry', () => {
       ['scheduler.ScheduledJobCancelled.v1', ScheduledJobCancelledSchema, 'scheduler.evt.scheduled-job-cancelled'],
       ['scheduler.ScheduledJobRescheduled.v1', ScheduledJobRescheduledSchema, 'scheduler.evt.scheduled-job-rescheduled'],
       ['scheduler.ScheduleJob.v1', ScheduleJobSchema, 'scheduler.cmd.schedule-job'],
+      ['polling.PollFailed.v1', PollFailedSchema, 'polling.evt.poll-failed'],
+      ['polling.PolledItemRunFailed.v1', PolledItemRunFailedSchema, 'polling.evt.polled-item-run-failed'],
+      ['callback.DeliverCallback.v1', DeliverCallbackSchema, 'callback.cmd.deliver-callback'],
+      ['callback.CallbackAttempted.v1', CallbackAttemptedSchema, 'callback.evt.callback-attempted'],
     ] as const;
     expect(Object.keys(EVENT_REGISTRY).sort()).toEqual(expected.map(([type]) => type).sort());
     for (const [type, schema, subject] of expected) {

@@ -33,6 +33,9 @@ import {
   InvocationSuspendedSchema,
   InvocationTimedOutSchema,
 } from './gen/runline/invocation/v1/events_pb.js';
+import { DeliverCallbackSchema } from './gen/runline/callback/v1/commands_pb.js';
+import { CallbackAttemptedSchema } from './gen/runline/callback/v1/events_pb.js';
+import { PolledItemRunFailedSchema, PollFailedSchema } from './gen/runline/polling/v1/events_pb.js';
 import { ScheduleJobSchema } from './gen/runline/scheduler/v1/commands_pb.js';
 import {
   ScheduledJobCancelledSchema,
@@ -40,9 +43,12 @@ import {
   ScheduledJobRescheduledSchema,
 } from './gen/runline/scheduler/v1/events_pb.js';
 import {
+  CALLBACK_COMMAND_SUBJECTS,
+  CALLBACK_EVENT_SUBJECTS,
   GATEWAY_EVENT_SUBJECTS,
   INVOCATION_COMMAND_SUBJECTS,
   INVOCATION_EVENT_SUBJECTS,
+  POLLING_EVENT_SUBJECTS,
   SCHEDULER_COMMAND_SUBJECTS,
   SCHEDULER_EVENT_SUBJECTS,
 } from './subjects.js';
@@ -73,6 +79,11 @@ export const EVENT_TYPES = Object.freeze({
   SCHEDULED_JOB_CANCELLED: 'scheduler.ScheduledJobCancelled.v1',
   SCHEDULED_JOB_RESCHEDULED: 'scheduler.ScheduledJobRescheduled.v1',
   SCHEDULE_JOB: 'scheduler.ScheduleJob.v1',
+  POLL_FAILED: 'polling.PollFailed.v1',
+  POLLED_ITEM_RUN_FAILED: 'polling.PolledItemRunFailed.v1',
+  /** A work-queue command for the callback service. */
+  DELIVER_CALLBACK: 'callback.DeliverCallback.v1',
+  CALLBACK_ATTEMPTED: 'callback.CallbackAttempted.v1',
 } as const);
 
 /** What the registry knows about one wire type. */
@@ -138,6 +149,10 @@ export const EVENT_REGISTRY = Object.freeze({
     subject: SCHEDULER_EVENT_SUBJECTS.SCHEDULED_JOB_RESCHEDULED,
   },
   [EVENT_TYPES.SCHEDULE_JOB]: { schema: ScheduleJobSchema, subject: SCHEDULER_COMMAND_SUBJECTS.SCHEDULE_JOB },
+  [EVENT_TYPES.POLL_FAILED]: { schema: PollFailedSchema, subject: POLLING_EVENT_SUBJECTS.POLL_FAILED },
+  [EVENT_TYPES.POLLED_ITEM_RUN_FAILED]: { schema: PolledItemRunFailedSchema, subject: POLLING_EVENT_SUBJECTS.POLLED_ITEM_RUN_FAILED },
+  [EVENT_TYPES.DELIVER_CALLBACK]: { schema: DeliverCallbackSchema, subject: CALLBACK_COMMAND_SUBJECTS.DELIVER_CALLBACK },
+  [EVENT_TYPES.CALLBACK_ATTEMPTED]: { schema: CallbackAttemptedSchema, subject: CALLBACK_EVENT_SUBJECTS.CALLBACK_ATTEMPTED },
 } as const satisfies Record<string, EventRegistration>);
 
 /** A registered wire type name. */

@@ -36,6 +36,10 @@
 
 // Names.
 export {
+  CALLBACK_COMMAND_SUBJECTS,
+  CALLBACK_COMMANDS_STREAM,
+  CALLBACK_EVENT_SUBJECTS,
+  CALLBACK_EVENTS_STREAM,
   GATEWAY_EVENT_SUBJECTS,
   GATEWAY_EVENTS_STREAM,
   INVOCATION_COMMANDS_STREAM,
@@ -49,6 +53,12 @@ export {
   SCHEDULER_EVENT_SUBJECTS,
   SCHEDULER_EVENTS_STREAM,
   SCHEDULER_REQUEST_SUBJECTS,
+  POLLING_EVENT_SUBJECTS,
+  POLLING_EVENTS_STREAM,
+  POLLING_QUERY_SUBJECTS,
+  POLLING_REQUEST_SUBJECTS,
+  DEAD_LETTER_QUERY_SUBJECTS,
+  DEAD_LETTER_REQUEST_SUBJECTS,
   STREAM_NAMES,
   STREAM_SUBJECTS,
   STREAMS,
@@ -189,6 +199,47 @@ export {
   type ScheduledJobRescheduled,
 } from './gen/runline/scheduler/v1/events_pb.js';
 
+// Generated: runline.polling.v1 requests and events (issue 6).
+export {
+  DeletePollingTriggerReplySchema,
+  DeletePollingTriggerRequestSchema,
+  ListPollingTriggersReplySchema,
+  ListPollingTriggersRequestSchema,
+  RegisterPollingTriggerReplySchema,
+  RegisterPollingTriggerRequestSchema,
+  type DeletePollingTriggerReply,
+  type DeletePollingTriggerRequest,
+  type ListPollingTriggersReply,
+  type ListPollingTriggersRequest,
+  type RegisterPollingTriggerReply,
+  type RegisterPollingTriggerRequest,
+} from './gen/runline/polling/v1/requests_pb.js';
+export { PolledItemRunFailedSchema, PollFailedSchema, type PolledItemRunFailed, type PollFailed } from './gen/runline/polling/v1/events_pb.js';
+
+// Generated: runline.deadletter.v1 requests (issue 6).
+export {
+  ListDeadLettersReplySchema,
+  ListDeadLettersRequestSchema,
+  ReplayDeadLetterReplySchema,
+  ReplayDeadLetterRequestSchema,
+  ReplayOutcome,
+  type ListDeadLettersReply,
+  type ListDeadLettersRequest,
+  type ReplayDeadLetterReply,
+  type ReplayDeadLetterRequest,
+} from './gen/runline/deadletter/v1/requests_pb.js';
+
+// Generated: runline.callback.v1 commands and events.
+export { DeliverCallbackSchema, type DeliverCallback } from './gen/runline/callback/v1/commands_pb.js';
+export {
+  CallbackAttemptedSchema,
+  CallbackAttemptOutcome,
+  type CallbackAttempted,
+} from './gen/runline/callback/v1/events_pb.js';
+
 // protobuf-es runtime, so services import the wire from one place.
+// What a StartInvocation reply without a run means, for callers with no HTTP answer to give.
+export { notStartedReason } from './start-invocation-outcome.js';
+
 export { create, fromBinary, toBinary, type MessageInitShape, type MessageShape } from '@bufbuild/protobuf';
 export { timestampDate, timestampFromDate, timestampNow, type Timestamp } from '@bufbuild/protobuf/wkt';

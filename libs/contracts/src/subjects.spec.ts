@@ -1,11 +1,18 @@
 import type { StreamSpec } from '@runline/bus';
 import { EVENT_REGISTRY, EVENT_TYPES } from './event-registry.js';
 import {
+  CALLBACK_COMMAND_SUBJECTS,
+  CALLBACK_EVENT_SUBJECTS,
+  DEAD_LETTER_QUERY_SUBJECTS,
+  DEAD_LETTER_REQUEST_SUBJECTS,
   GATEWAY_EVENT_SUBJECTS,
   INVOCATION_COMMAND_SUBJECTS,
   INVOCATION_EVENT_SUBJECTS,
   INVOCATION_QUERY_SUBJECTS,
   INVOCATION_REQUEST_SUBJECTS,
+  POLLING_EVENT_SUBJECTS,
+  POLLING_QUERY_SUBJECTS,
+  POLLING_REQUEST_SUBJECTS,
   SCHEDULER_COMMAND_SUBJECTS,
   SCHEDULER_EVENT_SUBJECTS,
   SCHEDULER_REQUEST_SUBJECTS,
@@ -29,13 +36,16 @@ function streamsCapturing(subject: string): StreamSpec[] {
 }
 
 describe('subjects', () => {
-  it('declares the five streams with their subjects and retention', () => {
+  it('declares the streams with their subjects and retention', () => {
     expect(STREAMS).toEqual([
       { name: 'GATEWAY_EVENTS', subjects: ['gateway.evt.>'], retention: 'limits' },
       { name: 'INVOCATION_EVENTS', subjects: ['invocation.evt.>'], retention: 'limits' },
       { name: 'INVOCATION_COMMANDS', subjects: ['invocation.cmd.>'], retention: 'workqueue' },
       { name: 'SCHEDULER_EVENTS', subjects: ['scheduler.evt.>'], retention: 'limits' },
       { name: 'SCHEDULER_COMMANDS', subjects: ['scheduler.cmd.>'], retention: 'workqueue' },
+      { name: 'POLLING_EVENTS', subjects: ['polling.evt.>'], retention: 'limits' },
+      { name: 'CALLBACK_EVENTS', subjects: ['callback.evt.>'], retention: 'limits' },
+      { name: 'CALLBACK_COMMANDS', subjects: ['callback.cmd.>'], retention: 'workqueue' },
     ]);
     expect(Object.values(STREAM_NAMES)).toEqual(STREAMS.map((stream) => stream.name));
   });
@@ -62,6 +72,16 @@ describe('subjects', () => {
       'scheduler.evt.scheduled-job-rescheduled',
     ]);
     expect(INVOCATION_COMMAND_SUBJECTS.RUN_INVOCATION).toBe('invocation.cmd.run-invocation');
+    expect(CALLBACK_COMMAND_SUBJECTS).toEqual({ DELIVER_CALLBACK: 'callback.cmd.deliver-callback' });
+    expect(CALLBACK_EVENT_SUBJECTS).toEqual({ CALLBACK_ATTEMPTED: 'callback.evt.callback-attempted' });
+    expect(POLLING_EVENT_SUBJECTS).toEqual({ POLL_FAILED: 'polling.evt.poll-failed', POLLED_ITEM_RUN_FAILED: 'polling.evt.polled-item-run-failed' });
+    expect(POLLING_REQUEST_SUBJECTS).toEqual({
+      REGISTER_POLLING_TRIGGER: 'polling.req.register-polling-trigger',
+      DELETE_POLLING_TRIGGER: 'polling.req.delete-polling-trigger',
+    });
+    expect(POLLING_QUERY_SUBJECTS).toEqual({ LIST_POLLING_TRIGGERS: 'polling.qry.list-polling-triggers' });
+    expect(DEAD_LETTER_REQUEST_SUBJECTS).toEqual({ REPLAY_DEAD_LETTER: 'dead-letter.req.replay-dead-letter' });
+    expect(DEAD_LETTER_QUERY_SUBJECTS).toEqual({ LIST_DEAD_LETTERS: 'dead-letter.qry.list-dead-letters' });
     expect(Object.values(INVOCATION_EVENT_SUBJECTS)).toEqual([
       'invocation.evt.invocation-queued',
       'invocation.evt.invocation-started',
@@ -87,6 +107,9 @@ describe('subjects', () => {
       'invocation.cmd': STREAM_NAMES.INVOCATION_COMMANDS,
       'scheduler.evt': STREAM_NAMES.SCHEDULER_EVENTS,
       'scheduler.cmd': STREAM_NAMES.SCHEDULER_COMMANDS,
+      'polling.evt': STREAM_NAMES.POLLING_EVENTS,
+      'callback.evt': STREAM_NAMES.CALLBACK_EVENTS,
+      'callback.cmd': STREAM_NAMES.CALLBACK_COMMANDS,
     };
     for (const subject of subjects) {
       expect(subject).toMatch(/^[a-z]+\.(evt|cmd)\.[a-z]+(-[a-z]+)*$/);
@@ -101,6 +124,10 @@ describe('subjects', () => {
       ...Object.values(INVOCATION_QUERY_SUBJECTS),
       ...Object.values(INVOCATION_REQUEST_SUBJECTS),
       ...Object.values(SCHEDULER_REQUEST_SUBJECTS),
+      ...Object.values(POLLING_REQUEST_SUBJECTS),
+      ...Object.values(POLLING_QUERY_SUBJECTS),
+      ...Object.values(DEAD_LETTER_REQUEST_SUBJECTS),
+      ...Object.values(DEAD_LETTER_QUERY_SUBJECTS),
     ];
     for (const subject of requestSubjects) {
       expect(streamsCapturing(subject)).toEqual([]);

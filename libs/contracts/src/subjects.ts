@@ -26,6 +26,12 @@ export const STREAM_NAMES = Object.freeze({
   SCHEDULER_EVENTS: 'SCHEDULER_EVENTS',
   /** Commands for the scheduler service; a work queue, each command handled once. */
   SCHEDULER_COMMANDS: 'SCHEDULER_COMMANDS',
+  /** Events published by the polling service (failed polls, failed item runs). */
+  POLLING_EVENTS: 'POLLING_EVENTS',
+  /** Events published by the callback service (one per delivery attempt). */
+  CALLBACK_EVENTS: 'CALLBACK_EVENTS',
+  /** Commands for the callback service; a work queue, each command handled once. */
+  CALLBACK_COMMANDS: 'CALLBACK_COMMANDS',
 } as const);
 
 export type StreamName = (typeof STREAM_NAMES)[keyof typeof STREAM_NAMES];
@@ -37,6 +43,9 @@ export const STREAM_SUBJECTS = Object.freeze({
   INVOCATION_COMMANDS: 'invocation.cmd.>',
   SCHEDULER_EVENTS: 'scheduler.evt.>',
   SCHEDULER_COMMANDS: 'scheduler.cmd.>',
+  POLLING_EVENTS: 'polling.evt.>',
+  CALLBACK_EVENTS: 'callback.evt.>',
+  CALLBACK_COMMANDS: 'callback.cmd.>',
 } as const);
 
 /** One subject per gateway event type (see the event registry for the type names). */
@@ -106,6 +115,49 @@ export const INVOCATION_QUERY_SUBJECTS = Object.freeze({
   GET_INVOCATION: 'invocation.qry.get-invocation',
 } as const);
 
+/** One subject per callback event type (runline/callback/v1/events.proto). */
+export const CALLBACK_EVENT_SUBJECTS = Object.freeze({
+  CALLBACK_ATTEMPTED: 'callback.evt.callback-attempted',
+} as const);
+
+/** Work-queue commands for the callback service (CALLBACK_COMMANDS stream). */
+export const CALLBACK_COMMAND_SUBJECTS = Object.freeze({
+  /** `DeliverCallback` (runline/callback/v1/commands.proto), in an envelope. */
+  DELIVER_CALLBACK: 'callback.cmd.deliver-callback',
+} as const);
+
+/** One subject per polling event type (runline/polling/v1/events.proto). */
+export const POLLING_EVENT_SUBJECTS = Object.freeze({
+  POLL_FAILED: 'polling.evt.poll-failed',
+  POLLED_ITEM_RUN_FAILED: 'polling.evt.polled-item-run-failed',
+} as const);
+
+/** Request/reply commands answered by the polling service (runline/polling/v1/requests.proto). */
+export const POLLING_REQUEST_SUBJECTS = Object.freeze({
+  /** `RegisterPollingTriggerRequest` → `RegisterPollingTriggerReply`. */
+  REGISTER_POLLING_TRIGGER: 'polling.req.register-polling-trigger',
+  /** `DeletePollingTriggerRequest` → `DeletePollingTriggerReply`. */
+  DELETE_POLLING_TRIGGER: 'polling.req.delete-polling-trigger',
+} as const);
+
+/** Request/reply queries answered by the polling service. */
+export const POLLING_QUERY_SUBJECTS = Object.freeze({
+  /** `ListPollingTriggersRequest` → `ListPollingTriggersReply`. */
+  LIST_POLLING_TRIGGERS: 'polling.qry.list-polling-triggers',
+} as const);
+
+/** Request/reply commands answered by the dead-letter service (runline/deadletter/v1/requests.proto). */
+export const DEAD_LETTER_REQUEST_SUBJECTS = Object.freeze({
+  /** `ReplayDeadLetterRequest` → `ReplayDeadLetterReply`. */
+  REPLAY_DEAD_LETTER: 'dead-letter.req.replay-dead-letter',
+} as const);
+
+/** Request/reply queries answered by the dead-letter service. */
+export const DEAD_LETTER_QUERY_SUBJECTS = Object.freeze({
+  /** `ListDeadLettersRequest` → `ListDeadLettersReply`. */
+  LIST_DEAD_LETTERS: 'dead-letter.qry.list-dead-letters',
+} as const);
+
 /** Events are kept (limits retention) so a new consumer or a rebuilt projection can replay them. */
 export const GATEWAY_EVENTS_STREAM: StreamSpec = Object.freeze({
   name: STREAM_NAMES.GATEWAY_EVENTS,
@@ -138,11 +190,32 @@ export const SCHEDULER_COMMANDS_STREAM: StreamSpec = Object.freeze({
   retention: 'workqueue',
 });
 
+export const CALLBACK_EVENTS_STREAM: StreamSpec = Object.freeze({
+  name: STREAM_NAMES.CALLBACK_EVENTS,
+  subjects: [STREAM_SUBJECTS.CALLBACK_EVENTS],
+  retention: 'limits',
+});
+
+export const CALLBACK_COMMANDS_STREAM: StreamSpec = Object.freeze({
+  name: STREAM_NAMES.CALLBACK_COMMANDS,
+  subjects: [STREAM_SUBJECTS.CALLBACK_COMMANDS],
+  retention: 'workqueue',
+});
+
 /** Every stream Runline uses; each service passes this to `bus.ensureStreams` at start. */
+export const POLLING_EVENTS_STREAM: StreamSpec = Object.freeze({
+  name: STREAM_NAMES.POLLING_EVENTS,
+  subjects: [STREAM_SUBJECTS.POLLING_EVENTS],
+  retention: 'limits',
+});
+
 export const STREAMS: StreamSpec[] = [
   GATEWAY_EVENTS_STREAM,
   INVOCATION_EVENTS_STREAM,
   INVOCATION_COMMANDS_STREAM,
   SCHEDULER_EVENTS_STREAM,
   SCHEDULER_COMMANDS_STREAM,
+  POLLING_EVENTS_STREAM,
+  CALLBACK_EVENTS_STREAM,
+  CALLBACK_COMMANDS_STREAM,
 ];

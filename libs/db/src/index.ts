@@ -11,6 +11,7 @@
  *   as the backstop for a crash between commit and publish.
  * - Consumers deduplicate with the `Inbox`, in the same transaction as their effect, so a
  *   redelivered message never has its effect twice.
+ * - `GroupCommit` lets writes that arrive while others are in flight share one transaction.
  * - `startEmbeddedPostgres` runs a local server for development when `DATABASE_URL` is unset.
  *
  * Every service lists `CreateOutboxAndInbox1763700000000` first in its migrations.
@@ -22,4 +23,5 @@ export { TransactionRunner, type OutboxNotifier, type TransactionContext } from 
 export { OutboxRelay, type OutboxRelayOptions } from './outbox-relay.js';
 export type { OutboxRelayLogger } from './relay-logger.js';
 export { Inbox } from './inbox.js';
+export { GroupCommit, type BatchWriter } from './group-commit.js';
 export { startEmbeddedPostgres, type EmbeddedPostgres, type EmbeddedPostgresOptions } from './embedded-postgres.js';

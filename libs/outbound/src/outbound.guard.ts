@@ -41,6 +41,14 @@ export interface OutboundGuardOptions {
   ca?: string | Buffer;
   /** Resolves a host name to all its addresses; `dns.lookup` by default. For tests: fake DNS. */
   lookup?: (hostname: string) => Promise<Array<{ address: string; family: 4 | 6 }>>;
+  /**
+   * Keep connections open for reuse (default true). A connection is only ever reused for the
+   * same vetted address, port, scheme and host name (SNI and certificate check), so reuse never
+   * skips a check the guard would make on a new connection.
+   */
+  keepAlive?: boolean;
+  /** Connections per vetted address at most (default 64). */
+  maxSocketsPerAddress?: number;
 }
 
 type ResolvedAddress = { address: string; family: 4 | 6 };
@@ -57,6 +65,10 @@ const DEFAULT_MAX_RESPONSE_BYTES = 1024 * 1024;
 const MAX_TIMER_MS = 2 ** 31 - 1;
 const HTTP_TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const GUARD_SET_HEADERS = new Set(['host', 'content-length', 'transfer-encoding']);
+/** Distinct (address, host) pools kept; the least recently used one is closed beyond this. */
+const MAX_POOLS = 256;
+/** Idle pooled connections are closed after this long. */
+const IDLE_SOCKET_MS = 15_000;
 
 /**
  * The single way the system makes outbound HTTP requests (http nodes of runs, callbacks,
@@ -73,6 +85,10 @@ export class OutboundGuard {
   private readonly maxResponseBytes: number;
   private readonly ca: string | Buffer | undefined;
   private readonly resolveHost: (hostname: string) => Promise<ResolvedAddress[]>;
+  private readonly keepAlive: boolean;
+  private readonly maxSockets: number;
+  /** One agent per vetted (scheme, address, port, host): its sockets can only lead there. */
+  private readonly pools = new Map<string, http.Agent>();
 
   constructor(options: OutboundGuardOptions = {}) {
     this.allowed = parseAllowedCidrs(options.allowedCidrs ?? []);
@@ -80,6 +96,14 @@ export class OutboundGuard {
     this.maxResponseBytes = positive(options.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES, 'maxResponseBytes');
     this.ca = options.ca;
     this.resolveHost = options.lookup ?? systemLookup;
+    this.keepAlive = options.keepAlive ?? true;
+    this.maxSockets = positive(options.maxSocketsPerAddress ?? 64, 'maxSocketsPerAddress');
+  }
+
+  /** Closes pooled connections (at shutdown). Requests made later open new ones. */
+  close(): void {
+    for (const agent of this.pools.values()) agent.destroy();
+    this.pools.clear();
   }
 
   /** Throws `OutboundRefusedError` if the URL or an address it resolves to would be refused, without sending. */
@@ -165,17 +189,18 @@ export class OutboundGuard {
   ): Promise<OutboundResponse> {
     const { url, host } = target;
     const isHttps = url.protocol === 'https:';
+    const port = url.port === '' ? undefined : Number(url.port);
     const options: https.RequestOptions = {
       method: outgoing.method,
       hostname: host,
-      port: url.port === '' ? undefined : Number(url.port),
+      port,
       path: `${url.pathname}${url.search}`,
       headers: outgoing.headers,
-      lookup: pinnedLookup(target.addresses),
-      // A fresh connection per request: a pooled socket would carry the TLS and address
-      // decisions of an earlier request.
-      agent: false,
       ...(isHttps && this.ca !== undefined ? { ca: this.ca } : {}),
+      ...(this.keepAlive
+        ? // The first vetted address only: every socket of this agent leads there.
+          { agent: this.pool(isHttps, target.addresses[0]!, port, host) }
+        : { lookup: pinnedLookup(target.addresses), agent: false }),
     };
 
     return new Promise<OutboundResponse>((resolve, reject) => {
@@ -236,6 +261,39 @@ export class OutboundGuard {
       });
       clientRequest.end(outgoing.body);
     });
+  }
+
+  /**
+   * The keep-alive agent for one vetted address. Its `lookup` answers with that address only,
+   * and the key holds everything a connection was checked against (scheme, address, port, host
+   * name for SNI and the certificate), so a reused socket is one this request would have opened.
+   */
+  private pool(isHttps: boolean, address: ResolvedAddress, port: number | undefined, host: string): http.Agent {
+    const key = `${isHttps ? 'https' : 'http'}|${address.family}|${address.address}|${port ?? ''}|${host}`;
+    let agent = this.pools.get(key);
+    if (agent !== undefined) {
+      // Map order is insertion order: re-inserting marks it recently used.
+      this.pools.delete(key);
+      this.pools.set(key, agent);
+      return agent;
+    }
+    const options = {
+      keepAlive: true,
+      maxSockets: this.maxSockets,
+      maxFreeSockets: this.maxSockets,
+      timeout: IDLE_SOCKET_MS,
+      scheduling: 'lifo' as const,
+      lookup: pinnedLookup([address]),
+      ...(isHttps && this.ca !== undefined ? { ca: this.ca } : {}),
+    };
+    agent = isHttps ? new https.Agent(options) : new http.Agent(options);
+    this.pools.set(key, agent);
+    if (this.pools.size > MAX_POOLS) {
+      const [oldestKey, oldest] = this.pools.entries().next().value as [string, http.Agent];
+      this.pools.delete(oldestKey);
+      oldest.destroy();
+    }
+    return agent;
   }
 }
 

@@ -30,7 +30,7 @@ export interface LocalServer {
 type Handler = (req: http.IncomingMessage, res: http.ServerResponse) => void;
 
 /** A real HTTP (or, with `tls`, HTTPS) server on 127.0.0.1 that records every request. */
-export async function startServer(handler: Handler, tls?: { key: string; cert: string }): Promise<LocalServer> {
+export async function startServer(handler: Handler, tls?: { key: string; cert: string }, host = '127.0.0.1'): Promise<LocalServer> {
   const received: ReceivedRequest[] = [];
   let connections = 0;
   const onRequest: Handler = (req, res) => {
@@ -54,7 +54,10 @@ export async function startServer(handler: Handler, tls?: { key: string; cert: s
     connections += 1;
   });
   if (tls !== undefined) server.on('tlsClientError', () => undefined);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, host, resolve);
+  });
   const { port } = server.address() as AddressInfo;
   return {
     port,

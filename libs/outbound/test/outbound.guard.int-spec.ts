@@ -216,6 +216,29 @@ describe('OutboundGuard against real local servers', () => {
   });
 });
 
+describe('OutboundGuard connection reuse', () => {
+  it('reuses a connection only for the same vetted address and host name', async () => {
+    const server = await serve((_req, res) => res.end('ok'));
+    const dns = fakeDns({ 'one.test': '127.0.0.1', 'two.test': '127.0.0.1' });
+    const guard = new OutboundGuard(devOptions(dns));
+
+    for (let i = 0; i < 3; i++) await guard.request({ method: 'GET', url: `http://one.test:${server.port}/` });
+    expect(server.connections()).toBe(1);
+    await guard.request({ method: 'GET', url: `http://two.test:${server.port}/` });
+    expect(server.connections()).toBe(2);
+    // Every request is vetted again: the names were looked up each time.
+    expect(dns.asked).toEqual(['one.test', 'one.test', 'one.test', 'two.test']);
+    guard.close();
+  });
+
+  it('opens a fresh connection per request with keepAlive: false', async () => {
+    const server = await serve((_req, res) => res.end('ok'));
+    const guard = new OutboundGuard({ ...devOptions(fakeDns({ 'one.test': '127.0.0.1' })), keepAlive: false });
+    for (let i = 0; i < 2; i++) await guard.request({ method: 'GET', url: `http://one.test:${server.port}/` });
+    expect(server.connections()).toBe(2);
+  });
+});
+
 describe('OutboundGuard over HTTPS with a self-signed certificate', () => {
   let tls: { key: string; cert: string };
   beforeAll(async () => {

@@ -1,5 +1,18 @@
 import { Module } from '@nestjs/common';
+import { ENVIRONMENT, loadConfig, SecretBox } from '@runline/runtime';
+import { ReplayDeadLetterHandler } from './commands/replay-dead-letter.handler.js';
+import { DeadLetterConfig } from './config.js';
+import { InvocationRetriesExhaustedHandler } from './events/invocation-retries-exhausted.handler.js';
+import { PollFailedHandler } from './events/poll-failed.handler.js';
+import { PolledItemRunFailedHandler } from './events/polled-item-run-failed.handler.js';
+import { ListDeadLettersHandler } from './queries/list-dead-letters.handler.js';
 
-/** Records failures, lists them and replays each at most once. */
-@Module({})
+/** Records failures as dead letters, lists them, replays each at most once. */
+@Module({
+  controllers: [PollFailedHandler, PolledItemRunFailedHandler, InvocationRetriesExhaustedHandler, ListDeadLettersHandler, ReplayDeadLetterHandler],
+  providers: [
+    { provide: DeadLetterConfig, inject: [ENVIRONMENT], useFactory: (env: NodeJS.ProcessEnv) => loadConfig(DeadLetterConfig, env) },
+    { provide: SecretBox, inject: [DeadLetterConfig], useFactory: (config: DeadLetterConfig) => new SecretBox(config.SECRETS_KEY) },
+  ],
+})
 export class DeadLetterModule {}

@@ -21,8 +21,16 @@ import { ProjectsController } from './http/console/projects.controller.js';
 import { AccessDirectory } from './http/external/access-directory.js';
 import { ExternalApiGuard } from './http/external/external-api.guard.js';
 import { InvocationsController } from './http/external/invocations.controller.js';
+import { RateLimitConfig } from './http/external/rate-limits/rate-limit.config.js';
+import { RateLimitCounters } from './http/external/rate-limits/rate-limit-counters.js';
+import { RateLimitGuard } from './http/external/rate-limits/rate-limit.guard.js';
+import { RateLimitPolicies } from './http/external/rate-limits/rate-limit-policies.js';
 import { RunRequests } from './http/external/run-requests.js';
 import { RunsController } from './http/external/runs.controller.js';
+import { DeadLettersHandler } from './commands/dead-letters.handler.js';
+import { PollingTriggersHandler } from './commands/polling-triggers.handler.js';
+import { DeadLettersController } from './http/external/dead-letters.controller.js';
+import { PollingController } from './http/external/polling.controller.js';
 import { TokenUsageRecorder } from './http/external/token-usage.recorder.js';
 import { BodyValidationPipe } from './http/validation.pipe.js';
 import { GetApiSettingsHandler } from './queries/get-api-settings.handler.js';
@@ -45,7 +53,7 @@ const queryHandlers = [GetApiSettingsHandler, ListApiTokensHandler, GetInvocatio
 
 /** The HTTP edge: console API for signed-in users, external API for API tokens. */
 @Module({
-  controllers: [OrganizationsController, ProjectsController, RunsController, InvocationsController],
+  controllers: [OrganizationsController, ProjectsController, RunsController, InvocationsController, PollingController, DeadLettersController],
   providers: [
     { provide: GatewayConfig, inject: [ENVIRONMENT], useFactory: (env: NodeJS.ProcessEnv) => loadConfig(GatewayConfig, env) },
     { provide: SecretBox, inject: [GatewayConfig], useFactory: (config: GatewayConfig) => new SecretBox(config.SECRETS_KEY) },
@@ -58,6 +66,14 @@ const queryHandlers = [GetApiSettingsHandler, ListApiTokensHandler, GetInvocatio
     ConsoleAuthGuard,
     ExternalApiGuard,
     RunRequests,
+    // Polling triggers and dead letters, answered by their services (issue 6).
+    PollingTriggersHandler,
+    DeadLettersHandler,
+    // Per-token rate limits (issue 7).
+    { provide: RateLimitConfig, inject: [ENVIRONMENT], useFactory: (env: NodeJS.ProcessEnv) => loadConfig(RateLimitConfig, env) },
+    RateLimitPolicies,
+    RateLimitCounters,
+    RateLimitGuard,
     ...commandHandlers,
     ...queryHandlers,
   ],

@@ -5,6 +5,7 @@ import { ModifyInvocationHandler } from './commands/modify-invocation.handler.js
 import { RunInvocationHandler } from './commands/run-invocation.handler.js';
 import { StartInvocationHandler } from './commands/start-invocation.handler.js';
 import { InvocationConfig } from './config.js';
+import { CallbackAttemptedHandler } from './events/callback-attempted.handler.js';
 import { GatewayCopiesProjector } from './events/gateway-copies.projector.js';
 import { ScheduledJobCancelledHandler } from './events/scheduled-job-cancelled.handler.js';
 import { ScheduledJobFiredHandler } from './events/scheduled-job-fired.handler.js';
@@ -26,6 +27,7 @@ import { SchedulerClient } from './runs/scheduler-jobs.js';
     RunInvocationHandler,
     ScheduledJobFiredHandler,
     ScheduledJobCancelledHandler,
+    CallbackAttemptedHandler,
   ],
   providers: [
     { provide: InvocationConfig, inject: [ENVIRONMENT], useFactory: (env: NodeJS.ProcessEnv) => loadConfig(InvocationConfig, env) },

@@ -6,6 +6,8 @@ import { CreateInvocationTables1763700000101 } from './migrations/1763700000101-
 import { CreateRunTables1763700000102 } from './migrations/1763700000102-create-run-tables.js';
 import { KeepDefinitionKeyOrder1763700000103 } from './migrations/1763700000103-keep-definition-key-order.js';
 import { AddWaitingJob1763700000104 } from './migrations/1763700000104-add-waiting-job.js';
+import { CreateCallbackAttempts1763700000110 } from './migrations/1763700000110-create-callback-attempts.js';
+import { CreateUsageCounters1763700000130 } from './migrations/1763700000130-create-usage-counters.js';
 
 export const invocationService: ServiceDefinition = {
   name: 'invocation',
@@ -18,5 +20,7 @@ export const invocationService: ServiceDefinition = {
     CreateRunTables1763700000102,
     KeepDefinitionKeyOrder1763700000103,
     AddWaitingJob1763700000104,
+    CreateCallbackAttempts1763700000110,
+    CreateUsageCounters1763700000130,
   ],
 };

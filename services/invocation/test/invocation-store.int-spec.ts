@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { createServiceDataSource, TransactionRunner } from '@runline/db';
+import { createServiceDataSource, GroupCommit, TransactionRunner } from '@runline/db';
 import { migrateServices } from '@runline/runtime';
 import { createTestDatabase, type TestDatabase } from '@runline/testing';
 import type { RequestInfo } from '../src/events/invocation-event.js';
 import { invocationService } from '../src/invocation.service.js';
-import { GroupCommit } from '../src/runs/group-commit.js';
 import { insertInvocations, readDocument, transition, type InsertOutcome, type NewInvocation } from '../src/runs/invocation-store.js';
 
 const request: RequestInfo = {

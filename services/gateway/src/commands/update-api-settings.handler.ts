@@ -6,6 +6,7 @@ import type { ProjectEntity } from '../entities/project.entity.js';
 import { gatewayEvents } from '../events/gateway-events.js';
 import type { UpdateApiSettingsBody } from '../http/console/console-bodies.dto.js';
 import { AccessDirectory } from '../http/external/access-directory.js';
+import { RateLimitPolicies } from '../http/external/rate-limits/rate-limit-policies.js';
 import { toApiSettingsView } from '../queries/get-api-settings.handler.js';
 
 /** Changes a project's API settings; the master switch takes effect on this gateway at once. */
@@ -14,6 +15,7 @@ export class UpdateApiSettingsHandler {
   constructor(
     private readonly transactions: TransactionRunner,
     private readonly directory: AccessDirectory,
+    private readonly rateLimits: RateLimitPolicies,
     @Inject(SecretBox) private readonly secrets: SecretBox,
   ) {}
 
@@ -39,6 +41,7 @@ export class UpdateApiSettingsHandler {
       return toApiSettingsView(settings);
     });
     this.directory.evictProject(command.project.id);
+    this.rateLimits.evictProject(command.project.id);
     return view;
   }
 }

@@ -16,14 +16,14 @@ import {
   type StartInvocationReply,
   type StartInvocationRequest,
 } from '@runline/contracts';
-import { TransactionRunner } from '@runline/db';
+import { GroupCommit, TransactionRunner } from '@runline/db';
 import type { CompiledDefinition, JsonValue } from '@runline/engine';
 import type { Logger } from '@runline/observability';
 import { LOGGER, SecretBox } from '@runline/runtime';
 import type { InvocationEventData, RequestInfo, RunModeName, TargetType } from '../events/invocation-event.js';
 import { DefinitionCatalog, DefinitionUnavailableError, type ProjectCopy } from '../runs/definition-catalog.js';
-import { GroupCommit } from '../runs/group-commit.js';
-import { insertInvocations, readDocument, type InsertOutcome, type NewInvocation } from '../runs/invocation-store.js';
+import { readDocument, type NewInvocation } from '../runs/invocation-store.js';
+import { recordWithinQuota, type QuotaFigures, type QuotaOutcome } from '../runs/quota-ledger.js';
 import { redactSecrets } from '../runs/redaction.js';
 import { runInvocationCommand } from '../runs/run-commands.js';
 import { RunExecutor } from '../runs/run-executor.js';
@@ -45,7 +45,7 @@ const TARGETS: Partial<Record<RunTarget, TargetType>> = {
  */
 @Controller()
 export class StartInvocationHandler implements OnModuleInit {
-  private commit!: GroupCommit<NewInvocation, InsertOutcome>;
+  private commit!: GroupCommit<NewInvocation, QuotaOutcome>;
 
   constructor(
     private readonly transactions: TransactionRunner,
@@ -58,7 +58,8 @@ export class StartInvocationHandler implements OnModuleInit {
   onModuleInit(): void {
     // Two transactions in flight: while one commits, the next batch fills (larger batches, fewer
     // commits per run than with more parallel transactions; bench/README.md).
-    this.commit = new GroupCommit((items) => this.transactions.run((tx) => insertInvocations(tx, items)), 2);
+    // The monthly quota is checked and counted in the transaction that records the runs.
+    this.commit = new GroupCommit((items) => this.transactions.run((tx) => recordWithinQuota(tx, items)), 2);
   }
 
   @MessagePattern(INVOCATION_REQUEST_SUBJECTS.START_INVOCATION)
@@ -155,6 +156,11 @@ export class StartInvocationHandler implements OnModuleInit {
     }
 
     const outcome = await this.commit.submit(item);
+    if ('quotaExceeded' in outcome) return quotaExceededReply(outcome.quotaExceeded);
+    if ('quotaUnavailable' in outcome) {
+      this.logger.warn({ orgId: request.orgId, reason: outcome.quotaUnavailable }, 'monthly quota could not be checked; request refused');
+      return create(StartInvocationReplySchema, { quotaUnavailable: true });
+    }
     if (!outcome.created) return this.replay(outcome.existingId);
     const recorded = outcome.document;
     if (rejection !== null || mode === 'ASYNC') {
@@ -192,6 +198,13 @@ function answer(invocationId: string, status: string, result: JsonValue, errorMe
   });
 }
 
+/** Nothing was recorded: the organization's quota for the period is used up. */
+function quotaExceededReply(figures: QuotaFigures): StartInvocationReply {
+  return create(StartInvocationReplySchema, {
+    quotaExceeded: { limit: BigInt(figures.limit), used: BigInt(figures.used), periodStart: timestampFromDate(figures.periodStart) },
+  });
+}
+
 /** Bots: sessionId, else userId, else a new random session. */
 function sessionOf(body: Record<string, unknown>): BotSessionRef {
   const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : null);
@@ -207,7 +220,8 @@ function requestInfo(request: StartInvocationRequest, plan: RunPlan, project: Pr
   return {
     targetType: plan.target,
     mode: plan.mode,
-    triggerSource: scheduled ? 'SCHEDULE' : 'WEBHOOK',
+    // Polled items and dead-letter replays say so (issue 6); API calls leave it empty.
+    triggerSource: request.triggerSource === 'POLLING' || request.triggerSource === 'REPLAY' ? request.triggerSource : scheduled ? 'SCHEDULE' : 'WEBHOOK',
     environment: draft ? 'TEST' : 'PRODUCTION',
     requestPayload: redactSecrets(plan.body) as Record<string, JsonValue>,
     enrollmentPolicy: plan.enrollmentPolicy,

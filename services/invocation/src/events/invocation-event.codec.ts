@@ -42,6 +42,7 @@ const FAILURE_KINDS: Record<FailureKindName, FailureKind> = {
   TRIGGER_CHECK: FailureKind.TRIGGER_CHECK,
   INTERRUPTED: FailureKind.INTERRUPTED,
   EXTERNAL_API_DISABLED: FailureKind.EXTERNAL_API_DISABLED,
+  QUOTA_EXCEEDED: FailureKind.QUOTA_EXCEEDED,
 };
 
 export function invocationEventMessage(event: InvocationEvent): BusMessage {

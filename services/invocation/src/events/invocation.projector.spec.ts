@@ -1,5 +1,5 @@
 import type { InvocationEvent, InvocationEventData, RequestInfo } from './invocation-event.js';
-import { applyInvocationEvent, projectInvocation, ProjectionError } from './invocation.projector.js';
+import { applyCallbackAttempt, applyInvocationEvent, projectInvocation, ProjectionError } from './invocation.projector.js';
 
 const request: RequestInfo = {
   targetType: 'AUTOMATION',
@@ -174,5 +174,38 @@ describe('invocation projector', () => {
       event({ type: 'InvocationResumed', attempt: 1 }, '2026-01-01T00:01:00.001Z'),
     ]);
     expect(document).toMatchObject({ status: 'RUNNING', startedAt: '2026-01-01T00:00:01.000Z', attempts: 1 });
+  });
+});
+
+describe('callback attempts in the read model', () => {
+  const entry = (attempt: number, at: string, statusCode: number | null) => ({
+    webhookId: 'd-1',
+    attempt,
+    attemptedAt: at,
+    durationMs: 3,
+    outcome: statusCode === 200 ? 'ACKNOWLEDGED' : statusCode === null ? 'TIMEOUT' : 'HTTP_ERROR',
+    statusCode,
+    error: statusCode === 200 ? null : 'receiver answered 500',
+  });
+  const finished = () =>
+    projectInvocation([
+      event({ type: 'InvocationQueued', request }, '2026-01-01T00:00:00.000Z'),
+      event({ type: 'InvocationStarted', attempt: 1 }, '2026-01-01T00:00:01.000Z'),
+      event({ type: 'InvocationSucceeded', result: { ok: true }, ...attempt }, '2026-01-01T00:00:02.000Z'),
+    ])!;
+
+  it('adds each attempt once, ordered by attempt whatever the arrival order, and bumps updatedAt', () => {
+    let document = finished();
+    document = applyCallbackAttempt(document, entry(2, '2026-01-01T00:00:03.000Z', 500));
+    document = applyCallbackAttempt(document, entry(1, '2026-01-01T00:00:02.500Z', 500));
+    document = applyCallbackAttempt(document, entry(2, '2026-01-01T00:00:03.000Z', 500));
+    document = applyCallbackAttempt(document, entry(3, '2026-01-01T00:00:04.100Z', 200));
+    expect(document.callbackAttempts).toEqual([
+      entry(1, '2026-01-01T00:00:02.500Z', 500),
+      entry(2, '2026-01-01T00:00:03.000Z', 500),
+      entry(3, '2026-01-01T00:00:04.100Z', 200),
+    ]);
+    expect(document.updatedAt).toBe('2026-01-01T00:00:04.100Z');
+    expect(document.status).toBe('SUCCEEDED');
   });
 });

@@ -81,6 +81,46 @@ export function applyInvocationEvent(document: InvocationDocument | null, event:
   }
 }
 
+/**
+ * One entry of `callbackAttempts`, from the callback service's CallbackAttempted event. The
+ * callback service keeps the deliveries; the invocation service keeps these entries in
+ * `callback_attempts` (keyed by webhookId and attempt) and folds them into the document.
+ */
+export interface CallbackAttemptEntry {
+  /** The Standard Webhooks `webhook-id`, the same for every attempt of one callback. */
+  webhookId: string;
+  attempt: number;
+  attemptedAt: string;
+  durationMs: number;
+  /** ACKNOWLEDGED, HTTP_ERROR, TIMEOUT, REFUSED, TLS_ERROR or CONNECTION_ERROR. */
+  outcome: string;
+  /** What the receiver answered; null when it did not (timeout, refused address, TLS or connection error). */
+  statusCode: number | null;
+  error: string | null;
+}
+
+/**
+ * Adds one callback attempt. Idempotent: an entry already there (same webhookId and attempt)
+ * changes nothing; entries stay ordered by attempt whatever order they arrive in.
+ */
+export function applyCallbackAttempt(document: InvocationDocument, entry: CallbackAttemptEntry): InvocationDocument {
+  const known = document.callbackAttempts.some((item) => {
+    const existing = item as unknown as Partial<CallbackAttemptEntry> | null;
+    return existing?.webhookId === entry.webhookId && existing.attempt === entry.attempt;
+  });
+  if (known) return document;
+  const callbackAttempts = [...document.callbackAttempts, entry as unknown as JsonValue].sort(
+    (a, b) => attemptOrder(a) - attemptOrder(b),
+  );
+  const updatedAt = entry.attemptedAt > document.updatedAt ? entry.attemptedAt : document.updatedAt;
+  return { ...document, callbackAttempts, updatedAt };
+}
+
+function attemptOrder(item: JsonValue): number {
+  const entry = item as unknown as Partial<CallbackAttemptEntry> | null;
+  return Date.parse(entry?.attemptedAt ?? '') * 10 + (entry?.attempt ?? 0);
+}
+
 /** Folds a whole event history (ordered by sequence) into its document. */
 export function projectInvocation(events: readonly InvocationEvent[]): InvocationDocument | null {
   let document: InvocationDocument | null = null;

@@ -10,6 +10,7 @@ import type { TransactionContext } from '@runline/db';
 import type { InvocationEvent, InvocationEventData, RunModeName, TargetType } from '../events/invocation-event.js';
 import { invocationEventMessage } from '../events/invocation-event.codec.js';
 import { applyInvocationEvent, type InvocationDocument } from '../events/invocation.projector.js';
+import { deliverCallbackMessage, type CallbackTarget } from './callback-request.js';
 
 export type InvocationStatus = 'QUEUED' | 'RUNNING' | 'SUSPENDED' | 'SUCCEEDED' | 'FAILED' | 'TIMEOUT' | 'CANCELLED' | 'SCHEDULED';
 
@@ -155,6 +156,11 @@ export interface StateChange {
   sealedResumeState?: string | null;
   /** The scheduler job the run waits for next (null: none). */
   waitingJob?: string | null;
+  /**
+   * Where the run calls back (`callbackTargetOf`). When the transition ends the run SUCCEEDED,
+   * FAILED or TIMEOUT, its DeliverCallback is emitted in the same transaction; ignored otherwise.
+   */
+  callback?: CallbackTarget;
 }
 
 /** Which state the run must be in for the transition to apply (optimistic concurrency). */
@@ -227,6 +233,10 @@ export async function transition(
   ]);
   for (const event of stored) tx.emit(invocationEventMessage(event));
   for (const message of messages) tx.emit(message);
+  if (change.callback && document) {
+    const callback = deliverCallbackMessage(document, { orgId: row.org_id, projectId: row.project_id }, change.callback);
+    if (callback) tx.emit(callback);
+  }
   return document;
 }
 

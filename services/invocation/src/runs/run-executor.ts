@@ -22,6 +22,7 @@ import { InvocationConfig } from '../config.js';
 import type { InvocationEventData } from '../events/invocation-event.js';
 import type { InvocationDocument } from '../events/invocation.projector.js';
 import { BotSessions } from './bot-sessions.js';
+import { callbackTargetOf } from './callback-request.js';
 import { DefinitionCatalog } from './definition-catalog.js';
 import { engineRunPorts } from './engine-ports.js';
 import { transition, type InvocationRow } from './invocation-store.js';
@@ -177,7 +178,10 @@ export class RunExecutor implements OnApplicationShutdown {
     if (failed && retries) events.push(this.exhausted(plan, attempt, outcome.errorMessage ?? 'Run failed'));
     const waitingJob = wait?.name ?? null;
     const messages = wait ? [wait.command] : [];
-    document = await this.transactions.run((tx) => transition(tx, row.id, expected, { status, lease: null, sealedResumeState, waitingJob }, events, messages));
+    const callback = status === 'SUSPENDED' ? undefined : callbackTargetOf(plan, this.secrets);
+    document = await this.transactions.run((tx) =>
+      transition(tx, row.id, expected, { status, lease: null, sealedResumeState, waitingJob, callback }, events, messages),
+    );
     this.logRetryOrLoss(document, row.id, status);
     return { document, liveResult };
   }
@@ -271,13 +275,14 @@ export class RunExecutor implements OnApplicationShutdown {
       pendingApproval: null,
     };
     // A flow's result is { messages, actions }: the skip note goes beside them.
-    if (plan.graph === 'flow') return this.finishWithResult(row, outcome, { messages: [], actions: [], ...skip });
+    if (plan.graph === 'flow') return this.finishWithResult(row, plan, outcome, { messages: [], actions: [], ...skip });
     return this.finish(row, plan, outcome);
   }
 
-  private async finishWithResult(row: InvocationRow, outcome: RunOutcome, result: JsonValue): Promise<Execution> {
+  private async finishWithResult(row: InvocationRow, plan: RunPlan, outcome: RunOutcome, result: JsonValue): Promise<Execution> {
+    const callback = callbackTargetOf(plan, this.secrets);
     const document = await this.transactions.run((tx) =>
-      transition(tx, row.id, { status: 'RUNNING', leaseOwner: this.owner }, { status: 'SUCCEEDED', lease: null }, [
+      transition(tx, row.id, { status: 'RUNNING', leaseOwner: this.owner }, { status: 'SUCCEEDED', lease: null, callback }, [
         { type: 'InvocationSucceeded', result, durationMs: 0, steps: [], trace: outcome.trace as unknown as JsonValue },
       ]),
     );

@@ -4,8 +4,10 @@ import { TransactionRunner } from '@runline/db';
 import type { Logger } from '@runline/observability';
 import { LOGGER, SecretBox } from '@runline/runtime';
 import { InvocationConfig } from '../config.js';
+import { callbackTargetOf } from './callback-request.js';
 import { DefinitionCatalog } from './definition-catalog.js';
 import { readInvocation, transition, type Expectation, type InvocationRow } from './invocation-store.js';
+import { QUOTA_EXCEEDED_MESSAGE, scheduledStartVerdict } from './quota-ledger.js';
 import { RunExecutor, type Execution } from './run-executor.js';
 import type { RunPlan } from './run-plan.js';
 import { RunSlots } from './run-slots.js';
@@ -52,7 +54,7 @@ export class RunStarter implements OnApplicationShutdown {
       const project = await this.catalog.project(row.projectId);
       if (project && !project.externalApiEnabled) {
         await this.transactions.run((tx) =>
-          transition(tx, row.id, from, { status: 'FAILED', waitingJob: null }, [
+          transition(tx, row.id, from, { status: 'FAILED', waitingJob: null, callback: callbackTargetOf(plan, this.secrets) }, [
             {
               type: 'InvocationFailed',
               errorMessage: 'External API access is disabled for this project',
@@ -66,6 +68,8 @@ export class RunStarter implements OnApplicationShutdown {
         );
         return null;
       }
+      // Spec: the monthly quota is checked again when a scheduled run comes up.
+      if (from.status === 'SCHEDULED' && (await this.failedOverQuota(row, plan, from))) return null;
       const attempt = row.attempt + 1;
       const claimed = await this.transactions.run((tx) =>
         transition(tx, row.id, from, { status: 'RUNNING', attempt, lease: this.executor.lease(), waitingJob: null }, [
@@ -73,6 +77,19 @@ export class RunStarter implements OnApplicationShutdown {
         ]),
       );
       return claimed ? () => this.executor.execute({ ...row, status: 'RUNNING', attempt }, plan, null) : null;
+    });
+  }
+
+  /** Ends the run FAILED when its organization's quota is used up; true when it did. */
+  private failedOverQuota(row: InvocationRow, plan: RunPlan, from: Expectation): Promise<boolean> {
+    return this.transactions.run(async (tx) => {
+      const verdict = await scheduledStartVerdict(tx.manager, row.id, row.orgId);
+      if (verdict.allowed) return false;
+      this.logger.info({ invocationId: row.id, orgId: row.orgId, ...verdict.figures }, 'scheduled run refused: monthly quota used up');
+      await transition(tx, row.id, from, { status: 'FAILED', waitingJob: null, callback: callbackTargetOf(plan, this.secrets) }, [
+        { type: 'InvocationFailed', errorMessage: QUOTA_EXCEEDED_MESSAGE, kind: 'QUOTA_EXCEEDED', attempt: row.attempt, steps: [], trace: null, durationMs: 0 },
+      ]);
+      return true;
     });
   }
 

@@ -5,6 +5,7 @@ import type { Logger } from '@runline/observability';
 import { LOGGER, SecretBox } from '@runline/runtime';
 import { InvocationConfig } from '../config.js';
 import type { InvocationEventData } from '../events/invocation-event.js';
+import { callbackTargetOf } from './callback-request.js';
 import { readInvocation, transition } from './invocation-store.js';
 import { RunExecutor } from './run-executor.js';
 import { retriesAutomatically, type RunPlan } from './run-plan.js';
@@ -77,7 +78,7 @@ export class RunSweeper implements OnApplicationBootstrap, OnApplicationShutdown
           { type: 'InvocationFailed', errorMessage: reason, kind: 'INTERRUPTED', attempt: row.attempt, steps: [], trace: null, durationMs: 0 },
         ];
         if (retries) events.push(this.executor.exhausted(plan, row.attempt, reason));
-        await transition(tx, id, expected, { status: 'FAILED', lease: null }, events);
+        await transition(tx, id, expected, { status: 'FAILED', lease: null, callback: callbackTargetOf(plan, this.secrets) }, events);
       }
       return expired.length;
     });

@@ -38,3 +38,25 @@ describe('answerOf: a repeated idempotency key', () => {
     expect(answerOf(reply, 'FLOW', 'ASYNC')).toEqual({ status: 202, body: { invocationId: 'i-4', status: 'QUEUED', idempotentReplay: true } });
   });
 });
+
+describe('answerOf: the monthly quota', () => {
+  it('used up: 429 with quota {limit, used} and the X-Quota headers', () => {
+    const periodStart = new Date('2026-11-15T00:00:00.000Z');
+    const reply = create(StartInvocationReplySchema, { quotaExceeded: { limit: 100n, used: 100n, periodStart: timestampFromDate(periodStart) } });
+    expect(answerOf(reply, 'FLOW', 'SYNC')).toEqual({
+      status: 429,
+      body: { error: 'Monthly API call quota exceeded', quota: { limit: 100, used: 100 } },
+      headers: {
+        'x-quota-limit': '100',
+        'x-quota-used': '100',
+        'x-quota-remaining': '0',
+        'x-quota-period-start': '2026-11-15T00:00:00.000Z',
+      },
+    });
+  });
+
+  it('not checkable: 503 without quota headers', () => {
+    const reply = create(StartInvocationReplySchema, { quotaUnavailable: true });
+    expect(answerOf(reply, 'AUTOMATION', 'ASYNC')).toEqual({ status: 503, body: { error: 'Unable to validate monthly API quota' } });
+  });
+});

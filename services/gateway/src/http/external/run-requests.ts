@@ -35,11 +35,16 @@ export interface RunRequest {
   runAt?: Date;
 }
 
-/** An answer to a run request: the status and the JSON body. */
+/** An answer to a run request: the status, the JSON body and any headers of its own. */
 export interface RunAnswer {
   status: number;
   body: Record<string, unknown>;
+  headers?: Record<string, string>;
 }
+
+/** The spec's messages of the monthly quota (errors table: 429 and 503). */
+export const QUOTA_EXCEEDED = 'Monthly API call quota exceeded';
+export const QUOTA_UNAVAILABLE = 'Unable to validate monthly API quota';
 
 /** The spec's limit; a longer key is ignored (the request runs as if it had none). */
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 128;
@@ -110,6 +115,23 @@ export class RunRequests {
 
 /** The HTTP answer for a StartInvocation reply; README "Run answers" documents each row. */
 export function answerOf(reply: StartInvocationReply, target: TargetName, mode: RunModeName): RunAnswer {
+  if (reply.quotaUnavailable) return { status: 503, body: { error: QUOTA_UNAVAILABLE } };
+  if (reply.quotaExceeded) {
+    const limit = Number(reply.quotaExceeded.limit);
+    const used = Number(reply.quotaExceeded.used);
+    const periodStart = reply.quotaExceeded.periodStart ? timestampDate(reply.quotaExceeded.periodStart).toISOString() : '';
+    return {
+      status: 429,
+      body: { error: QUOTA_EXCEEDED, quota: { limit, used } },
+      // Spec: these headers go on this response only.
+      headers: {
+        'x-quota-limit': String(limit),
+        'x-quota-used': String(used),
+        'x-quota-remaining': String(Math.max(0, limit - used)),
+        'x-quota-period-start': periodStart,
+      },
+    };
+  }
   if (reply.unavailableReason) return { status: 503, body: { error: reply.unavailableReason } };
   const result = reply.resultJson ? (JSON.parse(reply.resultJson) as unknown) : null;
   if (reply.dryRun) return { status: 200, body: { invocationId: null, status: reply.status, dryRun: true, result } };

@@ -9,18 +9,20 @@ import {
 } from './external-bodies.dto.js';
 import type { ExternalRequest } from './external-api.guard.js';
 import { automationOnly, chatbotOnlyForBots, chatbotOnlyForFlows, ExternalRoute } from './external-route.decorator.js';
+import { RateLimited } from './rate-limits/rate-limited.decorator.js';
 import { RunRequests, type RunModeName, type TargetName } from './run-requests.js';
 import { schedulingFieldsOf } from './scheduling-fields.js';
 
 const IDEMPOTENCY_HEADER = 'x-idempotency-key';
 
-/** The bot, flow and automation run endpoints of the spec. */
+/** The bot, flow and automation run endpoints of the spec; each is rate limited on its own counter. */
 @Controller('v1/orgs/:orgId')
 export class RunsController {
   constructor(private readonly runs: RunRequests) {}
 
   @Post('bots/:projectId/message')
   @HttpCode(200)
+  @RateLimited('bots/message')
   @ExternalRoute({ scope: 'bot:invoke', projectType: chatbotOnlyForBots })
   botMessage(
     @Req() req: ExternalRequest,
@@ -33,6 +35,7 @@ export class RunsController {
 
   @Post('bots/:projectId/invoke')
   @HttpCode(202)
+  @RateLimited('bots/invoke')
   @ExternalRoute({ scope: 'bot:invoke', projectType: chatbotOnlyForBots })
   botInvoke(
     @Req() req: ExternalRequest,
@@ -45,6 +48,7 @@ export class RunsController {
 
   @Post('flows/:projectId/trigger')
   @HttpCode(200)
+  @RateLimited('flows/trigger')
   @ExternalRoute({ scope: 'flow:trigger', projectType: chatbotOnlyForFlows })
   flowTrigger(
     @Req() req: ExternalRequest,
@@ -57,6 +61,7 @@ export class RunsController {
 
   @Post('flows/:projectId/trigger-async')
   @HttpCode(202)
+  @RateLimited('flows/trigger-async')
   @ExternalRoute({ scope: 'flow:trigger', projectType: chatbotOnlyForFlows })
   flowTriggerAsync(
     @Req() req: ExternalRequest,
@@ -69,6 +74,7 @@ export class RunsController {
 
   @Post('automations/:projectId/trigger')
   @HttpCode(200)
+  @RateLimited('automations/trigger')
   @ExternalRoute({ scope: 'automation:trigger', projectType: automationOnly })
   automationTrigger(
     @Req() req: ExternalRequest,
@@ -81,6 +87,7 @@ export class RunsController {
 
   @Post('automations/:projectId/trigger-async')
   @HttpCode(202)
+  @RateLimited('automations/trigger-async')
   @ExternalRoute({ scope: 'automation:trigger', projectType: automationOnly })
   automationTriggerAsync(
     @Req() req: ExternalRequest,
@@ -106,6 +113,7 @@ export class RunsController {
       if (scheduling && fields.dryRun !== true) runAt = scheduling.runAt;
     }
     const answer = await this.runs.start({ caller: req.caller, target, mode, body: fields, idempotencyKey: key, receivedAt, runAt });
+    if (answer.headers) void reply.headers(answer.headers);
     void reply.status(answer.status);
     return answer.body;
   }

@@ -23,7 +23,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file runline/invocation/v1/commands.proto.
  */
 export const file_runline_invocation_v1_commands: GenFile = /*@__PURE__*/
-  fileDesc("CiRydW5saW5lL2ludm9jYXRpb24vdjEvY29tbWFuZHMucHJvdG8SFXJ1bmxpbmUuaW52b2NhdGlvbi52MSLxAgoWU3RhcnRJbnZvY2F0aW9uUmVxdWVzdBIOCgZvcmdfaWQYASABKAkSEgoKcHJvamVjdF9pZBgCIAEoCRIQCgh0b2tlbl9pZBgDIAEoCRIwCgZ0YXJnZXQYBCABKA4yIC5ydW5saW5lLmludm9jYXRpb24udjEuUnVuVGFyZ2V0EiwKBG1vZGUYBSABKA4yHi5ydW5saW5lLmludm9jYXRpb24udjEuUnVuTW9kZRIRCglib2R5X2pzb24YBiABKAkSFwoPaWRlbXBvdGVuY3lfa2V5GAcgASgJEhkKEXB1Ymxpc2hlZF92ZXJzaW9uGAggASgFEh0KFWRyYWZ0X2RlZmluaXRpb25fanNvbhgJIAEoCRIvCgtyZWNlaXZlZF9hdBgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASKgoGcnVuX2F0GAsgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCL4AQoUU3RhcnRJbnZvY2F0aW9uUmVwbHkSFQoNaW52b2NhdGlvbl9pZBgBIAEoCRIOCgZzdGF0dXMYAiABKAkSEwoLcmVzdWx0X2pzb24YAyABKAkSFQoNZXJyb3JfbWVzc2FnZRgEIAEoCRIZChFpZGVtcG90ZW50X3JlcGxheRgFIAEoCBIPCgdkcnlfcnVuGAYgASgIEhIKCnNlc3Npb25faWQYByABKAkSMQoNc2NoZWR1bGVkX2ZvchgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASGgoSdW5hdmFpbGFibGVfcmVhc29uGAkgASgJIiYKDVJ1bkludm9jYXRpb24SFQoNaW52b2NhdGlvbl9pZBgBIAEoCSLSAQoXTW9kaWZ5SW52b2NhdGlvblJlcXVlc3QSDgoGb3JnX2lkGAEgASgJEhUKDWludm9jYXRpb25faWQYAiABKAkSMwoGYWN0aW9uGAMgASgOMiMucnVubGluZS5pbnZvY2F0aW9uLnYxLk1vZGlmeUFjdGlvbhIqCgZydW5fYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC3JlY2VpdmVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJnChVNb2RpZnlJbnZvY2F0aW9uUmVwbHkSNQoHb3V0Y29tZRgBIAEoDjIkLnJ1bmxpbmUuaW52b2NhdGlvbi52MS5Nb2RpZnlPdXRjb21lEhcKD2ludm9jYXRpb25fanNvbhgCIAEoCSprCglSdW5UYXJnZXQSGgoWUlVOX1RBUkdFVF9VTlNQRUNJRklFRBAAEhIKDlJVTl9UQVJHRVRfQk9UEAESEwoPUlVOX1RBUkdFVF9GTE9XEAISGQoVUlVOX1RBUkdFVF9BVVRPTUFUSU9OEAMqSgoHUnVuTW9kZRIYChRSVU5fTU9ERV9VTlNQRUNJRklFRBAAEhEKDVJVTl9NT0RFX1NZTkMQARISCg5SVU5fTU9ERV9BU1lOQxACKmUKDE1vZGlmeUFjdGlvbhIdChlNT0RJRllfQUNUSU9OX1VOU1BFQ0lGSUVEEAASGAoUTU9ESUZZX0FDVElPTl9DQU5DRUwQARIcChhNT0RJRllfQUNUSU9OX1JFU0NIRURVTEUQAirSAQoNTW9kaWZ5T3V0Y29tZRIeChpNT0RJRllfT1VUQ09NRV9VTlNQRUNJRklFRBAAEhsKF01PRElGWV9PVVRDT01FX01PRElGSUVEEAESHAoYTU9ESUZZX09VVENPTUVfTk9UX0ZPVU5EEAISHAoYTU9ESUZZX09VVENPTUVfTk9UX0FTWU5DEAMSIAocTU9ESUZZX09VVENPTUVfTk9UX1NDSEVEVUxFRBAEEiYKIk1PRElGWV9PVVRDT01FX05PX0xPTkdFUl9TQ0hFRFVMRUQQBWIGcHJvdG8z", [file_google_protobuf_timestamp]);
+  fileDesc("CiRydW5saW5lL2ludm9jYXRpb24vdjEvY29tbWFuZHMucHJvdG8SFXJ1bmxpbmUuaW52b2NhdGlvbi52MSKJAwoWU3RhcnRJbnZvY2F0aW9uUmVxdWVzdBIOCgZvcmdfaWQYASABKAkSEgoKcHJvamVjdF9pZBgCIAEoCRIQCgh0b2tlbl9pZBgDIAEoCRIwCgZ0YXJnZXQYBCABKA4yIC5ydW5saW5lLmludm9jYXRpb24udjEuUnVuVGFyZ2V0EiwKBG1vZGUYBSABKA4yHi5ydW5saW5lLmludm9jYXRpb24udjEuUnVuTW9kZRIRCglib2R5X2pzb24YBiABKAkSFwoPaWRlbXBvdGVuY3lfa2V5GAcgASgJEhkKEXB1Ymxpc2hlZF92ZXJzaW9uGAggASgFEh0KFWRyYWZ0X2RlZmluaXRpb25fanNvbhgJIAEoCRIvCgtyZWNlaXZlZF9hdBgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASKgoGcnVuX2F0GAsgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIWCg50cmlnZ2VyX3NvdXJjZRgeIAEoCSLRAgoUU3RhcnRJbnZvY2F0aW9uUmVwbHkSFQoNaW52b2NhdGlvbl9pZBgBIAEoCRIOCgZzdGF0dXMYAiABKAkSEwoLcmVzdWx0X2pzb24YAyABKAkSFQoNZXJyb3JfbWVzc2FnZRgEIAEoCRIZChFpZGVtcG90ZW50X3JlcGxheRgFIAEoCBIPCgdkcnlfcnVuGAYgASgIEhIKCnNlc3Npb25faWQYByABKAkSMQoNc2NoZWR1bGVkX2ZvchgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASGgoSdW5hdmFpbGFibGVfcmVhc29uGAkgASgJEjwKDnF1b3RhX2V4Y2VlZGVkGBQgASgLMiQucnVubGluZS5pbnZvY2F0aW9uLnYxLlF1b3RhRXhjZWVkZWQSGQoRcXVvdGFfdW5hdmFpbGFibGUYFSABKAgiXgoNUXVvdGFFeGNlZWRlZBINCgVsaW1pdBgBIAEoAxIMCgR1c2VkGAIgASgDEjAKDHBlcmlvZF9zdGFydBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiJgoNUnVuSW52b2NhdGlvbhIVCg1pbnZvY2F0aW9uX2lkGAEgASgJItIBChdNb2RpZnlJbnZvY2F0aW9uUmVxdWVzdBIOCgZvcmdfaWQYASABKAkSFQoNaW52b2NhdGlvbl9pZBgCIAEoCRIzCgZhY3Rpb24YAyABKA4yIy5ydW5saW5lLmludm9jYXRpb24udjEuTW9kaWZ5QWN0aW9uEioKBnJ1bl9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLwoLcmVjZWl2ZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wImcKFU1vZGlmeUludm9jYXRpb25SZXBseRI1CgdvdXRjb21lGAEgASgOMiQucnVubGluZS5pbnZvY2F0aW9uLnYxLk1vZGlmeU91dGNvbWUSFwoPaW52b2NhdGlvbl9qc29uGAIgASgJKmsKCVJ1blRhcmdldBIaChZSVU5fVEFSR0VUX1VOU1BFQ0lGSUVEEAASEgoOUlVOX1RBUkdFVF9CT1QQARITCg9SVU5fVEFSR0VUX0ZMT1cQAhIZChVSVU5fVEFSR0VUX0FVVE9NQVRJT04QAypKCgdSdW5Nb2RlEhgKFFJVTl9NT0RFX1VOU1BFQ0lGSUVEEAASEQoNUlVOX01PREVfU1lOQxABEhIKDlJVTl9NT0RFX0FTWU5DEAIqZQoMTW9kaWZ5QWN0aW9uEh0KGU1PRElGWV9BQ1RJT05fVU5TUEVDSUZJRUQQABIYChRNT0RJRllfQUNUSU9OX0NBTkNFTBABEhwKGE1PRElGWV9BQ1RJT05fUkVTQ0hFRFVMRRACKtIBCg1Nb2RpZnlPdXRjb21lEh4KGk1PRElGWV9PVVRDT01FX1VOU1BFQ0lGSUVEEAASGwoXTU9ESUZZX09VVENPTUVfTU9ESUZJRUQQARIcChhNT0RJRllfT1VUQ09NRV9OT1RfRk9VTkQQAhIcChhNT0RJRllfT1VUQ09NRV9OT1RfQVNZTkMQAxIgChxNT0RJRllfT1VUQ09NRV9OT1RfU0NIRURVTEVEEAQSJgoiTU9ESUZZX09VVENPTUVfTk9fTE9OR0VSX1NDSEVEVUxFRBAFYgZwcm90bzM", [file_google_protobuf_timestamp]);
 
 /**
  * Start a run from an external API call. Subject `invocation.req.start-invocation`,
@@ -110,6 +110,16 @@ export type StartInvocationRequest = Message<"runline.invocation.v1.StartInvocat
    * @generated from field: google.protobuf.Timestamp run_at = 11;
    */
   runAt?: Timestamp | undefined;
+
+  /**
+   * What started the run when it was not an API call (issue 6): POLLING (the polling service,
+   * one run per polled item) or REPLAY (the dead-letter service replaying an event). Empty:
+   * WEBHOOK, or SCHEDULE for a run with run_at. Such requests carry no token (token_id empty),
+   * so no token can read the run through the external API; they pass the same trigger checks.
+   *
+   * @generated from field: string trigger_source = 30;
+   */
+  triggerSource: string;
 };
 
 /**
@@ -190,6 +200,22 @@ export type StartInvocationReply = Message<"runline.invocation.v1.StartInvocatio
    * @generated from field: string unavailable_reason = 9;
    */
   unavailableReason: string;
+
+  /**
+   * Set when the organization's monthly quota is used up: no run was recorded. The gateway
+   * answers 429 "Monthly API call quota exceeded" with these figures (issue 7).
+   *
+   * @generated from field: runline.invocation.v1.QuotaExceeded quota_exceeded = 20;
+   */
+  quotaExceeded?: QuotaExceeded | undefined;
+
+  /**
+   * True when the quota could not be checked (the usage counters could not be read or locked
+   * in time): no run was recorded. The gateway answers 503 "Unable to validate monthly API quota".
+   *
+   * @generated from field: bool quota_unavailable = 21;
+   */
+  quotaUnavailable: boolean;
 };
 
 /**
@@ -198,6 +224,41 @@ export type StartInvocationReply = Message<"runline.invocation.v1.StartInvocatio
  */
 export const StartInvocationReplySchema: GenMessage<StartInvocationReply> = /*@__PURE__*/
   messageDesc(file_runline_invocation_v1_commands, 1);
+
+/**
+ * The figures of a used-up monthly quota, for the 429 body and the X-Quota-* headers.
+ *
+ * @generated from message runline.invocation.v1.QuotaExceeded
+ */
+export type QuotaExceeded = Message<"runline.invocation.v1.QuotaExceeded"> & {
+  /**
+   * The plan's monthlyQuota.
+   *
+   * @generated from field: int64 limit = 1;
+   */
+  limit: bigint;
+
+  /**
+   * Runs counted in the current period.
+   *
+   * @generated from field: int64 used = 2;
+   */
+  used: bigint;
+
+  /**
+   * Start of the current period (the plan's renewal day, or the 1st of the month, 00:00 UTC).
+   *
+   * @generated from field: google.protobuf.Timestamp period_start = 3;
+   */
+  periodStart?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message runline.invocation.v1.QuotaExceeded.
+ * Use `create(QuotaExceededSchema)` to create a new message.
+ */
+export const QuotaExceededSchema: GenMessage<QuotaExceeded> = /*@__PURE__*/
+  messageDesc(file_runline_invocation_v1_commands, 2);
 
 /**
  * Start a QUEUED run now. Work-queue subject `invocation.cmd.run-invocation`, wire type
@@ -219,7 +280,7 @@ export type RunInvocation = Message<"runline.invocation.v1.RunInvocation"> & {
  * Use `create(RunInvocationSchema)` to create a new message.
  */
 export const RunInvocationSchema: GenMessage<RunInvocation> = /*@__PURE__*/
-  messageDesc(file_runline_invocation_v1_commands, 2);
+  messageDesc(file_runline_invocation_v1_commands, 3);
 
 /**
  * Cancel or move a SCHEDULED async run. Subject `invocation.req.modify-invocation`.
@@ -266,7 +327,7 @@ export type ModifyInvocationRequest = Message<"runline.invocation.v1.ModifyInvoc
  * Use `create(ModifyInvocationRequestSchema)` to create a new message.
  */
 export const ModifyInvocationRequestSchema: GenMessage<ModifyInvocationRequest> = /*@__PURE__*/
-  messageDesc(file_runline_invocation_v1_commands, 3);
+  messageDesc(file_runline_invocation_v1_commands, 4);
 
 /**
  * @generated from message runline.invocation.v1.ModifyInvocationReply
@@ -290,7 +351,7 @@ export type ModifyInvocationReply = Message<"runline.invocation.v1.ModifyInvocat
  * Use `create(ModifyInvocationReplySchema)` to create a new message.
  */
 export const ModifyInvocationReplySchema: GenMessage<ModifyInvocationReply> = /*@__PURE__*/
-  messageDesc(file_runline_invocation_v1_commands, 4);
+  messageDesc(file_runline_invocation_v1_commands, 5);
 
 /**
  * What a run executes.

@@ -1,7 +1,7 @@
 /**
  * Group commit: requests that arrive while earlier ones are being written share the next
  * transaction. One request alone is written at once (no timer, no added latency); under load
- * each transaction carries many, which is what lets accepting runs keep up with HTTP.
+ * each transaction carries many (runs accepted, callback attempts recorded).
  */
 export type BatchWriter<TItem, TResult> = (items: TItem[]) => Promise<TResult[]>;
 

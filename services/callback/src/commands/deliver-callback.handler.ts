@@ -1,0 +1,90 @@
+import { Controller, Inject } from '@nestjs/common';
+import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
+import type { BusContext, DeliveredMessage } from '@runline/bus';
+import {
+  CALLBACK_COMMAND_SUBJECTS,
+  EVENT_TYPES,
+  InvalidEnvelopeError,
+  UnexpectedEventTypeError,
+  unpackPayloadAs,
+  type Envelope,
+} from '@runline/contracts';
+import type { Logger } from '@runline/observability';
+import { LOGGER } from '@runline/runtime';
+import { DeliveryDispatcher } from '../deliveries/delivery-dispatcher.js';
+import type { NewDelivery } from '../deliveries/delivery-store.js';
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+/**
+ * Takes DeliverCallback commands off the work queue. The delivery row (keyed by the envelope
+ * id, one per run) is the record that the command was processed, written in the transaction
+ * that creates the delivery; a redelivered command inserts nothing. The message is settled
+ * after that commit, not after the attempt, and the next command is taken at once, so commands
+ * arriving together share one transaction.
+ */
+@Controller()
+export class DeliverCallbackHandler {
+  constructor(
+    private readonly dispatcher: DeliveryDispatcher,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
+
+  @EventPattern<string>(CALLBACK_COMMAND_SUBJECTS.DELIVER_CALLBACK)
+  async handle(@Payload() envelope: Envelope, @Ctx() context: BusContext): Promise<void> {
+    const message = context.getMessage();
+    let delivery: NewDelivery;
+    try {
+      delivery = deliveryOf(envelope);
+    } catch (error) {
+      if (!(error instanceof InvalidDeliverCallbackError || error instanceof InvalidEnvelopeError || error instanceof UnexpectedEventTypeError)) {
+        throw error;
+      }
+      // It would fail the same way on every delivery.
+      this.logger.warn({ messageId: envelope.id, error: error.message }, 'DeliverCallback refused');
+      await message.term();
+      return;
+    }
+    message.settleLater();
+    void this.record(delivery, message);
+  }
+
+  private async record(delivery: NewDelivery, message: DeliveredMessage): Promise<void> {
+    try {
+      await this.dispatcher.accept(delivery);
+      await message.ack();
+    } catch (error) {
+      this.logger.warn({ err: error, deliveryId: delivery.id }, 'DeliverCallback could not be recorded; it is redelivered');
+      await message.nak(250).catch(() => undefined);
+    }
+  }
+}
+
+class InvalidDeliverCallbackError extends Error {}
+
+function deliveryOf(envelope: Envelope): NewDelivery {
+  const command = unpackPayloadAs(envelope, EVENT_TYPES.DELIVER_CALLBACK);
+  const invocationId = command.invocationId || envelope.invocationId;
+  const problem = !UUID.test(envelope.id)
+    ? 'the envelope id must be a UUID'
+    : !UUID.test(invocationId)
+      ? 'invocationId must be a UUID'
+      : command.url === ''
+        ? 'a callback needs a URL'
+        : command.body.length === 0
+          ? 'a callback needs a body'
+          : null;
+  if (problem !== null) throw new InvalidDeliverCallbackError(`DeliverCallback ${envelope.id}: ${problem}`);
+  return {
+    id: envelope.id,
+    invocationId,
+    orgId: envelope.orgId,
+    projectId: envelope.projectId,
+    url: command.url,
+    sealedSecret: command.sealedSecret === '' ? null : command.sealedSecret,
+    body: command.body,
+    runStatus: command.runStatus,
+    correlationId: envelope.correlationId || envelope.id,
+    traceparent: envelope.traceparent || null,
+  };
+}

@@ -1,0 +1,53 @@
+import { Type } from 'class-transformer';
+import { IsInt, IsOptional, IsString, Max, Min, MinLength } from 'class-validator';
+import { IsCidrList } from '@runline/runtime';
+
+const int = (min: number, max: number) => (target: object, property: string) => {
+  Type(() => Number)(target, property);
+  IsInt()(target, property);
+  Min(min)(target, property);
+  Max(max)(target, property);
+};
+
+/**
+ * The callback service's own environment, validated once at boot. The delivery rules (3
+ * attempts, waits of 0.5 s then 1 s, 10 s to acknowledge) are the spec's and not configurable;
+ * see `deliveries/delivery-rules.ts`.
+ */
+export class CallbackConfig {
+  /** Opens the sealed callback secrets; the same key as every other service. */
+  @IsString()
+  @MinLength(16)
+  SECRETS_KEY!: string;
+
+  /** Address ranges callbacks may reach although they are not public (development, tests). */
+  @IsOptional()
+  @IsCidrList()
+  OUTBOUND_ALLOWED_CIDRS?: string;
+
+  /**
+   * How long a replica owns a delivery it is attempting. If it dies mid-attempt, another
+   * replica (or itself after a restart) repeats that attempt once this has passed. Must exceed
+   * the 10 s acknowledgement window.
+   */
+  @int(11_000, 600_000)
+  CALLBACK_LEASE_MS: number = 30_000;
+
+  /** How often the table is looked at for due attempts this process has no timer for. */
+  @int(50, 60_000)
+  CALLBACK_SWEEP_INTERVAL_MS: number = 1000;
+
+  /** Attempts one replica has in flight at once; further ones wait their turn. */
+  @int(1, 10_000)
+  CALLBACK_CONCURRENCY: number = 512;
+
+  /** Bytes of a receiver's answer read at most; a longer answer fails the attempt. */
+  @int(1024, 10 * 1024 * 1024)
+  CALLBACK_MAX_RESPONSE_BYTES: number = 64 * 1024;
+}
+
+/** The list of OUTBOUND_ALLOWED_CIDRS, for the outbound guard. */
+export function allowedCidrs(config: CallbackConfig): string[] {
+  return (config.OUTBOUND_ALLOWED_CIDRS ?? '').split(',').map((entry) => entry.trim()).filter(Boolean);
+}
+

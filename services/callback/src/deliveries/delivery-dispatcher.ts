@@ -1,0 +1,247 @@
+import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Counter, Gauge, Histogram, type Registry } from 'prom-client';
+import { GroupCommit, TransactionRunner } from '@runline/db';
+import type { Logger } from '@runline/observability';
+import { OutboundGuard } from '@runline/outbound';
+import { LOGGER, METRICS_REGISTRY, SecretBox } from '@runline/runtime';
+import { CallbackConfig } from '../config.js';
+import { callbackAttemptedMessage } from './callback-messages.js';
+import { attemptDelivery } from './delivery-attempt.js';
+import { waitAfter } from './delivery-rules.js';
+import {
+  claimDelivery,
+  claimDueDeliveries,
+  dueSoon,
+  insertDeliveries,
+  recordAttempts,
+  type AttemptRecord,
+  type ClaimedDelivery,
+  type NewDelivery,
+} from './delivery-store.js';
+
+const SWEEP_BATCH = 500;
+
+/**
+ * Delivers callbacks. The table is the truth; this process keeps timers only.
+ *
+ * - A new delivery is inserted already claimed by this replica (group-committed with others
+ *   arriving at the same time) and its first attempt starts right after the commit.
+ * - After a failed attempt the delivery is PENDING with its next attempt time persisted, and a
+ *   timer of this replica claims it then (0.5 s, then 1 s later).
+ * - A sweep every CALLBACK_SWEEP_INTERVAL_MS claims due deliveries nobody holds (a replica that
+ *   died between or during attempts, after its lease) and sets timers for the ones due before
+ *   the next sweep. It runs first at start, so a restart resumes at once.
+ * - Each attempt's record, the delivery's next state and its CallbackAttempted event commit in
+ *   one transaction (group-committed too).
+ */
+@Injectable()
+export class DeliveryDispatcher implements OnApplicationBootstrap, OnApplicationShutdown {
+  private state: 'new' | 'running' | 'stopped' = 'new';
+  private sweepTimer: NodeJS.Timeout | undefined;
+  private sweeping: Promise<void> | undefined;
+  private readonly timers = new Map<string, NodeJS.Timeout>();
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly waiting: ClaimedDelivery[] = [];
+  private active = 0;
+  private readonly inserts: GroupCommit<NewDelivery, boolean>;
+  private readonly records: GroupCommit<{ delivery: ClaimedDelivery; record: AttemptRecord }, boolean>;
+  private readonly attemptsTotal: Counter<'outcome'>;
+  private readonly deliveriesTotal: Counter<'result'>;
+  private readonly attemptSeconds: Histogram;
+  private readonly retryLateness: Histogram;
+  private readonly inFlightGauge: Gauge;
+
+  constructor(
+    private readonly transactions: TransactionRunner,
+    @Inject(OutboundGuard) private readonly guard: OutboundGuard,
+    @Inject(SecretBox) private readonly secrets: SecretBox,
+    @Inject(CallbackConfig) private readonly config: CallbackConfig,
+    @Inject(LOGGER) private readonly logger: Logger,
+    @Inject(METRICS_REGISTRY) registry: Registry,
+  ) {
+    this.inserts = new GroupCommit((items) => this.insertBatch(items));
+    this.records = new GroupCommit((items) => this.recordBatch(items));
+    this.attemptsTotal = new Counter({
+      name: 'runline_callback_attempts_total',
+      help: 'Callback delivery attempts recorded, by outcome.',
+      labelNames: ['outcome'],
+      registers: [registry],
+    });
+    this.deliveriesTotal = new Counter({
+      name: 'runline_callback_deliveries_total',
+      help: 'Callback deliveries ended: delivered (acknowledged) or failed (every attempt failed).',
+      labelNames: ['result'],
+      registers: [registry],
+    });
+    this.attemptSeconds = new Histogram({
+      name: 'runline_callback_attempt_duration_seconds',
+      help: 'Duration of one delivery attempt, from the DNS check to the last byte of the answer.',
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+      registers: [registry],
+    });
+    this.retryLateness = new Histogram({
+      name: 'runline_callback_retry_lateness_seconds',
+      help: 'How long after its due time a retry attempt started.',
+      buckets: [0.001, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 1, 5],
+      registers: [registry],
+    });
+    this.inFlightGauge = new Gauge({
+      name: 'runline_callback_attempts_in_flight',
+      help: 'Attempts this replica is making right now.',
+      registers: [registry],
+      collect: () => undefined,
+    });
+  }
+
+  onApplicationBootstrap(): void {
+    this.state = 'running';
+    this.sweepTimer = setInterval(() => this.sweep(), this.config.CALLBACK_SWEEP_INTERVAL_MS);
+    this.sweepTimer.unref();
+    this.sweep();
+  }
+
+  /** Stops timers, waits for the attempts in flight to be recorded, closes idle connections. */
+  async onApplicationShutdown(): Promise<void> {
+    this.state = 'stopped';
+    clearInterval(this.sweepTimer);
+    for (const timer of this.timers.values()) clearTimeout(timer);
+    this.timers.clear();
+    this.waiting.length = 0;
+    await this.sweeping;
+    await Promise.allSettled([...this.inFlight]);
+    this.guard.close();
+  }
+
+  /** Records a new delivery and starts its first attempt; resolves once it is committed. */
+  async accept(delivery: NewDelivery): Promise<void> {
+    const inserted = await this.inserts.submit(delivery);
+    if (inserted) this.start({ ...delivery, attemptsMade: 0 });
+  }
+
+  private async insertBatch(items: NewDelivery[]): Promise<boolean[]> {
+    const now = new Date();
+    const inserted = await this.transactions.run((tx) => insertDeliveries(tx.manager, items, now, this.leaseFrom(now)));
+    // Two commands for one id in a batch: only the first starts an attempt.
+    const started = new Set<string>();
+    return items.map((item) => {
+      const first = inserted.has(item.id) && !started.has(item.id);
+      started.add(item.id);
+      return first;
+    });
+  }
+
+  private leaseFrom(now: Date): Date {
+    return new Date(now.getTime() + this.config.CALLBACK_LEASE_MS);
+  }
+
+  /** Runs an attempt of a claimed delivery now, or as soon as a slot is free. */
+  private start(delivery: ClaimedDelivery): void {
+    if (this.state !== 'running') return;
+    if (this.active >= this.config.CALLBACK_CONCURRENCY) {
+      this.waiting.push(delivery);
+      return;
+    }
+    this.active++;
+    this.inFlightGauge.set(this.active);
+    const work = this.attempt(delivery)
+      .catch((error: unknown) => {
+        // Not recorded: the lease runs out and the attempt is made again.
+        this.logger.warn({ err: error, deliveryId: delivery.id }, 'callback attempt could not be recorded; it is repeated after the lease');
+      })
+      .finally(() => {
+        this.inFlight.delete(work);
+        this.active--;
+        this.inFlightGauge.set(this.active);
+        const next = this.waiting.shift();
+        if (next) this.start(next);
+      });
+    this.inFlight.add(work);
+  }
+
+  private async attempt(delivery: ClaimedDelivery): Promise<void> {
+    const attempt = delivery.attemptsMade + 1;
+    const secret = delivery.sealedSecret === null ? null : this.secrets.open(delivery.sealedSecret);
+    const result = await attemptDelivery(this.guard, delivery, secret, this.config.CALLBACK_MAX_RESPONSE_BYTES);
+    const endedAt = Date.now();
+    const wait = result.outcome === 'ACKNOWLEDGED' ? null : waitAfter(attempt);
+    const record: AttemptRecord = {
+      deliveryId: delivery.id,
+      attempt,
+      ...result,
+      status: result.outcome === 'ACKNOWLEDGED' ? 'DELIVERED' : wait === null ? 'FAILED' : 'PENDING',
+      // The wait runs from the end of this attempt, so the gap the receiver sees is never shorter.
+      nextAttemptAt: wait === null ? null : new Date(endedAt + wait),
+    };
+    const applied = await this.records.submit({ delivery, record });
+    this.attemptSeconds.observe(result.durationMs / 1000);
+    if (!applied) return;
+    this.attemptsTotal.inc({ outcome: result.outcome });
+    if (record.status === 'DELIVERED') this.deliveriesTotal.inc({ result: 'delivered' });
+    if (record.status === 'FAILED') this.deliveriesTotal.inc({ result: 'failed' });
+    this.logger.debug({ deliveryId: delivery.id, invocationId: delivery.invocationId, attempt, outcome: result.outcome, status: result.statusCode }, 'callback attempt');
+    if (record.nextAttemptAt !== null) this.arm(delivery.id, record.nextAttemptAt.getTime());
+  }
+
+  private async recordBatch(items: Array<{ delivery: ClaimedDelivery; record: AttemptRecord }>): Promise<boolean[]> {
+    const now = new Date();
+    const applied = await this.transactions.run(async (tx) => {
+      const kept = await recordAttempts(tx.manager, items.map((item) => item.record), now);
+      const keptKeys = new Set(kept.map((record) => `${record.deliveryId}:${record.attempt}`));
+      for (const { delivery, record } of items) {
+        if (keptKeys.has(`${record.deliveryId}:${record.attempt}`)) tx.emit(callbackAttemptedMessage(delivery, record));
+      }
+      return keptKeys;
+    });
+    return items.map(({ record }) => applied.has(`${record.deliveryId}:${record.attempt}`));
+  }
+
+  /** Claims the delivery at `at` (epoch ms) and attempts it. */
+  private arm(id: string, at: number): void {
+    if (this.state !== 'running' || this.timers.has(id)) return;
+    const wake = () => {
+      const early = at - Date.now();
+      // A timer may go off a millisecond early: never attempt before the wait is over.
+      if (early > 0) {
+        this.timers.set(id, setTimeout(wake, early));
+        return;
+      }
+      this.timers.delete(id);
+      void this.claimAndStart(id, at);
+    };
+    this.timers.set(id, setTimeout(wake, Math.max(0, at - Date.now())));
+  }
+
+  private async claimAndStart(id: string, dueAt: number): Promise<void> {
+    try {
+      const now = new Date();
+      const claimed = await this.transactions.run((tx) => claimDelivery(tx.manager, id, now, this.leaseFrom(now)));
+      if (!claimed) return; // another replica's sweep took it, or it moved on
+      this.retryLateness.observe(Math.max(0, now.getTime() - dueAt) / 1000);
+      this.start(claimed);
+    } catch (error) {
+      this.logger.warn({ err: error, deliveryId: id }, 'could not claim a due callback; the sweep tries again');
+    }
+  }
+
+  private sweep(): void {
+    if (this.state !== 'running' || this.sweeping) return;
+    this.sweeping = this.sweepOnce()
+      .catch((error: unknown) => this.logger.warn({ err: error }, 'callback sweep failed; retrying on the next tick'))
+      .finally(() => (this.sweeping = undefined));
+  }
+
+  private async sweepOnce(): Promise<void> {
+    let claimed: ClaimedDelivery[];
+    do {
+      const now = new Date();
+      claimed = await this.transactions.run((tx) =>
+        claimDueDeliveries(tx.manager, now, this.leaseFrom(now), SWEEP_BATCH),
+      );
+      for (const delivery of claimed) this.start(delivery);
+    } while (claimed.length === SWEEP_BATCH && this.state === 'running');
+    const horizon = new Date(Date.now() + this.config.CALLBACK_SWEEP_INTERVAL_MS);
+    for (const due of await dueSoon(this.transactions.dataSource.manager, horizon, SWEEP_BATCH)) {
+      this.arm(due.id, due.nextAttemptAt.getTime());
+    }
+  }
+}

@@ -1,0 +1,17 @@
+import { Type } from 'class-transformer';
+import { IsInt, IsString, Max, Min, MinLength } from 'class-validator';
+
+/** The dead-letter service's own environment, validated once at boot. */
+export class DeadLetterConfig {
+  /** Opens sealed payloads for display and replay; the same key as every other service. */
+  @IsString()
+  @MinLength(16)
+  SECRETS_KEY!: string;
+
+  /** Deadline of a replay's sync run request to the invocation service. */
+  @Type(() => Number)
+  @IsInt()
+  @Min(100)
+  @Max(600_000)
+  DEAD_LETTER_REPLAY_TIMEOUT_MS: number = 45_000;
+}

@@ -1,0 +1,109 @@
+import type { EntityManager } from 'typeorm';
+
+export type RunTargetName = 'FLOW' | 'AUTOMATION';
+
+export interface NewDeadLetter {
+  id: string;
+  orgId: string;
+  projectId: string;
+  originKey: string;
+  source: string;
+  targetType: string;
+  triggerKey: string;
+  runTarget: RunTargetName;
+  displayPayload: unknown;
+  sealedPayload: string;
+  failureReason: string;
+  attemptCount: number;
+  invocationId: string | null;
+}
+
+export interface DeadLetterRow {
+  id: string;
+  org_id: string;
+  project_id: string;
+  source: string;
+  target_type: string;
+  trigger_key: string;
+  run_target: RunTargetName;
+  display_payload: unknown;
+  sealed_payload: string;
+  failure_reason: string;
+  attempt_count: number;
+  replayed_at: Date | null;
+  replay_status: string | null;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const COLUMNS =
+  'id, org_id, project_id, source, target_type, trigger_key, run_target, display_payload, sealed_payload, failure_reason, attempt_count, replayed_at, replay_status, created_at, updated_at';
+
+/** Records the failure unless it is already recorded (same origin). */
+export async function insertDeadLetter(manager: EntityManager, letter: NewDeadLetter, at: Date): Promise<void> {
+  await manager.query(
+    `INSERT INTO dead_letters (id, org_id, project_id, origin_key, source, target_type, trigger_key, run_target, display_payload, sealed_payload,
+                               failure_reason, attempt_count, invocation_id, created_at, updated_at)
+     VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14, $14)
+     ON CONFLICT (origin_key) DO NOTHING`,
+    [
+      letter.id,
+      letter.orgId,
+      letter.projectId,
+      letter.originKey,
+      letter.source,
+      letter.targetType,
+      letter.triggerKey,
+      letter.runTarget,
+      letter.displayPayload === null || letter.displayPayload === undefined ? null : JSON.stringify(letter.displayPayload),
+      letter.sealedPayload,
+      letter.failureReason,
+      letter.attemptCount,
+      letter.invocationId,
+      at,
+    ],
+  );
+}
+
+export interface ListFilter {
+  projectId: string;
+  source: string | null;
+  unresolvedOnly: boolean;
+  limit: number;
+  offset: number;
+}
+
+/** One page, newest first, and how many match in all. */
+export async function listDeadLetters(manager: EntityManager, filter: ListFilter): Promise<{ rows: DeadLetterRow[]; total: number }> {
+  const where = `project_id = $1 AND ($2::text IS NULL OR source = $2) AND (NOT $3::boolean OR replayed_at IS NULL)`;
+  const params = [filter.projectId, filter.source, filter.unresolvedOnly];
+  const rows = (await manager.query(`SELECT ${COLUMNS} FROM dead_letters WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT $4 OFFSET $5`, [
+    ...params,
+    filter.limit,
+    filter.offset,
+  ])) as DeadLetterRow[];
+  const [count] = (await manager.query(`SELECT count(*)::int AS total FROM dead_letters WHERE ${where}`, params)) as Array<{ total: number }>;
+  return { rows, total: count?.total ?? 0 };
+}
+
+/**
+ * Claims the event for its one replay: sets replayed_at if it was never replayed. Of concurrent
+ * claims one wins (the row lock orders them and the loser sees replayed_at set). Null when the
+ * project has no such event or it was replayed (or is being replayed) already.
+ */
+export async function claimReplay(manager: EntityManager, projectId: string, id: string, at: Date): Promise<DeadLetterRow | null> {
+  const result = (await manager.query(
+    `UPDATE dead_letters SET replayed_at = $3, updated_at = $3 WHERE id = $1 AND project_id = $2 AND replayed_at IS NULL RETURNING ${COLUMNS}`,
+    [id, projectId, at],
+  )) as [DeadLetterRow[], number];
+  return result[0][0] ?? null;
+}
+
+export async function deadLetterExists(manager: EntityManager, projectId: string, id: string): Promise<boolean> {
+  const rows = (await manager.query(`SELECT 1 FROM dead_letters WHERE id = $1 AND project_id = $2`, [id, projectId])) as unknown[];
+  return rows.length > 0;
+}
+
+export async function recordReplay(manager: EntityManager, id: string, status: string, invocationId: string | null, at: Date): Promise<void> {
+  await manager.query(`UPDATE dead_letters SET replay_status = $2, replay_invocation_id = $3, updated_at = $4 WHERE id = $1`, [id, status, invocationId, at]);
+}

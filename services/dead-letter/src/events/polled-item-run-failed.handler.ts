@@ -1,0 +1,45 @@
+import { randomUUID } from 'node:crypto';
+import { Controller } from '@nestjs/common';
+import { EventPattern, Payload } from '@nestjs/microservices';
+import { EVENT_TYPES, POLLING_EVENT_SUBJECTS, unpackPayloadAs, type Envelope } from '@runline/contracts';
+import { Inbox, TransactionRunner } from '@runline/db';
+import { insertDeadLetter } from '../dead-letters/dead-letters.js';
+
+/** Inbox consumer name. Persistent: renaming it forgets what was processed. */
+const CONSUMER = 'dead-letter.polled-item-run-failed';
+
+/**
+ * A polled item whose run failed becomes a dead letter of target type polling holding the item
+ * (as the flow ran with it: its fields plus source and _pollKey). One per failed run: a poll
+ * retried after a crash reports the same run again.
+ */
+@Controller()
+export class PolledItemRunFailedHandler {
+  constructor(private readonly transactions: TransactionRunner) {}
+
+  @EventPattern<string>(POLLING_EVENT_SUBJECTS.POLLED_ITEM_RUN_FAILED)
+  async handle(@Payload() envelope: Envelope): Promise<void> {
+    const event = unpackPayloadAs(envelope, EVENT_TYPES.POLLED_ITEM_RUN_FAILED);
+    await Inbox.handleOnce(this.transactions.dataSource, CONSUMER, envelope.id, ({ manager }) =>
+      insertDeadLetter(
+        manager,
+        {
+          id: randomUUID(),
+          orgId: envelope.orgId,
+          projectId: envelope.projectId,
+          originKey: event.invocationId ? `run:${event.invocationId}` : `item:${envelope.id}`,
+          source: event.source,
+          targetType: 'polling',
+          triggerKey: event.pollKey,
+          runTarget: 'FLOW',
+          displayPayload: null,
+          sealedPayload: event.sealedPayloadJson,
+          failureReason: event.failureReason,
+          attemptCount: 1,
+          invocationId: event.invocationId || null,
+        },
+        new Date(),
+      ),
+    );
+  }
+}

@@ -1,0 +1,351 @@
+import { createHash, randomUUID } from 'node:crypto';
+import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import { Counter, Histogram, type Registry } from 'prom-client';
+import { BUS, type Bus, type BusMessage } from '@runline/bus';
+import {
+  create,
+  fromBinary,
+  INVOCATION_REQUEST_SUBJECTS,
+  RunMode,
+  RunTarget,
+  StartInvocationReplySchema,
+  StartInvocationRequestSchema,
+  timestampFromDate,
+  toBinary,
+  notStartedReason,
+} from '@runline/contracts';
+import { TransactionRunner } from '@runline/db';
+import type { Logger } from '@runline/observability';
+import { OutboundError, OutboundGuard } from '@runline/outbound';
+import { LOGGER, METRICS_REGISTRY, SecretBox } from '@runline/runtime';
+import { PollingConfig } from '../config.js';
+import { isObject, itemPayload, itemsOf, selectItems, type SelectedItem } from './poll-items.js';
+import { itemRunFailedMessage, pollFailedMessage } from './polling-messages.js';
+import { claimDueTriggers, completePolls, nextDueAt, renewLease, type ClaimedTrigger, type PollCompletion } from './polling-triggers.js';
+
+/** When a pass left a due trigger behind (another transaction holds it), look again after this long. */
+const CONTENDED_RETRY_MS = 5;
+/** Longer waits are taken in steps. */
+const MAX_TIMER_DELAY_MS = 60_000;
+
+/**
+ * Polls on time, each trigger once per due time across replicas.
+ *
+ * The table is the truth. A claim pass takes every trigger due within POLLING_CLAIM_LEAD_MS
+ * that no live lease holds (one transaction, `SKIP LOCKED`, leased to this replica), and each
+ * claimed poll starts on a local timer at its due time, so one transaction serves many polls
+ * and poll starts do not wait for the database. One timer is armed for the earliest due
+ * trigger (passes at most every lead/2, so a busy table does not turn into a pass per
+ * trigger), a sweep every POLLING_SWEEP_INTERVAL_MS is the backstop (triggers other replicas
+ * released, lost wake-ups), and a trigger registered here offers its due time at once.
+ *
+ * A poll follows the spec's steps: GET through the outbound guard (timeout, size cap), items
+ * selected by the lastSeenValue rule, one sync flow run per item (trigger source POLLING, the
+ * same trigger checks as POST /flows/{projectId}/trigger, an idempotency key derived from the
+ * trigger, the due time and the item, so a poll retried after a crash does not run an item
+ * twice). Its outcome (remembered value, poll time, next due time = due + intervalMs, lease
+ * released) and its dead-letter events commit together, in batches shared by polls that end
+ * at about the same time.
+ */
+@Injectable()
+export class Poller implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly leadMs: number;
+  private state: 'new' | 'running' | 'stopped' = 'new';
+  private sweepTimer: NodeJS.Timeout | undefined;
+  private passing: Promise<void> | undefined;
+  private again = false;
+  private armedAt: number | null = null;
+  private armed: NodeJS.Timeout | undefined;
+  private inPass = false;
+  private offeredInPass = Infinity;
+  private readonly inFlight = new Set<Promise<void>>();
+  private readonly pending: Array<{ completion: PollCompletion; messages: BusMessage[] }> = [];
+  private flushing: Promise<void> | undefined;
+  private readonly lateness: Histogram;
+  private readonly polls: Counter<'outcome'>;
+
+  constructor(
+    private readonly transactions: TransactionRunner,
+    private readonly guard: OutboundGuard,
+    @Inject(BUS) private readonly bus: Bus,
+    @Inject(SecretBox) private readonly secrets: SecretBox,
+    @Inject(PollingConfig) private readonly config: PollingConfig,
+    @Inject(LOGGER) private readonly logger: Logger,
+    @Inject(METRICS_REGISTRY) registry: Registry,
+  ) {
+    this.leadMs = config.POLLING_CLAIM_LEAD_MS;
+    this.lateness = new Histogram({
+      name: 'runline_polling_start_lateness_seconds',
+      help: 'From a poll due time to the moment its request was sent.',
+      buckets: [0.001, 0.002, 0.005, 0.01, 0.025, 0.05, 0.1, 0.5, 1, 5, 60],
+      registers: [registry],
+    });
+    this.polls = new Counter({ name: 'runline_polling_polls_total', help: 'Polls by outcome.', labelNames: ['outcome'], registers: [registry] });
+  }
+
+  onApplicationBootstrap(): void {
+    this.state = 'running';
+    this.sweepTimer = setInterval(() => this.wake(), this.config.POLLING_SWEEP_INTERVAL_MS);
+    this.sweepTimer.unref();
+    this.wake();
+  }
+
+  /** Stops claiming, waits for the polls in progress and writes their outcome. */
+  async onApplicationShutdown(): Promise<void> {
+    this.state = 'stopped';
+    clearInterval(this.sweepTimer);
+    this.disarm();
+    await this.passing;
+    await Promise.allSettled([...this.inFlight]);
+    await this.flush();
+  }
+
+  /** A trigger due at `dueAt` was registered or released here: poll it on time. */
+  offer(dueAt: Date): void {
+    if (this.state !== 'running') return;
+    if (this.inPass) {
+      this.offeredInPass = Math.min(this.offeredInPass, dueAt.getTime());
+      return;
+    }
+    this.arm(dueAt.getTime() - this.leadMs);
+  }
+
+  private wake(): void {
+    if (this.state !== 'running') return;
+    this.again = true;
+    this.passing ??= this.passes();
+  }
+
+  private async passes(): Promise<void> {
+    try {
+      while (this.again && this.state === 'running') {
+        this.again = false;
+        await this.pass();
+      }
+    } finally {
+      this.passing = undefined;
+    }
+  }
+
+  private async pass(): Promise<void> {
+    this.disarm();
+    this.inPass = true;
+    this.offeredInPass = Infinity;
+    let next: number | null = null;
+    let horizon = 0;
+    let now = Date.now();
+    try {
+      let claimed: number;
+      do {
+        now = Date.now();
+        horizon = now + this.leadMs;
+        claimed = await this.claim(now, horizon);
+      } while (claimed === this.config.POLLING_BATCH_SIZE && this.state === 'running');
+      next = (await nextDueAt(this.transactions.dataSource.manager, new Date(now)))?.getTime() ?? null;
+    } catch (error) {
+      this.logger.warn({ err: error }, 'polling claim pass failed; the next sweep tries again');
+    } finally {
+      this.inPass = false;
+      const offered = this.offeredInPass;
+      this.offeredInPass = Infinity;
+      if (this.state === 'running') {
+        let at = offered - this.leadMs;
+        if (next !== null) {
+          // Due but not claimable: another transaction holds it. Otherwise wait, but not less
+          // than half the lead, so one pass serves every trigger due in a stretch of time.
+          at = Math.min(at, next <= horizon ? Date.now() + CONTENDED_RETRY_MS : Math.max(next - this.leadMs, Date.now() + this.leadMs / 2));
+        }
+        if (at !== Infinity) this.arm(at);
+      }
+    }
+  }
+
+  private async claim(now: number, horizon: number): Promise<number> {
+    const leaseId = randomUUID();
+    const claimed = await this.transactions.run((tx) =>
+      claimDueTriggers(tx.manager, new Date(now), new Date(horizon), new Date(horizon + this.config.POLLING_LEASE_MS), leaseId, this.config.POLLING_BATCH_SIZE),
+    );
+    for (const trigger of claimed) this.startAt(trigger);
+    return claimed.length;
+  }
+
+  /** Starts the poll at its due time (at once when that has passed). */
+  private startAt(trigger: ClaimedTrigger): void {
+    const delay = trigger.dueAt.getTime() - Date.now();
+    const start = () => {
+      const poll = this.poll(trigger).catch((error: unknown) => this.logger.error({ err: error, triggerId: trigger.id }, 'poll failed unexpectedly'));
+      this.inFlight.add(poll);
+      void poll.finally(() => this.inFlight.delete(poll));
+    };
+    if (delay <= 0) setImmediate(start);
+    else setTimeout(start, delay);
+  }
+
+  private async poll(trigger: ClaimedTrigger): Promise<void> {
+    const startedAt = new Date();
+    this.lateness.observe(Math.max(0, startedAt.getTime() - trigger.dueAt.getTime()) / 1000);
+    const messages: BusMessage[] = [];
+    let lastSeenValue = trigger.lastSeenValue;
+    const fetched = await this.fetch(trigger);
+    if ('problem' in fetched) {
+      this.polls.inc({ outcome: 'failed' });
+      this.logger.info({ triggerId: trigger.id, pollKey: trigger.pollKey, reason: fetched.problem }, 'poll failed');
+      messages.push(pollFailedMessage(trigger, fetched.problem));
+    } else {
+      this.polls.inc({ outcome: 'ok' });
+      const selection = selectItems(fetched.items, trigger.dedupeField, trigger.lastSeenValue);
+      let leaseRenewedAt = Date.now();
+      for (const selected of selection.selected) {
+        const failure = await this.runItem(trigger, selected);
+        if (failure) messages.push(failure);
+        if (Date.now() - leaseRenewedAt > this.config.POLLING_LEASE_MS / 4) {
+          leaseRenewedAt = Date.now();
+          await renewLease(this.transactions.dataSource.manager, trigger.id, trigger.leaseId, new Date(leaseRenewedAt + this.config.POLLING_LEASE_MS));
+        }
+      }
+      lastSeenValue = selection.lastSeenValue;
+    }
+    const followingDue = trigger.dueAt.getTime() + trigger.intervalMs;
+    // A poll that ended after its next due time (slow items) does not make up for lost time.
+    const nextPollAt = new Date(followingDue > Date.now() ? followingDue : Date.now() + trigger.intervalMs);
+    await this.complete({ id: trigger.id, leaseId: trigger.leaseId, lastSeenValue, lastPolledAt: startedAt, nextPollAt }, messages);
+  }
+
+  /** Steps 1–2: the GET and its items, or why the poll failed (a dead letter). */
+  private async fetch(trigger: ClaimedTrigger): Promise<{ items: unknown[] } | { problem: string }> {
+    const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
+    if (trigger.sealedAuthHeader !== null) headers.authorization = this.secrets.open(trigger.sealedAuthHeader);
+    let response;
+    try {
+      response = await this.guard.request({
+        method: 'GET',
+        url: trigger.pollEndpoint,
+        headers,
+        timeoutMs: this.config.POLLING_REQUEST_TIMEOUT_MS,
+        maxResponseBytes: this.config.POLLING_MAX_RESPONSE_BYTES,
+      });
+    } catch (error) {
+      if (error instanceof OutboundError) return { problem: `Poll request failed: ${error.message}` };
+      throw error;
+    }
+    if (response.status < 200 || response.status > 299) return { problem: `Poll endpoint answered ${response.status}` };
+    let body: unknown;
+    try {
+      body = JSON.parse(response.body.toString('utf8'));
+    } catch {
+      return { problem: 'Poll response is not JSON' };
+    }
+    return itemsOf(body);
+  }
+
+  /** Step 4: one sync flow run; the dead-letter event when it failed or could not start. */
+  private async runItem(trigger: ClaimedTrigger, selected: SelectedItem): Promise<BusMessage | null> {
+    if (!isObject(selected.item)) {
+      const payload = { value: selected.item, source: trigger.source, _pollKey: trigger.pollKey };
+      return itemRunFailedMessage(trigger, this.secrets.seal(JSON.stringify(payload)), 'Polled item is not a JSON object', '');
+    }
+    const payload = itemPayload(selected.item, trigger.source, trigger.pollKey);
+    const bodyJson = JSON.stringify(payload);
+    const request = create(StartInvocationRequestSchema, {
+      orgId: trigger.orgId,
+      projectId: trigger.projectId,
+      tokenId: '',
+      target: RunTarget.FLOW,
+      mode: RunMode.SYNC,
+      bodyJson,
+      idempotencyKey: idempotencyKeyOf(trigger, selected),
+      receivedAt: timestampFromDate(new Date()),
+      triggerSource: 'POLLING',
+    });
+    let reason: string;
+    let invocationId = '';
+    try {
+      const reply = fromBinary(
+        StartInvocationReplySchema,
+        await this.bus.request(INVOCATION_REQUEST_SUBJECTS.START_INVOCATION, toBinary(StartInvocationRequestSchema, request), {
+          timeoutMs: this.config.POLLING_RUN_REQUEST_TIMEOUT_MS,
+        }),
+      );
+      invocationId = reply.invocationId;
+      const notStarted = notStartedReason(reply);
+      if (notStarted !== null) reason = notStarted;
+      else if (reply.status === 'FAILED' || reply.status === 'TIMEOUT') reason = reply.errorMessage || `Run ended ${reply.status}`;
+      else return null;
+    } catch (error) {
+      reason = `The run could not be started: ${error instanceof Error ? error.message : String(error)}`;
+    }
+    this.logger.info({ triggerId: trigger.id, pollKey: trigger.pollKey, invocationId, reason }, 'polled item run failed');
+    return itemRunFailedMessage(trigger, this.secrets.seal(bodyJson), reason, invocationId);
+  }
+
+  /** Queues the poll's outcome for the next batch and waits until it is committed. */
+  private async complete(completion: PollCompletion, messages: BusMessage[]): Promise<void> {
+    this.pending.push({ completion, messages });
+    while (this.pending.some((entry) => entry.completion === completion)) {
+      this.flushing ??= this.flushBatch().finally(() => (this.flushing = undefined));
+      await this.flushing;
+    }
+  }
+
+  private async flush(): Promise<void> {
+    while (this.pending.length > 0) {
+      this.flushing ??= this.flushBatch().finally(() => (this.flushing = undefined));
+      await this.flushing;
+    }
+  }
+
+  private async flushBatch(): Promise<void> {
+    const batch = this.pending.splice(0, this.pending.length);
+    if (batch.length === 0) return;
+    let written: Set<string>;
+    try {
+      written = await this.transactions.run(async (tx) => {
+        for (const entry of batch) for (const message of entry.messages) tx.emit(message);
+        return completePolls(tx.manager, batch.map((entry) => entry.completion), new Date());
+      });
+    } catch (error) {
+      // The leases run out and the polls are taken up again for the same due times.
+      this.logger.error({ err: error, count: batch.length }, 'could not record poll outcomes');
+      return;
+    }
+    for (const { completion } of batch) if (written.has(completion.id)) this.offer(completion.nextPollAt);
+  }
+
+  private arm(at: number): void {
+    if (this.armedAt !== null && this.armedAt <= at) return;
+    this.disarm();
+    this.armedAt = at;
+    this.wait();
+  }
+
+  private wait(): void {
+    if (this.armedAt === null) return;
+    const delay = Math.min(Math.max(0, this.armedAt - Date.now()), MAX_TIMER_DELAY_MS);
+    this.armed = setTimeout(() => {
+      this.armed = undefined;
+      if (this.armedAt === null) return;
+      if (Date.now() < this.armedAt) {
+        this.wait();
+        return;
+      }
+      this.armedAt = null;
+      this.wake();
+    }, delay);
+    this.armed.unref();
+  }
+
+  private disarm(): void {
+    clearTimeout(this.armed);
+    this.armed = undefined;
+    this.armedAt = null;
+  }
+}
+
+/**
+ * The same trigger, due time and item give the same key, so a poll taken up again after its
+ * replica died replays the runs it already made instead of starting them again.
+ */
+function idempotencyKeyOf(trigger: ClaimedTrigger, selected: SelectedItem): string {
+  const hash = createHash('sha256').update(`${trigger.id}|${trigger.dueAt.toISOString()}|${selected.index}|${selected.dedupeValue ?? ''}`).digest('hex');
+  return `poll-${hash.slice(0, 48)}`;
+}

@@ -1,0 +1,197 @@
+import type { EntityManager } from 'typeorm';
+
+/** A trigger row as the poller and the handlers read it. */
+export interface TriggerRow {
+  id: string;
+  orgId: string;
+  projectId: string;
+  pollKey: string;
+  source: string;
+  pollEndpoint: string;
+  dedupeField: string;
+  sealedAuthHeader: string | null;
+  intervalMs: number;
+  lastSeenValue: string | null;
+  lastPolledAt: Date | null;
+  nextPollAt: Date;
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** A trigger this replica claimed: its poll is due at `dueAt` and leased under `leaseId`. */
+export type ClaimedTrigger = TriggerRow & { dueAt: Date; leaseId: string };
+
+interface RawRow {
+  id: string;
+  org_id: string;
+  project_id: string;
+  poll_key: string;
+  source: string;
+  poll_endpoint: string;
+  dedupe_field: string;
+  sealed_auth_header: string | null;
+  interval_ms: number;
+  last_seen_value: string | null;
+  last_polled_at: Date | null;
+  next_poll_at: Date;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const COLUMNS =
+  'id, org_id, project_id, poll_key, source, poll_endpoint, dedupe_field, sealed_auth_header, interval_ms, last_seen_value, last_polled_at, next_poll_at, created_at, updated_at';
+
+export interface NewTrigger {
+  id: string;
+  orgId: string;
+  projectId: string;
+  pollKey: string;
+  source: string;
+  pollEndpoint: string;
+  dedupeField: string;
+  sealedAuthHeader: string | null;
+  intervalMs: number;
+}
+
+/**
+ * Inserts the trigger, or updates the project's trigger with that poll key (keeping its id and
+ * lastSeenValue). Either way its next poll is due at `at`.
+ */
+export async function upsertTrigger(manager: EntityManager, trigger: NewTrigger, at: Date): Promise<TriggerRow> {
+  const [row] = rowsOf<RawRow>(
+    await manager.query(
+      `INSERT INTO polling_triggers (id, org_id, project_id, poll_key, source, poll_endpoint, dedupe_field, sealed_auth_header, interval_ms,
+                                     next_poll_at, created_at, updated_at)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, $10)
+       ON CONFLICT (project_id, poll_key) DO UPDATE
+          SET source = EXCLUDED.source, poll_endpoint = EXCLUDED.poll_endpoint, dedupe_field = EXCLUDED.dedupe_field,
+              sealed_auth_header = EXCLUDED.sealed_auth_header, interval_ms = EXCLUDED.interval_ms,
+              next_poll_at = EXCLUDED.next_poll_at, updated_at = EXCLUDED.updated_at
+       RETURNING ${COLUMNS}`,
+      [trigger.id, trigger.orgId, trigger.projectId, trigger.pollKey, trigger.source, trigger.pollEndpoint, trigger.dedupeField, trigger.sealedAuthHeader, trigger.intervalMs, at],
+    ),
+  );
+  if (!row) throw new Error('upsert returned no row');
+  return rowOf(row);
+}
+
+export async function listTriggers(manager: EntityManager, projectId: string, pollKey: string | null): Promise<TriggerRow[]> {
+  const rows = rowsOf<RawRow>(
+    await manager.query(
+      `SELECT ${COLUMNS} FROM polling_triggers WHERE project_id = $1 AND ($2::text IS NULL OR poll_key = $2) ORDER BY created_at, id`,
+      [projectId, pollKey],
+    ),
+  );
+  return rows.map(rowOf);
+}
+
+/** Deletes the trigger; false when the project has none with that key. */
+export async function deleteTrigger(manager: EntityManager, projectId: string, pollKey: string): Promise<boolean> {
+  const rows = rowsOf<{ id: string }>(await manager.query(`DELETE FROM polling_triggers WHERE project_id = $1 AND poll_key = $2 RETURNING id`, [projectId, pollKey]));
+  return rows.length > 0;
+}
+
+/**
+ * Claims up to `limit` triggers whose poll is due by `horizon` and that no live lease holds,
+ * earliest first: they get this replica's `leaseId` until `leasedUntil`. `next_poll_at` stays
+ * (it is the claimed poll's due time) until the poll completes. Rows another transaction holds
+ * are skipped, and a lease is checked again on the locked row, so one due time of one trigger
+ * is claimed by one replica only.
+ */
+export async function claimDueTriggers(manager: EntityManager, now: Date, horizon: Date, leasedUntil: Date, leaseId: string, limit: number): Promise<ClaimedTrigger[]> {
+  const rows = rowsOf<RawRow>(
+    await manager.query(
+      `UPDATE polling_triggers SET leased_until = $3, lease_id = $4
+        WHERE id = ANY(ARRAY(
+                SELECT id FROM polling_triggers
+                 WHERE next_poll_at <= $2 AND (leased_until IS NULL OR leased_until <= $1)
+                 ORDER BY next_poll_at
+                 LIMIT $5
+                 FOR UPDATE SKIP LOCKED))
+          AND (leased_until IS NULL OR leased_until <= $1)
+        RETURNING ${COLUMNS}`,
+      [now, horizon, leasedUntil, leaseId, limit],
+    ),
+  );
+  return rows.map((raw) => {
+    const row = rowOf(raw);
+    return { ...row, dueAt: row.nextPollAt, leaseId };
+  });
+}
+
+/** The earliest due time of a trigger no live lease holds, or null. */
+export async function nextDueAt(manager: EntityManager, now: Date): Promise<Date | null> {
+  const rows = rowsOf<{ next_poll_at: Date }>(
+    await manager.query(`SELECT next_poll_at FROM polling_triggers WHERE leased_until IS NULL OR leased_until <= $1 ORDER BY next_poll_at LIMIT 1`, [now]),
+  );
+  return rows[0]?.next_poll_at ?? null;
+}
+
+/** Extends a lease this replica still holds; false when it lost it (expired and taken, or deleted). */
+export async function renewLease(manager: EntityManager, id: string, leaseId: string, leasedUntil: Date): Promise<boolean> {
+  const rows = rowsOf<{ id: string }>(
+    await manager.query(`UPDATE polling_triggers SET leased_until = $3 WHERE id = $1 AND lease_id = $2 RETURNING id`, [id, leaseId, leasedUntil]),
+  );
+  return rows.length > 0;
+}
+
+/** The outcome of one poll, written back in a batch. */
+export interface PollCompletion {
+  id: string;
+  leaseId: string;
+  lastSeenValue: string | null;
+  lastPolledAt: Date;
+  nextPollAt: Date;
+}
+
+/**
+ * Writes back completed polls (still held under their lease): remembered value, poll time, the
+ * next due time, and the lease released. Returns the ids written.
+ */
+export async function completePolls(manager: EntityManager, completions: readonly PollCompletion[], at: Date): Promise<Set<string>> {
+  if (completions.length === 0) return new Set();
+  const rows = rowsOf<{ id: string }>(
+    await manager.query(
+      `UPDATE polling_triggers t
+          SET last_seen_value = c.last_seen_value, last_polled_at = c.last_polled_at, next_poll_at = c.next_poll_at,
+              leased_until = NULL, lease_id = NULL, updated_at = $6
+         FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::timestamptz[], $5::timestamptz[])
+              AS c(id, lease_id, last_seen_value, last_polled_at, next_poll_at)
+        WHERE t.id = c.id AND t.lease_id = c.lease_id
+        RETURNING t.id`,
+      [
+        completions.map((c) => c.id),
+        completions.map((c) => c.leaseId),
+        completions.map((c) => c.lastSeenValue),
+        completions.map((c) => c.lastPolledAt),
+        completions.map((c) => c.nextPollAt),
+        at,
+      ],
+    ),
+  );
+  return new Set(rows.map((row) => row.id));
+}
+
+function rowOf(row: RawRow): TriggerRow {
+  return {
+    id: row.id,
+    orgId: row.org_id,
+    projectId: row.project_id,
+    pollKey: row.poll_key,
+    source: row.source,
+    pollEndpoint: row.poll_endpoint,
+    dedupeField: row.dedupe_field,
+    sealedAuthHeader: row.sealed_auth_header,
+    intervalMs: row.interval_ms,
+    lastSeenValue: row.last_seen_value,
+    lastPolledAt: row.last_polled_at,
+    nextPollAt: row.next_poll_at,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
+}
+
+/** TypeORM answers UPDATE/DELETE … RETURNING with `[rows, count]` and other statements with `rows`. */
+function rowsOf<T>(result: unknown): T[] {
+  return (Array.isArray(result) && Array.isArray(result[0]) ? result[0] : result) as T[];
+}
