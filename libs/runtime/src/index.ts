@@ -2,10 +2,12 @@
  * How a service runs: the `ServiceDefinition` each service exports, `startService` (one
  * service on a given database and bus), `migrateServices` (the explicit migration step),
  * `runStandalone` (a service as its own process), config validation at boot, and the tokens
- * under which the runtime hands infrastructure to service modules.
+ * under which the runtime hands infrastructure to service modules, and `FireTimer`, the one armed
+ * timer for the earliest due item of a service that fires things on time.
  */
 export { ConfigError, IsBusPrefix, IsCidrList, IsNatsUrl, IsPort, IsPostgresUrl, loadConfig, parseCidrList } from './config.js';
 export { SecretBox } from './secret-box.js';
+export { CONTENDED_RETRY_MS, FireTimer, MAX_TIMER_DELAY_MS, systemTimers, type TimerPort } from './fire-timer.js';
 export { HealthController } from './health.controller.js';
 export { runStandalone } from './run-standalone.js';
 export { RuntimeModule, type RuntimeResources } from './runtime.module.js';

@@ -17,16 +17,11 @@ import {
 import { TransactionRunner } from '@runline/db';
 import type { Logger } from '@runline/observability';
 import { OutboundError, OutboundGuard } from '@runline/outbound';
-import { LOGGER, METRICS_REGISTRY, SecretBox } from '@runline/runtime';
+import { FireTimer, LOGGER, METRICS_REGISTRY, SecretBox, systemTimers } from '@runline/runtime';
 import { PollingConfig } from '../config.js';
 import { isObject, itemPayload, itemsOf, selectItems, type SelectedItem } from './poll-items.js';
 import { itemRunFailedMessage, pollFailedMessage } from './polling-messages.js';
 import { claimDueTriggers, completePolls, nextDueAt, renewLease, type ClaimedTrigger, type PollCompletion } from './polling-triggers.js';
-
-/** When a pass left a due trigger behind (another transaction holds it), look again after this long. */
-const CONTENDED_RETRY_MS = 5;
-/** Longer waits are taken in steps. */
-const MAX_TIMER_DELAY_MS = 60_000;
 
 /**
  * Polls on time, each trigger once per due time across replicas.
@@ -54,10 +49,7 @@ export class Poller implements OnApplicationBootstrap, OnApplicationShutdown {
   private sweepTimer: NodeJS.Timeout | undefined;
   private passing: Promise<void> | undefined;
   private again = false;
-  private armedAt: number | null = null;
-  private armed: NodeJS.Timeout | undefined;
-  private inPass = false;
-  private offeredInPass = Infinity;
+  private readonly timer: FireTimer;
   private readonly inFlight = new Set<Promise<void>>();
   private readonly pending: Array<{ completion: PollCompletion; messages: BusMessage[] }> = [];
   private flushing: Promise<void> | undefined;
@@ -74,6 +66,7 @@ export class Poller implements OnApplicationBootstrap, OnApplicationShutdown {
     @Inject(METRICS_REGISTRY) registry: Registry,
   ) {
     this.leadMs = config.POLLING_CLAIM_LEAD_MS;
+    this.timer = new FireTimer(this.leadMs, () => this.wake(), systemTimers, Math.floor(this.leadMs / 2));
     this.lateness = new Histogram({
       name: 'runline_polling_start_lateness_seconds',
       help: 'From a poll due time to the moment its request was sent.',
@@ -94,7 +87,7 @@ export class Poller implements OnApplicationBootstrap, OnApplicationShutdown {
   async onApplicationShutdown(): Promise<void> {
     this.state = 'stopped';
     clearInterval(this.sweepTimer);
-    this.disarm();
+    this.timer.stop();
     await this.passing;
     await Promise.allSettled([...this.inFlight]);
     await this.flush();
@@ -102,12 +95,7 @@ export class Poller implements OnApplicationBootstrap, OnApplicationShutdown {
 
   /** A trigger due at `dueAt` was registered or released here: poll it on time. */
   offer(dueAt: Date): void {
-    if (this.state !== 'running') return;
-    if (this.inPass) {
-      this.offeredInPass = Math.min(this.offeredInPass, dueAt.getTime());
-      return;
-    }
-    this.arm(dueAt.getTime() - this.leadMs);
+    if (this.state === 'running') this.timer.offer(dueAt.getTime());
   }
 
   private wake(): void {
@@ -128,9 +116,7 @@ export class Poller implements OnApplicationBootstrap, OnApplicationShutdown {
   }
 
   private async pass(): Promise<void> {
-    this.disarm();
-    this.inPass = true;
-    this.offeredInPass = Infinity;
+    this.timer.passStarted();
     let next: number | null = null;
     let horizon = 0;
     let now = Date.now();
@@ -145,18 +131,8 @@ export class Poller implements OnApplicationBootstrap, OnApplicationShutdown {
     } catch (error) {
       this.logger.warn({ err: error }, 'polling claim pass failed; the next sweep tries again');
     } finally {
-      this.inPass = false;
-      const offered = this.offeredInPass;
-      this.offeredInPass = Infinity;
-      if (this.state === 'running') {
-        let at = offered - this.leadMs;
-        if (next !== null) {
-          // Due but not claimable: another transaction holds it. Otherwise wait, but not less
-          // than half the lead, so one pass serves every trigger due in a stretch of time.
-          at = Math.min(at, next <= horizon ? Date.now() + CONTENDED_RETRY_MS : Math.max(next - this.leadMs, Date.now() + this.leadMs / 2));
-        }
-        if (at !== Infinity) this.arm(at);
-      }
+      // Passes are at least half the lead apart, so one serves every trigger due in a stretch.
+      this.timer.passEnded(next, horizon);
     }
   }
 
@@ -311,34 +287,6 @@ export class Poller implements OnApplicationBootstrap, OnApplicationShutdown {
     for (const { completion } of batch) if (written.has(completion.id)) this.offer(completion.nextPollAt);
   }
 
-  private arm(at: number): void {
-    if (this.armedAt !== null && this.armedAt <= at) return;
-    this.disarm();
-    this.armedAt = at;
-    this.wait();
-  }
-
-  private wait(): void {
-    if (this.armedAt === null) return;
-    const delay = Math.min(Math.max(0, this.armedAt - Date.now()), MAX_TIMER_DELAY_MS);
-    this.armed = setTimeout(() => {
-      this.armed = undefined;
-      if (this.armedAt === null) return;
-      if (Date.now() < this.armedAt) {
-        this.wait();
-        return;
-      }
-      this.armedAt = null;
-      this.wake();
-    }, delay);
-    this.armed.unref();
-  }
-
-  private disarm(): void {
-    clearTimeout(this.armed);
-    this.armed = undefined;
-    this.armedAt = null;
-  }
 }
 
 /**

@@ -2,9 +2,8 @@ import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShut
 import { Counter, Histogram, type Registry } from 'prom-client';
 import { TransactionRunner } from '@runline/db';
 import type { Logger } from '@runline/observability';
-import { LOGGER, METRICS_REGISTRY } from '@runline/runtime';
+import { FireTimer, LOGGER, METRICS_REGISTRY, systemTimers } from '@runline/runtime';
 import { SchedulerConfig } from '../config.js';
-import { FireTimer, systemTimers } from './fire-timer.js';
 import { jobFiredMessage } from './job-messages.js';
 import { claimDueJobs, nextDueAt } from './scheduled-jobs.js';
 

@@ -128,6 +128,20 @@ describe('FireTimer', () => {
       expect(t.armedAt).toBe(1_004_990);
     });
 
+    it('with a minimum spacing, waits at least that long after a pass for a job due sooner', () => {
+      const t = new FireTimer(200, () => fired.push(clock.now()), clock, 100);
+      t.passStarted();
+      // Due 250 ms from now: without spacing the timer would go off in 50 ms (due - lead).
+      t.passEnded(clock.time + 250, clock.time + 200);
+      expect(t.armedAt).toBe(clock.time + 100);
+      t.passStarted();
+      t.passEnded(clock.time + 5000, clock.time + 200);
+      expect(t.armedAt).toBe(clock.time + 4800);
+      // An offer still arms sooner: a newly registered job is not held back by the spacing.
+      t.offer(clock.time + 220);
+      expect(t.armedAt).toBe(clock.time + 20);
+    });
+
     it('stays disarmed when nothing waits', () => {
       const t = timer(10);
       t.passStarted();
@@ -188,8 +202,9 @@ describe('FireTimer', () => {
     expect(fired).toEqual([]);
   });
 
-  it('refuses a negative or fractional lead', () => {
+  it('refuses a negative or fractional lead, and a negative spacing', () => {
     expect(() => timer(-1)).toThrow(/leadMs/);
     expect(() => timer(1.5)).toThrow(/leadMs/);
+    expect(() => new FireTimer(10, () => undefined, clock, -1)).toThrow(/minSpacingMs/);
   });
 });

@@ -31,8 +31,9 @@ export const MAX_TIMER_DELAY_MS = 60_000;
 export const CONTENDED_RETRY_MS = 5;
 
 /**
- * The scheduler's one armed timer, for the earliest job it knows to be waiting. Pure: no I/O,
- * the clock and timer are a port.
+ * One armed timer for the earliest item a service knows to be due (the scheduler's jobs, the
+ * polling service's triggers). Below, "job" is whatever is due. Pure: no I/O, the clock and
+ * timer are a port.
  *
  * It goes off `leadMs` before that job's due time and calls `onFire`, which runs a firing pass.
  * The pass reports back through `passStarted`/`passEnded` with the earliest due time left in
@@ -52,12 +53,19 @@ export class FireTimer {
   private offeredInPass = Infinity;
   private stopped = false;
 
+  /**
+   * @param minSpacingMs after a pass, the next one waits at least this long (unless an offer or
+   *   a contended job asks sooner), so one pass serves every job due in that stretch instead of
+   *   one pass per job. 0 (the scheduler): every job is fired exactly at its time.
+   */
   constructor(
     private readonly leadMs: number,
     private readonly onFire: () => void,
     private readonly port: TimerPort = systemTimers,
+    private readonly minSpacingMs = 0,
   ) {
     if (!Number.isInteger(leadMs) || leadMs < 0) throw new Error(`FireTimer: leadMs must be a non-negative integer, got ${leadMs}`);
+    if (!Number.isInteger(minSpacingMs) || minSpacingMs < 0) throw new Error(`FireTimer: minSpacingMs must be a non-negative integer, got ${minSpacingMs}`);
   }
 
   /** When the timer goes off (ms since the epoch), or null when it is not armed. */
@@ -107,7 +115,8 @@ export class FireTimer {
     if (this.stopped) return;
     let at = offered - this.leadMs;
     if (nextDueAt !== null) {
-      at = Math.min(at, nextDueAt <= horizon ? this.port.now() + CONTENDED_RETRY_MS : nextDueAt - this.leadMs);
+      const waitFor = Math.max(nextDueAt - this.leadMs, this.port.now() + this.minSpacingMs);
+      at = Math.min(at, nextDueAt <= horizon ? this.port.now() + CONTENDED_RETRY_MS : waitFor);
     }
     if (at !== Infinity) this.arm(at);
   }
