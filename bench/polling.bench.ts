@@ -129,7 +129,8 @@ try {
       dues.add(k);
       if (due >= measureFrom && due < measureTo) jitter.push(at - due);
     }
-    const expected = Math.floor((measureTo - first) / INTERVAL_MS) - Math.ceil((measureFrom - first) / INTERVAL_MS) + 1;
+    // Due times first + k·interval in [measureFrom, measureTo).
+    const expected = Math.ceil((measureTo - first) / INTERVAL_MS) - Math.ceil((measureFrom - first) / INTERVAL_MS);
     missed += Math.max(0, expected - [...dues].filter((k) => first + k * INTERVAL_MS >= measureFrom && first + k * INTERVAL_MS < measureTo).length);
   }
   const service = distributionOf(jitter);

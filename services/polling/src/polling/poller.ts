@@ -1,4 +1,5 @@
 import { createHash, randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { Counter, Histogram, type Registry } from 'prom-client';
 import { BUS, type Bus, type BusMessage } from '@runline/bus';
@@ -257,17 +258,19 @@ export class Poller implements OnApplicationBootstrap, OnApplicationShutdown {
   /** Queues the poll's outcome for the next batch and waits until it is committed. */
   private async complete(completion: PollCompletion, messages: BusMessage[]): Promise<void> {
     this.pending.push({ completion, messages });
-    while (this.pending.some((entry) => entry.completion === completion)) {
-      this.flushing ??= this.flushBatch().finally(() => (this.flushing = undefined));
-      await this.flushing;
-    }
+    while (this.pending.some((entry) => entry.completion === completion)) await this.nextBatch();
   }
 
   private async flush(): Promise<void> {
-    while (this.pending.length > 0) {
-      this.flushing ??= this.flushBatch().finally(() => (this.flushing = undefined));
-      await this.flushing;
-    }
+    while (this.pending.length > 0) await this.nextBatch();
+  }
+
+  /** The batch being gathered or written; it is written POLLING_WRITE_BATCH_MS after it opened. */
+  private nextBatch(): Promise<void> {
+    this.flushing ??= sleep(this.state === 'running' ? this.config.POLLING_WRITE_BATCH_MS : 0)
+      .then(() => this.flushBatch())
+      .finally(() => (this.flushing = undefined));
+    return this.flushing;
   }
 
   private async flushBatch(): Promise<void> {
