@@ -203,7 +203,7 @@ describe('polling triggers', () => {
         environment: system.environment,
         logger: createLogger({ service: 'polling-2', level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
       });
-      const keys = ['r1', 'r2', 'r3', 'r4', 'r5', 'r6'];
+      const keys = Array.from({ length: 20 }, (_, n) => `r${n}`);
       const started = Date.now();
       for (const key of keys) await register({ source: 'replicas', pollKey: key, pollEndpoint: endpoint.script(`/api/${key}`, [{ json: [] }]), intervalMs: 1000 });
       await new Promise((resolve) => setTimeout(resolve, 6000));
@@ -213,8 +213,18 @@ describe('polling triggers', () => {
         const times = endpoint.callsTo(`/api/${key}`).map((call) => call.at);
         expect(times.length).toBeGreaterThanOrEqual(4);
         expect(times.length).toBeLessThanOrEqual(Math.ceil(elapsed / 1000) + 1);
+        // One poll per due time: due times are a second apart, so two polls of one due time
+        // would arrive close together.
         for (let i = 1; i < times.length; i++) expect(times[i]! - times[i - 1]!).toBeGreaterThan(500);
       }
+      // Both replicas took part, so the spacing above is the leases at work, not one idle replica.
+      const polled = async (url: string) => {
+        const metrics = await (await fetch(`${url}/metrics`)).text();
+        return Number(/^runline_polling_polls_total\{[^}]*outcome="ok"[^}]*\} (\d+)/m.exec(metrics)?.[1] ?? 0);
+      };
+      const [first, second] = [await polled(system.url('polling')), await polled(secondReplica.url)];
+      expect(first).toBeGreaterThan(0);
+      expect(second).toBeGreaterThan(0);
     }, 30_000);
   });
 });

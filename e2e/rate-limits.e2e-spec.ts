@@ -1,5 +1,7 @@
 import { gatewayService } from '@runline/gateway-service';
+import { deadLetterService } from '@runline/dead-letter-service';
 import { invocationService } from '@runline/invocation-service';
+import { pollingService } from '@runline/polling-service';
 import { consoleJwt, HttpClient, queryDatabase, startTestSystem, type HttpResult, type TestSystem } from '@runline/testing';
 import { createPublishedProject, issueToken, type ProjectFixture } from './gateway-fixtures.js';
 import { invocationPath, runPath, type Json, type RunEndpoint } from './support/runs-support.js';
@@ -20,7 +22,7 @@ describe('rate limits', () => {
 
   beforeAll(async () => {
     // Zero TTL: settings and plan changes made in a test apply to the gateway's next call.
-    system = await startTestSystem([gatewayService, invocationService], { environment: { ACCESS_CACHE_TTL_MS: '0' } });
+    system = await startTestSystem([gatewayService, invocationService, pollingService, deadLetterService], { environment: { ACCESS_CACHE_TTL_MS: '0' } });
     http = new HttpClient(system.url('gateway'));
   });
   afterAll(() => system?.stop());
@@ -171,7 +173,7 @@ describe('rate limits', () => {
     expect((await probe()).limit).toBe(120);
   });
 
-  it('does not limit the invocation endpoints, nor put the headers on them', async () => {
+  it('does not limit the invocation, polling and dead-letter endpoints, nor put the headers on them', async () => {
     const { project, token } = await chatbot({ rateLimitPerMinute: 1 });
     const accepted = await post('flowTriggerAsync', project, token, FLOW_BODY);
     expect(accepted.status).toBe(202);
@@ -183,6 +185,12 @@ describe('rate limits', () => {
       const modify = await http.patch<Json>(invocationPath(project.orgId, String(accepted.body.invocationId)), { action: 'cancel' }, { bearer: token });
       expect(modify.status).toBe(409);
       expect(modify.headers.get('x-ratelimit-limit')).toBeNull();
+      const flows = `/v1/orgs/${project.orgId}/flows/${project.projectId}`;
+      for (const path of [`${flows}/polling`, `${flows}/dead-letters`]) {
+        const listed = await http.get<Json>(path, { bearer: token });
+        expect(listed.status).toBe(200);
+        expect(listed.headers.get('x-ratelimit-limit')).toBeNull();
+      }
     }
   });
 });
