@@ -32,6 +32,28 @@ export function outboxInsertStatements(schema: string, messages: BusMessage[]): 
   return statements;
 }
 
+/**
+ * A data-modifying CTE body that inserts `messages` into the outbox, in emit order, once for
+ * each row `guard` (a CTE of the same statement) yields: none when the statement's state change
+ * did not apply. Parameters are numbered from `firstParameter`.
+ */
+export function outboxInsertAfter(schema: string, messages: BusMessage[], guard: string, firstParameter: number): { sql: string; parameters: unknown[] } {
+  const p = firstParameter;
+  return {
+    sql: `INSERT INTO ${qualified(schema, 'outbox')} (id, subject, data, headers)
+          SELECT m.id, m.subject, m.data, m.headers
+            FROM ${guard} CROSS JOIN unnest($${p}::text[], $${p + 1}::text[], $${p + 2}::bytea[], $${p + 3}::jsonb[])
+                 WITH ORDINALITY AS m(id, subject, data, headers, n)
+           ORDER BY m.n`,
+    parameters: [
+      messages.map((message) => message.id),
+      messages.map((message) => message.subject),
+      messages.map((message) => toBuffer(message.data)),
+      messages.map((message) => JSON.stringify(message.headers ?? {})),
+    ],
+  };
+}
+
 export async function insertOutboxMessages(manager: EntityManager, schema: string, messages: BusMessage[]): Promise<void> {
   for (const { sql, parameters } of outboxInsertStatements(schema, messages)) {
     await manager.query(sql, parameters);

@@ -1,6 +1,6 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import type { BusMessage } from '@runline/bus';
-import { insertOutboxMessages } from './outbox.repository.js';
+import { insertOutboxMessages, outboxInsertAfter } from './outbox.repository.js';
 import { serviceSchemaOf } from './service-schema.js';
 
 /** What a unit of work gets: the transaction's entity manager and a way to emit messages. */
@@ -61,6 +61,32 @@ export class TransactionRunner {
       }
     });
     if (messages.length > 0) this.relay.notify();
+    return result;
+  }
+
+  /**
+   * For a state change that is ONE statement (a CTE): the part that writes `messages` to the
+   * outbox when the CTE named `guard` yields a row, with its parameters numbered from
+   * `firstParameter`. Run the whole statement with `runStatement`.
+   */
+  outboxInsert(messages: BusMessage[], guard: string, firstParameter: number): { sql: string; parameters: unknown[] } {
+    const ids = new Set<string>();
+    for (const message of messages) {
+      assertMessage(message);
+      if (ids.has(message.id)) throw new Error(`message ${message.id} emitted twice in one statement`);
+      ids.add(message.id);
+    }
+    return outboxInsertAfter(this.schema, messages, guard, firstParameter);
+  }
+
+  /**
+   * Runs one statement on its own: PostgreSQL commits it as a transaction by itself, which saves
+   * the BEGIN and COMMIT round trips of `run` on hot paths. If it wrote outbox rows
+   * (`outboxInsert`), the relay is woken after it.
+   */
+  async runStatement<T>(sql: string, parameters: unknown[], wroteOutbox: boolean): Promise<T> {
+    const result = (await this.dataSource.query(sql, parameters)) as T;
+    if (wroteOutbox) this.relay.notify();
     return result;
   }
 }

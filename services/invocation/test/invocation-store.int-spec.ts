@@ -5,7 +5,15 @@ import { migrateServices } from '@runline/runtime';
 import { createTestDatabase, type TestDatabase } from '@runline/testing';
 import type { RequestInfo } from '../src/events/invocation-event.js';
 import { invocationService } from '../src/invocation.service.js';
-import { insertInvocations, readDocument, transition, type InsertOutcome, type NewInvocation } from '../src/runs/invocation-store.js';
+import {
+  insertInvocations,
+  readDocument,
+  readKnownInvocation,
+  transition,
+  transitionKnown,
+  type InsertOutcome,
+  type NewInvocation,
+} from '../src/runs/invocation-store.js';
 
 const request: RequestInfo = {
   targetType: 'FLOW',
@@ -114,5 +122,51 @@ describe('invocation store', () => {
       { sequence: 2, type: 'InvocationStarted' },
       { sequence: 3, type: 'InvocationSucceeded' },
     ]);
+  });
+
+  describe('transitionKnown (one statement for a run this process knows as it is)', () => {
+    const lease = (owner: string) => ({ owner, expiresAt: new Date(Date.now() + 10_000) });
+    const started = { type: 'InvocationStarted' as const, attempt: 1 };
+    const succeeded = { type: 'InvocationSucceeded' as const, result: 7, steps: [], trace: null, durationMs: 1 };
+    const stored = async (id: string) => ({
+      state: (await dataSource.query('SELECT status, sequence, lease_owner FROM invocations WHERE id = $1', [id]))[0],
+      events: (await dataSource.query('SELECT sequence, type FROM invocation_events WHERE invocation_id = $1 ORDER BY sequence', [id])).map(
+        (row: { sequence: number; type: string }) => `${row.sequence}:${row.type}`,
+      ),
+      view: await readDocument(dataSource.manager, id),
+      outbox: Number((await dataSource.query(`SELECT count(*) AS n FROM outbox WHERE data IS NOT NULL AND headers IS NOT NULL AND id IN (SELECT id::text FROM invocation_events WHERE invocation_id = $1)`, [id]))[0].n),
+    });
+
+    it('writes state, events, read model and outbox together, and chains claim and end', async () => {
+      const run = newRun(null);
+      await transactions.run((tx) => insertInvocations(tx, [run]));
+      const read = await readKnownInvocation(dataSource.manager, run.id);
+      expect(read?.known).toMatchObject({ id: run.id, sequence: 1 });
+      const claimed = await transitionKnown(transactions, read!.known!, { status: 'QUEUED', dispatched: true }, { status: 'RUNNING', attempt: 1, lease: lease('a') }, [started]);
+      expect(claimed?.known?.sequence).toBe(2);
+      const ended = await transitionKnown(transactions, claimed!.known!, { status: 'RUNNING', leaseOwner: 'a' }, { status: 'SUCCEEDED', lease: null }, [succeeded]);
+      expect(ended?.document).toMatchObject({ status: 'SUCCEEDED', result: 7, attempts: 1 });
+      const after = await stored(run.id);
+      expect(after.state).toEqual({ status: 'SUCCEEDED', sequence: 3, lease_owner: null });
+      expect(after.events).toEqual(['1:InvocationQueued', '2:InvocationStarted', '3:InvocationSucceeded']);
+      // The read model is what was folded in memory, and every event is in the outbox.
+      expect(after.view).toEqual(ended!.document);
+      expect(after.outbox).toBe(3);
+    });
+
+    it('writes nothing when the expectation fails, and falls back to a transaction when the run changed since it was read', async () => {
+      const run = newRun(null);
+      await transactions.run((tx) => insertInvocations(tx, [run]));
+      const stale = (await readKnownInvocation(dataSource.manager, run.id))!.known!;
+      // Another process claims it meanwhile.
+      await transactions.run((tx) => transition(tx, run.id, { status: 'QUEUED' }, { status: 'RUNNING', attempt: 1, lease: lease('b') }, [started]));
+      expect(await transitionKnown(transactions, stale, { status: 'QUEUED' }, { status: 'RUNNING', attempt: 1, lease: lease('a') }, [started])).toBeNull();
+      // Holding an old sequence, the end still applies through the fallback, on the run as it is now.
+      const ended = await transitionKnown(transactions, stale, { status: 'RUNNING', leaseOwner: 'b' }, { status: 'SUCCEEDED', lease: null }, [succeeded]);
+      expect(ended).toMatchObject({ known: null, document: { status: 'SUCCEEDED', attempts: 1 } });
+      const after = await stored(run.id);
+      expect(after.events).toEqual(['1:InvocationQueued', '2:InvocationStarted', '3:InvocationSucceeded']);
+      expect(after.state).toMatchObject({ status: 'SUCCEEDED', sequence: 3 });
+    });
   });
 });

@@ -169,7 +169,9 @@ export class StartInvocationHandler implements OnModuleInit {
       return reply;
     }
 
-    const execution = await this.executor.execute({ ...item, sealedResumeState: null }, plan, compiled);
+    // Just recorded by this process: its first transition can be one statement.
+    const known = { id, orgId: item.orgId, projectId: item.projectId, sequence: item.events.length, document: recorded };
+    const execution = await this.executor.execute({ ...item, sealedResumeState: null, known }, plan, compiled);
     const document = execution.document ?? (await readDocument(this.transactions.dataSource.manager, id));
     if (!document) throw new Error(`run ${id} has no read model`);
     return answer(id, document.status, execution.liveResult, document.errorMessage, session);

@@ -6,7 +6,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { EntityManager } from 'typeorm';
-import type { TransactionContext } from '@runline/db';
+import type { TransactionContext, TransactionRunner } from '@runline/db';
 import type { InvocationEvent, InvocationEventData, RunModeName, TargetType } from '../events/invocation-event.js';
 import { invocationEventMessage } from '../events/invocation-event.codec.js';
 import { applyInvocationEvent, type InvocationDocument } from '../events/invocation.projector.js';
@@ -189,8 +189,102 @@ export async function transition(
   at: Date = new Date(),
 ): Promise<InvocationDocument | null> {
   const { manager } = tx;
+  const { set, where, parameters } = stateUpdate(invocationId, expected, change, events.length, at);
+  const [row] = returnedRows<{ org_id: string; project_id: string; sequence: number }>(
+    await manager.query(`UPDATE invocations SET ${set} WHERE ${where} RETURNING org_id, project_id, sequence`, parameters),
+  );
+  if (!row) return null;
+  const views: Array<{ document: InvocationDocument }> = await manager.query('SELECT document FROM invocation_views WHERE id = $1', [invocationId]);
+  let document = views[0]?.document ?? null;
+  const firstSequence = row.sequence - events.length + 1;
+  const stored = events.map((data, index) =>
+    storedEvent({ id: invocationId, orgId: row.org_id, projectId: row.project_id }, firstSequence + index, at, data),
+  );
+  for (const event of stored) document = applyInvocationEvent(document, event);
+  await insertEvents(manager, stored);
+  await manager.query('UPDATE invocation_views SET document = $2, sequence = $3, updated_at = $4 WHERE id = $1', [
+    invocationId,
+    JSON.stringify(document),
+    row.sequence,
+    at,
+  ]);
+  for (const message of outgoing(stored, messages, change, document, { orgId: row.org_id, projectId: row.project_id })) tx.emit(message);
+  return document;
+}
+
+/**
+ * A run as this process last read or wrote it: enough to compute its next document without
+ * reading it again. Valid while the run's `sequence` is unchanged.
+ */
+export interface KnownRun {
+  id: string;
+  orgId: string;
+  projectId: string;
+  sequence: number;
+  document: InvocationDocument;
+}
+
+/**
+ * `transition` for a caller that holds the run as it is (`known`): the new document is folded
+ * in memory and the state row, events, read model and outbox rows are written by ONE statement,
+ * guarded by the expectations and by `known.sequence`, with no transaction round trips (the
+ * hot path: a run's claim and its end). If the run changed since, it falls back to `transition`
+ * in a transaction, which decides on the row as it is now. Resolves like `transition`, with the
+ * run as now known (null after the fallback) for the caller's next transition.
+ */
+export async function transitionKnown(
+  runner: TransactionRunner,
+  known: KnownRun,
+  expected: Expectation,
+  change: StateChange,
+  events: InvocationEventData[],
+  messages: Array<{ id: string; subject: string; data: Uint8Array }> = [],
+  at: Date = new Date(),
+): Promise<{ document: InvocationDocument; known: KnownRun | null } | null> {
+  if (events.length === 0) throw new Error('transitionKnown needs at least one event');
+  const stored = events.map((data, index) => storedEvent(known, known.sequence + index + 1, at, data));
+  let document = known.document;
+  for (const event of stored) document = applyInvocationEvent(document, event) as InvocationDocument;
+  const outbox = outgoing(stored, messages, change, document, known);
+
+  const { set, where, parameters } = stateUpdate(known.id, expected, change, events.length, at);
+  parameters.push(known.sequence);
+  const guarded = `${where} AND sequence = $${parameters.length}`;
+  const eventColumns = columns(stored, (event) => [event.invocationId, event.sequence, event.id, event.data.type, event.occurredAt, JSON.stringify(event.data)]);
+  const firstEventParameter = parameters.length + 1;
+  parameters.push(...eventColumns, JSON.stringify(document));
+  const documentParameter = parameters.length;
+  const published = runner.outboxInsert(outbox, 'moved', parameters.length + 1);
+  parameters.push(...published.parameters);
+  const e = (offset: number) => `$${firstEventParameter + offset}`;
+  const rows = await runner.runStatement<Array<{ sequence: number }>>(
+    `WITH moved AS (
+       UPDATE invocations SET ${set} WHERE ${guarded} RETURNING sequence
+     ), appended AS (
+       INSERT INTO invocation_events (invocation_id, sequence, id, type, occurred_at, data)
+       SELECT e.* FROM moved CROSS JOIN unnest(${e(0)}::uuid[], ${e(1)}::int[], ${e(2)}::uuid[], ${e(3)}::text[], ${e(4)}::timestamptz[], ${e(5)}::jsonb[]) AS e
+     ), viewed AS (
+       UPDATE invocation_views v SET document = $${documentParameter}, sequence = moved.sequence, updated_at = $5 FROM moved WHERE v.id = $1
+     )${outbox.length > 0 ? `, published AS (${published.sql})` : ''}
+     SELECT sequence FROM moved`,
+    parameters,
+    outbox.length > 0,
+  );
+  if (rows.length === 1) return { document, known: { ...known, sequence: known.sequence + events.length, document } };
+  const current = await runner.run((tx) => transition(tx, known.id, expected, change, events, messages, at));
+  return current ? { document: current, known: null } : null;
+}
+
+/** The SET and WHERE of a transition's state row update; parameters $1..$5 are id, expected status, new status, event count, time. */
+function stateUpdate(
+  invocationId: string,
+  expected: Expectation,
+  change: StateChange,
+  eventCount: number,
+  at: Date,
+): { set: string; where: string; parameters: unknown[] } {
   const set: string[] = ['status = $3', 'sequence = sequence + $4', 'updated_at = $5'];
-  const parameters: unknown[] = [invocationId, expected.status, change.status, events.length, at];
+  const parameters: unknown[] = [invocationId, expected.status, change.status, eventCount, at];
   const assign = (column: string, value: unknown) => {
     parameters.push(value);
     set.push(`${column} = $${parameters.length}`);
@@ -213,31 +307,23 @@ export async function transition(
     parameters.push(expected.waitingJob);
     where += ` AND waiting_job = $${parameters.length}`;
   }
-  const [row] = returnedRows<{ org_id: string; project_id: string; sequence: number }>(
-    await manager.query(`UPDATE invocations SET ${set.join(', ')} WHERE ${where} RETURNING org_id, project_id, sequence`, parameters),
-  );
-  if (!row) return null;
-  const views: Array<{ document: InvocationDocument }> = await manager.query('SELECT document FROM invocation_views WHERE id = $1', [invocationId]);
-  let document = views[0]?.document ?? null;
-  const firstSequence = row.sequence - events.length + 1;
-  const stored = events.map((data, index) =>
-    storedEvent({ id: invocationId, orgId: row.org_id, projectId: row.project_id }, firstSequence + index, at, data),
-  );
-  for (const event of stored) document = applyInvocationEvent(document, event);
-  await insertEvents(manager, stored);
-  await manager.query('UPDATE invocation_views SET document = $2, sequence = $3, updated_at = $4 WHERE id = $1', [
-    invocationId,
-    JSON.stringify(document),
-    row.sequence,
-    at,
-  ]);
-  for (const event of stored) tx.emit(invocationEventMessage(event));
-  for (const message of messages) tx.emit(message);
+  return { set: set.join(', '), where, parameters };
+}
+
+/** What a transition publishes: its events, the caller's messages, and the callback when the run ended. */
+function outgoing(
+  stored: InvocationEvent[],
+  messages: Array<{ id: string; subject: string; data: Uint8Array }>,
+  change: StateChange,
+  document: InvocationDocument | null,
+  owner: { orgId: string; projectId: string },
+): Array<{ id: string; subject: string; data: Uint8Array }> {
+  const out = [...stored.map((event) => invocationEventMessage(event)), ...messages];
   if (change.callback && document) {
-    const callback = deliverCallbackMessage(document, { orgId: row.org_id, projectId: row.project_id }, change.callback);
-    if (callback) tx.emit(callback);
+    const callback = deliverCallbackMessage(document, owner, change.callback);
+    if (callback) out.push(callback);
   }
-  return document;
+  return out;
 }
 
 /** The state row of one run. */
@@ -253,6 +339,8 @@ export interface InvocationRow {
   sealedPlan: string;
   sealedResumeState: string | null;
   waitingJob: string | null;
+  /** The run with its sequence and document, when this process has them (`transitionKnown`). */
+  known?: KnownRun | null;
 }
 
 export async function readInvocation(manager: EntityManager, id: string): Promise<InvocationRow | null> {
@@ -262,7 +350,25 @@ export async function readInvocation(manager: EntityManager, id: string): Promis
     [id],
   );
   const row = rows[0];
+  return row ? invocationRowOf(row) : null;
+}
+
+/** `readInvocation` with the run's sequence and document (`known`), in one read. */
+export async function readKnownInvocation(manager: EntityManager, id: string): Promise<InvocationRow | null> {
+  const rows: Array<Record<string, unknown>> = await manager.query(
+    `SELECT i.id, i.org_id, i.project_id, i.target_type, i.mode, i.status, i.attempt, i.max_attempts, i.sealed_plan,
+            i.sealed_resume_state, i.waiting_job, i.sequence, v.document
+       FROM invocations i JOIN invocation_views v ON v.id = i.id WHERE i.id = $1`,
+    [id],
+  );
+  const row = rows[0];
   if (!row) return null;
+  const invocation = invocationRowOf(row);
+  const known = { id: invocation.id, orgId: invocation.orgId, projectId: invocation.projectId, sequence: row.sequence as number, document: row.document as InvocationDocument };
+  return { ...invocation, known };
+}
+
+function invocationRowOf(row: Record<string, unknown>): InvocationRow {
   return {
     id: row.id as string,
     orgId: row.org_id as string,

@@ -25,7 +25,7 @@ import { BotSessions } from './bot-sessions.js';
 import { callbackTargetOf } from './callback-request.js';
 import { DefinitionCatalog } from './definition-catalog.js';
 import { engineRunPorts } from './engine-ports.js';
-import { transition, type InvocationRow } from './invocation-store.js';
+import { transition, transitionKnown, type Expectation, type InvocationRow, type StateChange } from './invocation-store.js';
 import { redactSecrets } from './redaction.js';
 import { retriesAutomatically, type RunPlan } from './run-plan.js';
 import { jobNames, waitForJob } from './scheduler-jobs.js';
@@ -132,9 +132,7 @@ export class RunExecutor implements OnApplicationShutdown {
         ...record,
       };
       const wait = waitForJob(JobKind.RETRY_RUN, jobNames.retry(row.id, attempt), row, retryAt);
-      document = await this.transactions.run((tx) =>
-        transition(tx, row.id, expected, { status: 'QUEUED', lease: null, runAfter: retryAt, waitingJob: wait.name }, [event], [wait.command]),
-      );
+      document = await this.record(row, expected, { status: 'QUEUED', lease: null, runAfter: retryAt, waitingJob: wait.name }, [event], [wait.command]);
       this.logRetryOrLoss(document, row.id, `retry ${attempt + 1}/${row.maxAttempts} at ${retryAt.toISOString()}`);
       return { document, liveResult: null };
     }
@@ -179,11 +177,21 @@ export class RunExecutor implements OnApplicationShutdown {
     const waitingJob = wait?.name ?? null;
     const messages = wait ? [wait.command] : [];
     const callback = status === 'SUSPENDED' ? undefined : callbackTargetOf(plan, this.secrets);
-    document = await this.transactions.run((tx) =>
-      transition(tx, row.id, expected, { status, lease: null, sealedResumeState, waitingJob, callback }, events, messages),
-    );
+    document = await this.record(row, expected, { status, lease: null, sealedResumeState, waitingJob, callback }, events, messages);
     this.logRetryOrLoss(document, row.id, status);
     return { document, liveResult };
+  }
+
+  /** Records the end of an attempt: one statement when this process knows the run as it is. */
+  private async record(
+    row: InvocationRow,
+    expected: Expectation,
+    change: StateChange,
+    events: InvocationEventData[],
+    messages: BusMessage[] = [],
+  ): Promise<InvocationDocument | null> {
+    if (row.known) return (await transitionKnown(this.transactions, row.known, expected, change, events, messages))?.document ?? null;
+    return this.transactions.run((tx) => transition(tx, row.id, expected, change, events, messages));
   }
 
   /** The dead-letter event of an async automation run that failed its last attempt. */
@@ -281,11 +289,9 @@ export class RunExecutor implements OnApplicationShutdown {
 
   private async finishWithResult(row: InvocationRow, plan: RunPlan, outcome: RunOutcome, result: JsonValue): Promise<Execution> {
     const callback = callbackTargetOf(plan, this.secrets);
-    const document = await this.transactions.run((tx) =>
-      transition(tx, row.id, { status: 'RUNNING', leaseOwner: this.owner }, { status: 'SUCCEEDED', lease: null, callback }, [
-        { type: 'InvocationSucceeded', result, durationMs: 0, steps: [], trace: outcome.trace as unknown as JsonValue },
-      ]),
-    );
+    const document = await this.record(row, { status: 'RUNNING', leaseOwner: this.owner }, { status: 'SUCCEEDED', lease: null, callback }, [
+      { type: 'InvocationSucceeded', result, durationMs: 0, steps: [], trace: outcome.trace as unknown as JsonValue },
+    ]);
     return { document, liveResult: result };
   }
 

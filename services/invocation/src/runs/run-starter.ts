@@ -3,10 +3,11 @@ import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { TransactionRunner } from '@runline/db';
 import type { Logger } from '@runline/observability';
 import { LOGGER, SecretBox } from '@runline/runtime';
+import type { InvocationEventData } from '../events/invocation-event.js';
 import { InvocationConfig } from '../config.js';
 import { callbackTargetOf } from './callback-request.js';
 import { DefinitionCatalog } from './definition-catalog.js';
-import { readInvocation, transition, type Expectation, type InvocationRow } from './invocation-store.js';
+import { readKnownInvocation, transition, transitionKnown, type Expectation, type InvocationRow, type KnownRun, type StateChange } from './invocation-store.js';
 import { QUOTA_EXCEEDED_MESSAGE, scheduledStartVerdict } from './quota-ledger.js';
 import { RunExecutor, type Execution } from './run-executor.js';
 import type { RunPlan } from './run-plan.js';
@@ -71,12 +72,8 @@ export class RunStarter implements OnApplicationShutdown {
       // Spec: the monthly quota is checked again when a scheduled run comes up.
       if (from.status === 'SCHEDULED' && (await this.failedOverQuota(row, plan, from))) return null;
       const attempt = row.attempt + 1;
-      const claimed = await this.transactions.run((tx) =>
-        transition(tx, row.id, from, { status: 'RUNNING', attempt, lease: this.executor.lease(), waitingJob: null }, [
-          { type: 'InvocationStarted', attempt },
-        ]),
-      );
-      return claimed ? () => this.executor.execute({ ...row, status: 'RUNNING', attempt }, plan, null) : null;
+      const claimed = await this.claim(row, from, { status: 'RUNNING', attempt, lease: this.executor.lease(), waitingJob: null }, { type: 'InvocationStarted', attempt });
+      return claimed ? () => this.executor.execute({ ...row, status: 'RUNNING', attempt, known: claimed.known }, plan, null) : null;
     });
   }
 
@@ -97,13 +94,21 @@ export class RunStarter implements OnApplicationShutdown {
   resume(invocationId: string, waitingJob: string, acknowledge: Acknowledge, notBefore: NotBefore = 0): Promise<void> {
     const from: Expectation = { status: 'SUSPENDED', waitingJob };
     return this.inSlot(invocationId, from, acknowledge, notBefore, async (row, plan) => {
-      const claimed = await this.transactions.run((tx) =>
-        transition(tx, row.id, from, { status: 'RUNNING', lease: this.executor.lease(), waitingJob: null }, [
-          { type: 'InvocationResumed', attempt: row.attempt },
-        ]),
-      );
-      return claimed ? () => this.executor.resume({ ...row, status: 'RUNNING' }, plan) : null;
+      const claimed = await this.claim(row, from, { status: 'RUNNING', lease: this.executor.lease(), waitingJob: null }, { type: 'InvocationResumed', attempt: row.attempt });
+      return claimed ? () => this.executor.resume({ ...row, status: 'RUNNING', known: claimed.known }, plan) : null;
     });
+  }
+
+  /** Moves the run to RUNNING under this process's lease: one statement when the run is as read. */
+  private async claim(
+    row: InvocationRow,
+    from: Expectation,
+    change: StateChange,
+    event: InvocationEventData,
+  ): Promise<{ known: KnownRun | null } | null> {
+    if (row.known) return transitionKnown(this.transactions, row.known, from, change, [event]);
+    const document = await this.transactions.run((tx) => transition(tx, row.id, from, change, [event]));
+    return document ? { known: null } : null;
   }
 
   /**
@@ -121,7 +126,7 @@ export class RunStarter implements OnApplicationShutdown {
     await this.slots.acquire();
     let handedOver = false;
     try {
-      const row = await readInvocation(this.transactions.dataSource.manager, invocationId);
+      const row = await readKnownInvocation(this.transactions.dataSource.manager, invocationId);
       if (!row || row.status !== from.status || (from.waitingJob !== undefined && row.waitingJob !== from.waitingJob)) return;
       const plan = JSON.parse(this.secrets.open(row.sealedPlan)) as RunPlan;
       // A timer may wake a millisecond early: wait again until the time has really come.
