@@ -19,6 +19,14 @@ export type Acknowledge = () => Promise<void>;
 /** When the run may start (epoch ms): the run is read and prepared before, claimed only then. */
 export type NotBefore = number;
 
+/** Why a run that came up fails instead of starting: what its InvocationFailed says. */
+interface Refusal {
+  errorMessage: string;
+  kind: 'EXTERNAL_API_DISABLED' | 'QUOTA_EXCEEDED';
+}
+
+const noRefusal = (): Promise<Refusal | null> => Promise.resolve(null);
+
 /**
  * Starts waiting runs in this process: a QUEUED run (RunInvocation), a SCHEDULED run or a
  * retry whose time came, a SUSPENDED run whose Wait ended (the scheduler's jobs). Claiming
@@ -48,52 +56,42 @@ export class RunStarter implements OnApplicationShutdown {
 
   /**
    * Starts the next attempt of a run waiting as `from` says. When the project's external API is
-   * off by then, the run ends FAILED instead (spec: queued or scheduled runs fail when they come up).
+   * off by then, the run ends FAILED instead (spec: queued or scheduled runs fail when they come
+   * up), and so does a scheduled run whose organization's monthly quota is used up (spec: the
+   * quota is checked again when it starts). Both are looked up while the run waits for its time
+   * (the scheduler fires a little ahead), so the start itself is one statement.
    */
   start(invocationId: string, from: Expectation, acknowledge: Acknowledge, notBefore: NotBefore = 0): Promise<void> {
-    return this.inSlot(invocationId, from, acknowledge, notBefore, async (row, plan) => {
-      const project = await this.catalog.project(row.projectId);
-      if (project && !project.externalApiEnabled) {
+    return this.inSlot(invocationId, from, acknowledge, notBefore, (row) => this.refusalOf(row, from), async (row, plan, refusal) => {
+      if (refusal) {
         await this.transactions.run((tx) =>
           transition(tx, row.id, from, { status: 'FAILED', waitingJob: null, callback: callbackTargetOf(plan, this.secrets) }, [
-            {
-              type: 'InvocationFailed',
-              errorMessage: 'External API access is disabled for this project',
-              kind: 'EXTERNAL_API_DISABLED',
-              attempt: row.attempt,
-              steps: [],
-              trace: null,
-              durationMs: 0,
-            },
+            { type: 'InvocationFailed', ...refusal, attempt: row.attempt, steps: [], trace: null, durationMs: 0 },
           ]),
         );
         return null;
       }
-      // Spec: the monthly quota is checked again when a scheduled run comes up.
-      if (from.status === 'SCHEDULED' && (await this.failedOverQuota(row, plan, from))) return null;
       const attempt = row.attempt + 1;
       const claimed = await this.claim(row, from, { status: 'RUNNING', attempt, lease: this.executor.lease(), waitingJob: null }, { type: 'InvocationStarted', attempt });
       return claimed ? () => this.executor.execute({ ...row, status: 'RUNNING', attempt, known: claimed.known }, plan, null) : null;
     });
   }
 
-  /** Ends the run FAILED when its organization's quota is used up; true when it did. */
-  private failedOverQuota(row: InvocationRow, plan: RunPlan, from: Expectation): Promise<boolean> {
-    return this.transactions.run(async (tx) => {
-      const verdict = await scheduledStartVerdict(tx.manager, row.id, row.orgId);
-      if (verdict.allowed) return false;
-      this.logger.info({ invocationId: row.id, orgId: row.orgId, ...verdict.figures }, 'scheduled run refused: monthly quota used up');
-      await transition(tx, row.id, from, { status: 'FAILED', waitingJob: null, callback: callbackTargetOf(plan, this.secrets) }, [
-        { type: 'InvocationFailed', errorMessage: QUOTA_EXCEEDED_MESSAGE, kind: 'QUOTA_EXCEEDED', attempt: row.attempt, steps: [], trace: null, durationMs: 0 },
-      ]);
-      return true;
-    });
+  /** Why the run may not start (it fails instead), or null. */
+  private async refusalOf(row: InvocationRow, from: Expectation): Promise<Refusal | null> {
+    const project = await this.catalog.project(row.projectId);
+    if (project && !project.externalApiEnabled) return { errorMessage: 'External API access is disabled for this project', kind: 'EXTERNAL_API_DISABLED' };
+    if (from.status !== 'SCHEDULED') return null;
+    const verdict = await this.transactions.dataSource.transaction((manager) => scheduledStartVerdict(manager, row.id, row.orgId));
+    if (verdict.allowed) return null;
+    this.logger.info({ invocationId: row.id, orgId: row.orgId, ...verdict.figures }, 'scheduled run refused: monthly quota used up');
+    return { errorMessage: QUOTA_EXCEEDED_MESSAGE, kind: 'QUOTA_EXCEEDED' };
   }
 
   /** Resumes a run SUSPENDED at a Wait node, waiting for job `waitingJob`. */
   resume(invocationId: string, waitingJob: string, acknowledge: Acknowledge, notBefore: NotBefore = 0): Promise<void> {
     const from: Expectation = { status: 'SUSPENDED', waitingJob };
-    return this.inSlot(invocationId, from, acknowledge, notBefore, async (row, plan) => {
+    return this.inSlot(invocationId, from, acknowledge, notBefore, noRefusal, async (row, plan) => {
       const claimed = await this.claim(row, from, { status: 'RUNNING', lease: this.executor.lease(), waitingJob: null }, { type: 'InvocationResumed', attempt: row.attempt });
       return claimed ? () => this.executor.resume({ ...row, status: 'RUNNING', known: claimed.known }, plan) : null;
     });
@@ -112,7 +110,8 @@ export class RunStarter implements OnApplicationShutdown {
   }
 
   /**
-   * Takes a slot, reads the run, waits until `notBefore`, lets `claim` move it; if it was
+   * Takes a slot, reads the run, asks `refusalOf` whether it may start, waits until `notBefore`,
+   * lets `claim` move it (or fail it, when refused); if it was
    * claimed, acknowledges and runs what `claim` returned in the background, holding the slot
    * until it ends.
    */
@@ -121,7 +120,8 @@ export class RunStarter implements OnApplicationShutdown {
     from: Expectation,
     acknowledge: Acknowledge,
     notBefore: NotBefore,
-    claim: (row: InvocationRow, plan: RunPlan) => Promise<(() => Promise<Execution>) | null>,
+    refusalOf: (row: InvocationRow) => Promise<Refusal | null>,
+    claim: (row: InvocationRow, plan: RunPlan, refusal: Refusal | null) => Promise<(() => Promise<Execution>) | null>,
   ): Promise<void> {
     await this.slots.acquire();
     let handedOver = false;
@@ -129,9 +129,10 @@ export class RunStarter implements OnApplicationShutdown {
       const row = await readKnownInvocation(this.transactions.dataSource.manager, invocationId);
       if (!row || row.status !== from.status || (from.waitingJob !== undefined && row.waitingJob !== from.waitingJob)) return;
       const plan = JSON.parse(this.secrets.open(row.sealedPlan)) as RunPlan;
+      const refusal = await refusalOf(row);
       // A timer may wake a millisecond early: wait again until the time has really come.
       for (let early = notBefore - Date.now(); early > 0; early = notBefore - Date.now()) await sleep(early);
-      const run = await claim(row, plan);
+      const run = await claim(row, plan, refusal);
       if (!run) return;
       await acknowledge();
       handedOver = true;
