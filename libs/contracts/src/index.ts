@@ -239,7 +239,7 @@ export {
 
 // protobuf-es runtime, so services import the wire from one place.
 // What a StartInvocation reply without a run means, for callers with no HTTP answer to give.
-export { notStartedReason } from './start-invocation-outcome.js';
+export { notStartedReason, QUOTA_EXCEEDED_MESSAGE, QUOTA_UNAVAILABLE_MESSAGE } from './start-invocation-outcome.js';
 
 export { create, fromBinary, toBinary, type MessageInitShape, type MessageShape } from '@bufbuild/protobuf';
 export { timestampDate, timestampFromDate, timestampNow, type Timestamp } from '@bufbuild/protobuf/wkt';

@@ -7,6 +7,7 @@
  */
 export { ConfigError, IsBusPrefix, IsCidrList, IsNatsUrl, IsPort, IsPostgresUrl, loadConfig, parseCidrList } from './config.js';
 export { SecretBox } from './secret-box.js';
+export { PassLoop } from './pass-loop.js';
 export { CONTENDED_RETRY_MS, FireTimer, MAX_TIMER_DELAY_MS, systemTimers, type TimerPort } from './fire-timer.js';
 export { HealthController } from './health.controller.js';
 export { runStandalone } from './run-standalone.js';

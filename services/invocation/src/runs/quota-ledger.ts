@@ -10,9 +10,6 @@ import type { TransactionContext } from '@runline/db';
 import { insertInvocations, type InsertOutcome, type NewInvocation } from './invocation-store.js';
 import { quotaPeriodOf, type QuotaPeriod } from './quota-period.js';
 
-/** The spec's message for a used-up quota (429 at the gateway, FAILED for a scheduled run). */
-export const QUOTA_EXCEEDED_MESSAGE = 'Monthly API call quota exceeded';
-
 /**
  * How long the quota step waits for a counter's lock (or the table's) before it gives up and
  * the request is answered 503. Far above a normal wait (one batch's transaction), far below

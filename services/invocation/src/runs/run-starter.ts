@@ -1,5 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
+import { QUOTA_EXCEEDED_MESSAGE } from '@runline/contracts';
 import { TransactionRunner } from '@runline/db';
 import type { Logger } from '@runline/observability';
 import { LOGGER, SecretBox } from '@runline/runtime';
@@ -8,7 +9,7 @@ import { InvocationConfig } from '../config.js';
 import { callbackTargetOf } from './callback-request.js';
 import { DefinitionCatalog } from './definition-catalog.js';
 import { readKnownInvocation, transition, transitionKnown, type Expectation, type InvocationRow, type KnownRun, type StateChange } from './invocation-store.js';
-import { QUOTA_EXCEEDED_MESSAGE, scheduledStartVerdict } from './quota-ledger.js';
+import { scheduledStartVerdict } from './quota-ledger.js';
 import { RunExecutor, type Execution } from './run-executor.js';
 import type { RunPlan } from './run-plan.js';
 import { RunSlots } from './run-slots.js';

@@ -18,7 +18,7 @@ import {
 import { TransactionRunner } from '@runline/db';
 import type { Logger } from '@runline/observability';
 import { OutboundError, OutboundGuard } from '@runline/outbound';
-import { FireTimer, LOGGER, METRICS_REGISTRY, SecretBox, systemTimers } from '@runline/runtime';
+import { FireTimer, LOGGER, METRICS_REGISTRY, PassLoop, SecretBox, systemTimers } from '@runline/runtime';
 import { PollingConfig } from '../config.js';
 import { isObject, itemPayload, itemsOf, selectItems, type SelectedItem } from './poll-items.js';
 import { itemRunFailedMessage, pollFailedMessage } from './polling-messages.js';
@@ -48,8 +48,7 @@ export class Poller implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly leadMs: number;
   private state: 'new' | 'running' | 'stopped' = 'new';
   private sweepTimer: NodeJS.Timeout | undefined;
-  private passing: Promise<void> | undefined;
-  private again = false;
+  private readonly passes = new PassLoop(() => this.pass());
   private readonly timer: FireTimer;
   private readonly inFlight = new Set<Promise<void>>();
   private readonly pending: Array<{ completion: PollCompletion; messages: BusMessage[] }> = [];
@@ -89,7 +88,7 @@ export class Poller implements OnApplicationBootstrap, OnApplicationShutdown {
     this.state = 'stopped';
     clearInterval(this.sweepTimer);
     this.timer.stop();
-    await this.passing;
+    await this.passes.stop();
     await Promise.allSettled([...this.inFlight]);
     await this.flush();
   }
@@ -101,19 +100,7 @@ export class Poller implements OnApplicationBootstrap, OnApplicationShutdown {
 
   private wake(): void {
     if (this.state !== 'running') return;
-    this.again = true;
-    this.passing ??= this.passes();
-  }
-
-  private async passes(): Promise<void> {
-    try {
-      while (this.again && this.state === 'running') {
-        this.again = false;
-        await this.pass();
-      }
-    } finally {
-      this.passing = undefined;
-    }
+    this.passes.wake();
   }
 
   private async pass(): Promise<void> {

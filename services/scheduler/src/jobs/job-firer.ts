@@ -2,7 +2,7 @@ import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShut
 import { Counter, Histogram, type Registry } from 'prom-client';
 import { TransactionRunner } from '@runline/db';
 import type { Logger } from '@runline/observability';
-import { FireTimer, LOGGER, METRICS_REGISTRY, systemTimers } from '@runline/runtime';
+import { FireTimer, LOGGER, PassLoop, METRICS_REGISTRY, systemTimers } from '@runline/runtime';
 import { SchedulerConfig } from '../config.js';
 import { jobFiredMessage } from './job-messages.js';
 import { claimDueJobs, nextDueAt } from './scheduled-jobs.js';
@@ -27,8 +27,7 @@ export class JobFirer implements OnApplicationBootstrap, OnApplicationShutdown {
   private readonly batchSize: number;
   private state: 'new' | 'running' | 'stopped' = 'new';
   private sweepTimer: NodeJS.Timeout | undefined;
-  private passing: Promise<void> | undefined;
-  private again = false;
+  private readonly passes = new PassLoop(() => this.pass());
   private readonly firedTotal: Counter;
   private readonly fireDelay: Histogram;
 
@@ -67,7 +66,7 @@ export class JobFirer implements OnApplicationBootstrap, OnApplicationShutdown {
     clearInterval(this.sweepTimer);
     this.sweepTimer = undefined;
     this.timer.stop();
-    await this.passing;
+    await this.passes.stop();
   }
 
   /** A job due at `dueAt` was inserted or moved here (committed): fire it on time. */
@@ -83,19 +82,7 @@ export class JobFirer implements OnApplicationBootstrap, OnApplicationShutdown {
   /** Runs a firing pass now, or right after the one in progress. */
   wake(): void {
     if (this.state !== 'running') return;
-    this.again = true;
-    this.passing ??= this.passes();
-  }
-
-  private async passes(): Promise<void> {
-    try {
-      while (this.again && this.state === 'running') {
-        this.again = false;
-        await this.pass();
-      }
-    } finally {
-      this.passing = undefined;
-    }
+    this.passes.wake();
   }
 
   private async pass(): Promise<void> {

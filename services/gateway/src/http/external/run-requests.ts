@@ -5,6 +5,8 @@ import {
   create,
   fromBinary,
   INVOCATION_REQUEST_SUBJECTS,
+  QUOTA_EXCEEDED_MESSAGE,
+  QUOTA_UNAVAILABLE_MESSAGE,
   RunMode,
   RunTarget,
   StartInvocationReplySchema,
@@ -41,10 +43,6 @@ export interface RunAnswer {
   body: Record<string, unknown>;
   headers?: Record<string, string>;
 }
-
-/** The spec's messages of the monthly quota (errors table: 429 and 503). */
-export const QUOTA_EXCEEDED = 'Monthly API call quota exceeded';
-export const QUOTA_UNAVAILABLE = 'Unable to validate monthly API quota';
 
 /** The spec's limit; a longer key is ignored (the request runs as if it had none). */
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 128;
@@ -115,14 +113,14 @@ export class RunRequests {
 
 /** The HTTP answer for a StartInvocation reply; README "Run answers" documents each row. */
 export function answerOf(reply: StartInvocationReply, target: TargetName, mode: RunModeName): RunAnswer {
-  if (reply.quotaUnavailable) return { status: 503, body: { error: QUOTA_UNAVAILABLE } };
+  if (reply.quotaUnavailable) return { status: 503, body: { error: QUOTA_UNAVAILABLE_MESSAGE } };
   if (reply.quotaExceeded) {
     const limit = Number(reply.quotaExceeded.limit);
     const used = Number(reply.quotaExceeded.used);
     const periodStart = reply.quotaExceeded.periodStart ? timestampDate(reply.quotaExceeded.periodStart).toISOString() : '';
     return {
       status: 429,
-      body: { error: QUOTA_EXCEEDED, quota: { limit, used } },
+      body: { error: QUOTA_EXCEEDED_MESSAGE, quota: { limit, used } },
       // Spec: these headers go on this response only.
       headers: {
         'x-quota-limit': String(limit),
