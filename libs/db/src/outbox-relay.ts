@@ -1,5 +1,5 @@
 import type { DataSource } from 'typeorm';
-import type { Bus } from '@runline/bus';
+import type { Bus, BusMessage } from '@runline/bus';
 import { claimUnpublished, markPublished, prunePublished, recordPublishFailure } from './outbox.repository.js';
 import { consoleRelayLogger, errorMessage, type OutboxRelayLogger } from './relay-logger.js';
 import { serviceSchemaOf } from './service-schema.js';
@@ -7,6 +7,14 @@ import { serviceSchemaOf } from './service-schema.js';
 export interface OutboxRelayOptions {
   /** How often the relay looks for rows nobody woke it for (a crash between commit and publish, another process's commit, a failed publish). Default 1000 ms. */
   sweepIntervalMs?: number;
+  /**
+   * How old an unpublished row must be before a periodic sweep takes it: younger rows are being
+   * published directly by the process that committed them. A row whose publish failed is taken
+   * at once. Default 2000 ms.
+   */
+  sweepAgeMs?: number;
+  /** Committed messages held in memory for direct publishing; beyond this, the sweep takes them. Default 10 000. */
+  maxDirect?: number;
   /** Rows claimed (locked) and published per transaction. Default 100. */
   batchSize?: number;
   /** How long published rows are kept before they are pruned. Default 7 days. */
@@ -23,12 +31,21 @@ const PRUNE_BATCH = 1000;
 /**
  * Publishes the rows of a service's outbox to the bus.
  *
+ * - Directly after a commit (`notify(messages)`, called by `TransactionRunner`): the messages
+ *   the commit wrote are in memory, so they are published from there, in commit order, without
+ *   reading the outbox, and then marked published in bulk (one UPDATE for every message that
+ *   went out meanwhile). This is the hot path: no transaction, no row locks.
  * - A transaction claims a batch of unpublished rows in sequence order (`FOR UPDATE SKIP
  *   LOCKED`), publishes them one after another with the row id as the bus dedupe key
  *   (`Nats-Msg-Id`), marks them published and commits. Replicas running a relay on the same
  *   table therefore never publish one row at the same time.
- * - `notify()` (called by `TransactionRunner` after each commit) publishes right away; a sweep
- *   every `sweepIntervalMs` is the backstop for rows nobody woke it for.
+ * - A sweep every `sweepIntervalMs` is the backstop for rows nobody published directly (a crash
+ *   between commit and publish, a failed publish, another process's commit): it takes rows
+ *   older than `sweepAgeMs`, so it does not race the process publishing them directly. At start,
+ *   after a failed direct publish and at stop, the relay takes every unpublished row.
+ * - A row published directly and also taken by a sweep (its marking was slow, or it was
+ *   committed just before another replica started) goes out twice with the same id: the
+ *   stream drops the second within its duplicate window.
  * - A failed publish stops the batch (so later rows do not overtake it), counts an attempt on
  *   the row with the error, and leaves it for the next sweep; wake-ups are ignored until then,
  *   so a bus outage does not turn into a busy loop.
@@ -57,6 +74,17 @@ export class OutboxRelay {
   private backingOff = false;
   private pruning: Promise<void> | undefined;
   private lastPruneAt = 0;
+  private readonly sweepAgeMs: number;
+  private readonly maxDirect: number;
+  /** Committed messages waiting for a direct publish, in commit order. */
+  private direct: BusMessage[] = [];
+  private publishingDirect: Promise<void> | undefined;
+  /** Ids being published or marked directly; sweeps of this process skip them. */
+  private readonly inFlight = new Set<string>();
+  private toMark: string[] = [];
+  private marking: Promise<void> | undefined;
+  /** The next claim takes fresh rows too (start, a failed direct publish). */
+  private claimFresh = true;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -68,6 +96,8 @@ export class OutboxRelay {
     this.batchSize = positiveInteger('batchSize', options.batchSize ?? 100);
     this.retentionMs = positiveInteger('retentionMs', options.retentionMs ?? DEFAULT_RETENTION_MS);
     this.pruneIntervalMs = positiveInteger('pruneIntervalMs', options.pruneIntervalMs ?? 10 * 60 * 1000);
+    this.sweepAgeMs = positiveInteger('sweepAgeMs', options.sweepAgeMs ?? 2000);
+    this.maxDirect = positiveInteger('maxDirect', options.maxDirect ?? 10_000);
     this.logger = options.logger ?? consoleRelayLogger;
   }
 
@@ -76,15 +106,24 @@ export class OutboxRelay {
     if (this.running) return;
     this.running = true;
     this.backingOff = false;
+    this.claimFresh = true;
     this.timer = setInterval(() => this.sweep(), this.sweepIntervalMs);
     // The relay serves the process; it is no reason for the process to stay alive.
     this.timer.unref();
     this.sweep();
   }
 
-  /** Publishes pending rows now (soon after, if a pass is running). No-op unless started. */
-  notify(): void {
+  /**
+   * After a commit: publishes `committed` (what it wrote to the outbox, in order) directly, or
+   * without them, claims and publishes pending rows now (soon after, if a pass is running).
+   * No-op unless started.
+   */
+  notify(committed?: readonly BusMessage[]): void {
     if (!this.running || this.backingOff) return;
+    if (committed) {
+      this.publishDirect(committed);
+      return;
+    }
     if (this.draining) {
       this.wakeAgain = true;
       return;
@@ -107,7 +146,70 @@ export class OutboxRelay {
     this.timer = undefined;
     await this.draining;
     await this.pruning;
-    await this.publishPending(() => true);
+    while (this.publishingDirect || this.marking) {
+      await this.publishingDirect;
+      await this.marking;
+    }
+    await this.publishPending(() => true, 0);
+  }
+
+  private publishDirect(committed: readonly BusMessage[]): void {
+    // Far behind (the bus is slow): leave these to the sweep rather than grow without bound.
+    if (this.direct.length + committed.length > this.maxDirect) return;
+    for (const message of committed) {
+      this.direct.push(message);
+      this.inFlight.add(message.id);
+    }
+    this.publishingDirect ??= this.drainDirect().finally(() => {
+      this.publishingDirect = undefined;
+    });
+  }
+
+  /**
+   * Publishes the queued messages, every message of a round at once (the bus keeps their order
+   * on its connection), and marks the ones before the first failure. After a failure the rest
+   * are left to a claim pass, which publishes them in sequence order and records the error.
+   */
+  private async drainDirect(): Promise<void> {
+    while (this.direct.length > 0) {
+      const round = this.direct;
+      this.direct = [];
+      const outcomes = await Promise.allSettled(round.map((message) => this.bus.publish(message)));
+      const failedAt = outcomes.findIndex((outcome) => outcome.status === 'rejected');
+      const sent = failedAt === -1 ? round : round.slice(0, failedAt);
+      this.queueMark(sent.map((message) => message.id));
+      if (failedAt !== -1) {
+        const unsent = [...round.slice(failedAt), ...this.direct];
+        this.direct = [];
+        for (const message of unsent) this.inFlight.delete(message.id);
+        this.claimFresh = true;
+        this.notify();
+        return;
+      }
+    }
+  }
+
+  private queueMark(ids: string[]): void {
+    if (ids.length === 0) return;
+    this.toMark.push(...ids);
+    this.marking ??= this.markQueued().finally(() => {
+      this.marking = undefined;
+    });
+  }
+
+  private async markQueued(): Promise<void> {
+    while (this.toMark.length > 0) {
+      const ids = this.toMark;
+      this.toMark = [];
+      try {
+        await markPublished(this.dataSource.manager, this.schema, ids);
+      } catch (error) {
+        // Published but not marked: a later sweep publishes them again, and the stream drops the copies.
+        this.logger.warn({ schema: this.schema, messages: ids.length, error: errorMessage(error) }, 'outbox could not mark published messages');
+      } finally {
+        for (const id of ids) this.inFlight.delete(id);
+      }
+    }
   }
 
   private sweep(): void {
@@ -124,7 +226,9 @@ export class OutboxRelay {
   private async drain(): Promise<void> {
     do {
       this.wakeAgain = false;
-      const ok = await this.publishPending(() => this.running);
+      const minAgeMs = this.claimFresh ? 0 : this.sweepAgeMs;
+      this.claimFresh = false;
+      const ok = await this.publishPending(() => this.running, minAgeMs);
       if (!ok) {
         this.backingOff = true;
         this.wakeAgain = false;
@@ -134,18 +238,18 @@ export class OutboxRelay {
   }
 
   /** Publishes batches until one comes back short; false if a publish or the database failed. */
-  private async publishPending(keepGoing: () => boolean): Promise<boolean> {
+  private async publishPending(keepGoing: () => boolean, minAgeMs: number): Promise<boolean> {
     for (;;) {
-      const { claimed, failed } = await this.publishBatch();
+      const { claimed, failed } = await this.publishBatch(minAgeMs);
       if (failed) return false;
       if (claimed < this.batchSize || !keepGoing()) return true;
     }
   }
 
-  private async publishBatch(): Promise<{ claimed: number; failed: boolean }> {
+  private async publishBatch(minAgeMs: number): Promise<{ claimed: number; failed: boolean }> {
     try {
       return await this.dataSource.transaction(async (manager) => {
-        const rows = await claimUnpublished(manager, this.schema, this.batchSize);
+        const rows = await claimUnpublished(manager, this.schema, this.batchSize, { minAgeMs, skip: [...this.inFlight] });
         const published: string[] = [];
         let failed = false;
         for (const row of rows) {

@@ -54,6 +54,37 @@ export function outboxInsertAfter(schema: string, messages: BusMessage[], guard:
   };
 }
 
+/**
+ * Like `outboxInsertAfter` for a statement that writes several things at once: each message
+ * belongs to an owner (`owners[i]` for `messages[i]`), and is inserted only if its owner is
+ * among the `id` values the CTE `ownersCte` yields.
+ */
+export function outboxInsertOwned(
+  schema: string,
+  messages: BusMessage[],
+  owners: string[],
+  ownersCte: string,
+  firstParameter: number,
+): { sql: string; parameters: unknown[] } {
+  if (owners.length !== messages.length) throw new Error('outboxInsertOwned needs one owner per message');
+  const p = firstParameter;
+  return {
+    sql: `INSERT INTO ${qualified(schema, 'outbox')} (id, subject, data, headers)
+          SELECT m.id, m.subject, m.data, m.headers
+            FROM unnest($${p}::text[], $${p + 1}::text[], $${p + 2}::bytea[], $${p + 3}::jsonb[], $${p + 4}::text[])
+                 WITH ORDINALITY AS m(id, subject, data, headers, owner, n)
+           WHERE m.owner IN (SELECT id::text FROM ${ownersCte})
+           ORDER BY m.n`,
+    parameters: [
+      messages.map((message) => message.id),
+      messages.map((message) => message.subject),
+      messages.map((message) => toBuffer(message.data)),
+      messages.map((message) => JSON.stringify(message.headers ?? {})),
+      owners,
+    ],
+  };
+}
+
 export async function insertOutboxMessages(manager: EntityManager, schema: string, messages: BusMessage[]): Promise<void> {
   for (const { sql, parameters } of outboxInsertStatements(schema, messages)) {
     await manager.query(sql, parameters);
@@ -63,16 +94,24 @@ export async function insertOutboxMessages(manager: EntityManager, schema: strin
 /**
  * Locks and returns up to `limit` unpublished rows in sequence order. Rows another relay holds
  * are skipped, so two relays never hold (and publish) the same row at the same time. The locks
- * last until the caller's transaction ends.
+ * last until the caller's transaction ends. `minAgeMs` leaves younger rows alone unless a
+ * publish of theirs already failed; `skip` names rows the caller is publishing by other means.
  */
-export async function claimUnpublished(manager: EntityManager, schema: string, limit: number): Promise<OutboxRow[]> {
+export async function claimUnpublished(
+  manager: EntityManager,
+  schema: string,
+  limit: number,
+  { minAgeMs = 0, skip = [] }: { minAgeMs?: number; skip?: string[] } = {},
+): Promise<OutboxRow[]> {
   const rows = await manager.query<Array<{ id: string; subject: string; data: Buffer; headers: Record<string, string> | null }>>(
     `SELECT id, subject, data, headers FROM ${qualified(schema, 'outbox')}
       WHERE published_at IS NULL
+        AND ($2::int = 0 OR attempts > 0 OR created_at < now() - $2::int * interval '1 millisecond')
+        AND NOT (id = ANY($3::text[]))
       ORDER BY sequence
       LIMIT $1
       FOR UPDATE SKIP LOCKED`,
-    [limit],
+    [limit, Math.floor(minAgeMs), skip],
   );
   return rows.map((row) => ({ id: row.id, subject: row.subject, data: row.data, headers: row.headers ?? {} }));
 }

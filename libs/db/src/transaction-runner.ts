@@ -1,6 +1,6 @@
 import type { DataSource, EntityManager } from 'typeorm';
 import type { BusMessage } from '@runline/bus';
-import { insertOutboxMessages, outboxInsertAfter } from './outbox.repository.js';
+import { insertOutboxMessages, outboxInsertAfter, outboxInsertOwned } from './outbox.repository.js';
 import { serviceSchemaOf } from './service-schema.js';
 
 /** What a unit of work gets: the transaction's entity manager and a way to emit messages. */
@@ -17,7 +17,8 @@ export interface TransactionContext {
 
 /** Whatever publishes the outbox after a commit; `OutboxRelay` in a service. */
 export interface OutboxNotifier {
-  notify(): void;
+  /** A commit wrote `committed` (in emit order) to the outbox. */
+  notify(committed?: readonly BusMessage[]): void;
 }
 
 /**
@@ -60,7 +61,7 @@ export class TransactionRunner {
         open = false;
       }
     });
-    if (messages.length > 0) this.relay.notify();
+    if (messages.length > 0) this.relay.notify(messages);
     return result;
   }
 
@@ -70,24 +71,35 @@ export class TransactionRunner {
    * `firstParameter`. Run the whole statement with `runStatement`.
    */
   outboxInsert(messages: BusMessage[], guard: string, firstParameter: number): { sql: string; parameters: unknown[] } {
-    const ids = new Set<string>();
-    for (const message of messages) {
-      assertMessage(message);
-      if (ids.has(message.id)) throw new Error(`message ${message.id} emitted twice in one statement`);
-      ids.add(message.id);
-    }
+    assertMessages(messages);
     return outboxInsertAfter(this.schema, messages, guard, firstParameter);
+  }
+
+  /** `outboxInsert` where `messages[i]` is written only if `owners[i]` is an `id` of the CTE `ownersCte`. */
+  outboxInsertOwned(messages: BusMessage[], owners: string[], ownersCte: string, firstParameter: number): { sql: string; parameters: unknown[] } {
+    assertMessages(messages);
+    return outboxInsertOwned(this.schema, messages, owners, ownersCte, firstParameter);
   }
 
   /**
    * Runs one statement on its own: PostgreSQL commits it as a transaction by itself, which saves
-   * the BEGIN and COMMIT round trips of `run` on hot paths. If it wrote outbox rows
-   * (`outboxInsert`), the relay is woken after it.
+   * the BEGIN and COMMIT round trips of `run` on hot paths. `outbox` says which messages the
+   * statement wrote to the outbox (`outboxInsert`), given its result; the relay gets them after it.
    */
-  async runStatement<T>(sql: string, parameters: unknown[], wroteOutbox: boolean): Promise<T> {
+  async runStatement<T>(sql: string, parameters: unknown[], outbox?: (result: T) => readonly BusMessage[]): Promise<T> {
     const result = (await this.dataSource.query(sql, parameters)) as T;
-    if (wroteOutbox) this.relay.notify();
+    const written = outbox?.(result) ?? [];
+    if (written.length > 0) this.relay.notify(written);
     return result;
+  }
+}
+
+function assertMessages(messages: readonly BusMessage[]): void {
+  const ids = new Set<string>();
+  for (const message of messages) {
+    assertMessage(message);
+    if (ids.has(message.id)) throw new Error(`message ${message.id} emitted twice in one statement`);
+    ids.add(message.id);
   }
 }
 

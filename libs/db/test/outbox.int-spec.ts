@@ -169,6 +169,44 @@ describe('transactional outbox and relay (real PostgreSQL and NATS JetStream)', 
     expect((await outboxState()).every((row) => row.published)).toBe(true);
   });
 
+  it('b) publishes committed messages directly and marks them, and its own sweeps never send them again', async () => {
+    await bus.ensureStreams([TEST_STREAM]);
+    const log = await subscribe('direct-collector');
+    const publisher = new CountingPublisher(bus);
+    // Sweeps every 20 ms: any sweep that took a row the direct path holds would show up as a second attempt.
+    const relay = startRelay(new OutboxRelay(dataSource, publisher, { sweepIntervalMs: 20, sweepAgeMs: 60_000 }));
+    const runner = new TransactionRunner(dataSource, relay);
+    await sleep(100);
+    const total = 300;
+    await Promise.all(
+      Array.from({ length: 30 }, (_, batch) =>
+        runner.run(async (tx) => {
+          for (let i = 0; i < 10; i++) tx.emit(orderEvent(`evt-direct-${batch * 10 + i}`, `order-${batch * 10 + i}`));
+        }),
+      ),
+    );
+
+    await waitUntil(async () => (await outboxState()).every((row) => row.published), 10_000, 'every row to be marked published');
+    expect(publisher.attempts.size).toBe(total);
+    expect([...publisher.attempts.values()].filter((times) => times !== 1)).toEqual([]);
+    await waitUntil(() => log.counts.size === total, 10_000, 'every event to arrive');
+  });
+
+  it('b) leaves a fresh row to the process that committed it until sweepAgeMs, then sweeps it', async () => {
+    await bus.ensureStreams([TEST_STREAM]);
+    const log = await subscribe('age-collector');
+    startRelay(new OutboxRelay(dataSource, bus, { sweepIntervalMs: 50, sweepAgeMs: 1_000 }));
+    await sleep(200); // past the start-up pass, which takes every row
+    // Committed by a runner that does not tell this relay (another replica, which then died).
+    await new TransactionRunner(dataSource, noWake).run(async (tx) => tx.emit(orderEvent('evt-orphan', 'orphan')));
+    const committedAt = Date.now();
+
+    await sleep(500);
+    expect(log.counts.has('evt-orphan')).toBe(false);
+    await waitUntil(() => log.counts.has('evt-orphan'), 5_000, 'the sweep to take the row once it is old enough');
+    expect((log.firstDeliveryAt('evt-orphan') ?? 0) - committedAt).toBeGreaterThanOrEqual(900);
+  });
+
   it('b) publishes nothing from a transaction that rolls back', async () => {
     await bus.ensureStreams([TEST_STREAM]);
     const log = await subscribe('rollback-collector');

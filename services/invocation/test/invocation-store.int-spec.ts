@@ -7,6 +7,7 @@ import type { RequestInfo } from '../src/events/invocation-event.js';
 import { invocationService } from '../src/invocation.service.js';
 import {
   insertInvocations,
+  insertInvocationsAtOnce,
   readDocument,
   readKnownInvocation,
   transition,
@@ -35,6 +36,8 @@ describe('invocation store', () => {
   let dataSource: DataSource;
   let transactions: TransactionRunner;
   const projectId = randomUUID();
+  /** What the runner handed the relay after each commit. */
+  const notified: Array<{ id: string }> = [];
 
   const newRun = (key: string | null): NewInvocation => ({
     id: randomUUID(),
@@ -60,7 +63,10 @@ describe('invocation store', () => {
     await migrateServices([invocationService], database.url);
     dataSource = createServiceDataSource({ url: database.url, schema: 'invocation', entities: [], migrations: [] });
     await dataSource.initialize();
-    transactions = new TransactionRunner(dataSource, { notify: () => undefined });
+    transactions = new TransactionRunner(dataSource, { notify: (messages) => notified.push(...(messages ?? [])) });
+  });
+  beforeEach(() => {
+    notified.length = 0;
   });
   afterAll(async () => {
     await dataSource?.destroy();
@@ -122,6 +128,76 @@ describe('invocation store', () => {
       { sequence: 2, type: 'InvocationStarted' },
       { sequence: 3, type: 'InvocationSucceeded' },
     ]);
+  });
+
+  describe('insertInvocationsAtOnce (a batch in one statement)', () => {
+    const outboxIdsOf = async (ids: string[]) =>
+      (
+        await dataSource.query<Array<{ id: string }>>(
+          `SELECT o.id FROM outbox o JOIN invocation_events e ON e.id::text = o.id WHERE e.invocation_id = ANY($1::uuid[]) ORDER BY o.sequence`,
+          [ids],
+        )
+      ).map((row) => row.id);
+
+    it('records runs, events, read models and outbox rows, and hands the relay exactly what it wrote', async () => {
+      const runs = [newRun(null), newRun(`k-${randomUUID()}`), newRun(null)];
+      const written = await insertInvocationsAtOnce(transactions, runs);
+      expect('outcomes' in written && written.outcomes.every((outcome) => outcome.created)).toBe(true);
+      const ids = runs.map((run) => run.id);
+      const states = await dataSource.query('SELECT id, status, sequence FROM invocations WHERE id = ANY($1::uuid[]) ORDER BY id', [ids]);
+      expect(states).toEqual([...ids].sort().map((id) => ({ id, status: 'QUEUED', sequence: 1 })));
+      expect(await readDocument(dataSource.manager, runs[1]!.id)).toMatchObject({ invocationId: runs[1]!.id, status: 'QUEUED' });
+      const outbox = await outboxIdsOf(ids);
+      expect(outbox).toHaveLength(3);
+      expect(notified.map((message) => message.id)).toEqual(outbox);
+    });
+
+    it('answers a key already taken (earlier, or twice in the batch) with the run that holds it, and writes nothing of the loser', async () => {
+      const key = `k-${randomUUID()}`;
+      const [earlier] = [newRun(key)];
+      await insertInvocationsAtOnce(transactions, [earlier!]);
+      notified.length = 0;
+      const late = newRun(key);
+      const fresh = `k-${randomUUID()}`;
+      const twins = [newRun(fresh), newRun(fresh)];
+      const written = await insertInvocationsAtOnce(transactions, [late, ...twins]);
+      if (!('outcomes' in written)) throw new Error('expected outcomes');
+      expect(written.outcomes[0]).toEqual({ created: false, existingId: earlier!.id });
+      expect(written.outcomes[1]).toMatchObject({ created: true });
+      expect(written.outcomes[2]).toEqual({ created: false, existingId: twins[0]!.id });
+      const losers = [late.id, twins[1]!.id];
+      expect(Number((await dataSource.query('SELECT count(*) AS n FROM invocations WHERE id = ANY($1::uuid[])', [losers]))[0].n)).toBe(0);
+      expect(Number((await dataSource.query('SELECT count(*) AS n FROM invocation_views WHERE id = ANY($1::uuid[])', [losers]))[0].n)).toBe(0);
+      expect(await outboxIdsOf(losers)).toEqual([]);
+      expect(notified.map((message) => message.id)).toEqual(await outboxIdsOf([twins[0]!.id]));
+    });
+
+    it('records one run per key across concurrent statements', async () => {
+      const key = `k-${randomUUID()}`;
+      const commit = new GroupCommit<NewInvocation, InsertOutcome>(async (items) => {
+        const written = await insertInvocationsAtOnce(transactions, items);
+        if (!('outcomes' in written)) throw new Error('no quota expected');
+        return written.outcomes;
+      }, 4, 8);
+      const outcomes = await Promise.all(Array.from({ length: 50 }, () => commit.submit(newRun(key))));
+      const created = outcomes.filter((outcome) => outcome.created);
+      expect(created).toHaveLength(1);
+      const winner = created[0]!.created ? created[0]!.document.invocationId : '';
+      for (const outcome of outcomes) if (!outcome.created) expect(outcome.existingId).toBe(winner);
+    });
+
+    it('writes nothing and names the organizations with a monthly quota, whose runs are counted in a transaction', async () => {
+      const bound = newRun(`k-${randomUUID()}`);
+      const free = newRun(null);
+      await dataSource.query(
+        `INSERT INTO organization_copies (org_id, monthly_quota, renewal_day, plan_changed_at) VALUES ($1, 10, NULL, clock_timestamp())`,
+        [bound.orgId],
+      );
+      const before = { runs: await count('invocations'), keys: await count('idempotency_keys'), outbox: await count('outbox') };
+      expect(await insertInvocationsAtOnce(transactions, [free, bound])).toEqual({ quotaBound: [bound.orgId] });
+      expect({ runs: await count('invocations'), keys: await count('idempotency_keys'), outbox: await count('outbox') }).toEqual(before);
+      expect(notified).toEqual([]);
+    });
   });
 
   describe('transitionKnown (one statement for a run this process knows as it is)', () => {

@@ -22,13 +22,16 @@ import type { Logger } from '@runline/observability';
 import { LOGGER, SecretBox } from '@runline/runtime';
 import type { InvocationEventData, RequestInfo, RunModeName, TargetType } from '../events/invocation-event.js';
 import { DefinitionCatalog, DefinitionUnavailableError, type ProjectCopy } from '../runs/definition-catalog.js';
-import { readDocument, type NewInvocation } from '../runs/invocation-store.js';
+import { insertInvocationsAtOnce, readDocument, type NewInvocation } from '../runs/invocation-store.js';
 import { recordWithinQuota, type QuotaFigures, type QuotaOutcome } from '../runs/quota-ledger.js';
 import { redactSecrets } from '../runs/redaction.js';
 import { runInvocationCommand } from '../runs/run-commands.js';
 import { RunExecutor } from '../runs/run-executor.js';
 import { jobNames, waitForJob } from '../runs/scheduler-jobs.js';
 import { checkTrigger, GRAPH_OF_TARGET, planRun, retriesAutomatically, type BotSessionRef, type RunPlan, type TriggerValidation } from '../runs/run-plan.js';
+
+/** How long an organization seen with a quota skips the one-statement path. */
+const QUOTA_HINT_MS = 10_000;
 
 const TARGETS: Partial<Record<RunTarget, TargetType>> = {
   [RunTarget.BOT]: 'BOT',
@@ -46,6 +49,8 @@ const TARGETS: Partial<Record<RunTarget, TargetType>> = {
 @Controller()
 export class StartInvocationHandler implements OnModuleInit {
   private commit!: GroupCommit<NewInvocation, QuotaOutcome>;
+  /** Organizations last seen with a monthly quota, until when (ms): their batches skip the one-statement attempt. */
+  private readonly quotaBoundUntil = new Map<string, number>();
 
   constructor(
     private readonly transactions: TransactionRunner,
@@ -59,7 +64,35 @@ export class StartInvocationHandler implements OnModuleInit {
     // Two transactions in flight: while one commits, the next batch fills (larger batches, fewer
     // commits per run than with more parallel transactions; bench/README.md).
     // The monthly quota is checked and counted in the transaction that records the runs.
-    this.commit = new GroupCommit((items) => this.transactions.run((tx) => recordWithinQuota(tx, items)), 2);
+    this.commit = new GroupCommit((items) => this.record(items), 2);
+  }
+
+  /**
+   * One statement for the runs of organizations without a monthly quota (the usual case); a
+   * transaction that counts the quota under a lock for the others. Organizations seen with a
+   * quota go straight to the transaction for a while, so their runs do not pay for both.
+   */
+  private async record(items: NewInvocation[]): Promise<QuotaOutcome[]> {
+    const now = Date.now();
+    const hinted = (item: NewInvocation) => (this.quotaBoundUntil.get(item.orgId) ?? 0) > now;
+    const counted = items.filter(hinted);
+    let free = items.filter((item) => !hinted(item));
+    const outcomes = new Map<NewInvocation, QuotaOutcome>();
+    if (free.length > 0) {
+      const written = await insertInvocationsAtOnce(this.transactions, free);
+      if ('outcomes' in written) {
+        free.forEach((item, index) => outcomes.set(item, written.outcomes[index]!));
+        free = [];
+      } else {
+        for (const orgId of written.quotaBound) this.quotaBoundUntil.set(orgId, now + QUOTA_HINT_MS);
+      }
+    }
+    const rest = [...counted, ...free];
+    if (rest.length > 0) {
+      const results = await this.transactions.run((tx) => recordWithinQuota(tx, rest));
+      rest.forEach((item, index) => outcomes.set(item, results[index]!));
+    }
+    return items.map((item) => outcomes.get(item)!);
   }
 
   @MessagePattern(INVOCATION_REQUEST_SUBJECTS.START_INVOCATION)

@@ -123,6 +123,134 @@ export async function insertInvocations(tx: TransactionContext, items: readonly 
   }
 
   const losers = keyed.filter(([index]) => !winners.has(index)).map(([, item]) => item);
+  return outcomesOf(manager, items, (index) => winners.has(index), documents, losers);
+}
+
+/**
+ * `insertInvocations` as ONE statement, with no transaction round trips: the hot path of
+ * accepting runs. It applies only when no organization of the batch has a monthly quota (a
+ * quota is counted under a lock in a transaction, `recordWithinQuota`): otherwise it writes
+ * nothing and resolves with the organizations that have one. PostgreSQL runs the statement atomically, so the runs, their
+ * events, read models, idempotency keys and outbox rows commit together or not at all.
+ */
+export async function insertInvocationsAtOnce(
+  runner: TransactionRunner,
+  items: readonly NewInvocation[],
+): Promise<{ outcomes: InsertOutcome[] } | { quotaBound: string[] }> {
+  const parameters: unknown[] = [];
+  const p = (value: unknown): string => {
+    parameters.push(value);
+    return `$${parameters.length}`;
+  };
+  const documents = new Map<string, InvocationDocument>();
+  const events: InvocationEvent[] = [];
+  const messages: Array<{ id: string; subject: string; data: Uint8Array }> = [];
+  const owners: string[] = [];
+  for (const item of items) {
+    let document: InvocationDocument | null = null;
+    item.events.forEach((data, index) => {
+      const event = storedEvent(item, index + 1, item.occurredAt, data);
+      events.push(event);
+      document = applyInvocationEvent(document, event);
+      messages.push(invocationEventMessage(event));
+      owners.push(item.id);
+    });
+    if (document) documents.set(item.id, document);
+    for (const message of item.messages) {
+      messages.push(message);
+      owners.push(item.id);
+    }
+  }
+  const keyed = items.filter((item) => item.idempotency !== null);
+  const list = (values: unknown[][], types: string[]) => values.map((column, index) => `${p(column)}::${types[index]}[]`).join(', ');
+  const orgs = p([...new Set(items.map((item) => item.orgId))]);
+  const keyColumns = columnsOf(keyed, 5, (item) => {
+    const key = item.idempotency as IdempotencyKey;
+    return [key.projectId, key.targetType, key.mode, key.key, item.id];
+  });
+  const runColumns = columnsOf(items, 15, (item) => [
+    item.id,
+    item.orgId,
+    item.projectId,
+    item.targetType,
+    item.mode,
+    item.status,
+    item.attempt,
+    item.maxAttempts,
+    item.lease?.owner ?? null,
+    item.lease?.expiresAt ?? null,
+    item.events.length,
+    item.sealedPlan,
+    item.occurredAt,
+    item.waitingJob,
+    item.idempotency !== null,
+  ]);
+  const eventColumns = columnsOf(events, 6, (event) => [event.invocationId, event.sequence, event.id, event.data.type, event.occurredAt, JSON.stringify(event.data)]);
+  const viewColumns = columnsOf(items, 8, (item) => [
+    item.id,
+    item.orgId,
+    item.projectId,
+    startedBy(item),
+    item.targetType,
+    JSON.stringify(documents.get(item.id)),
+    item.events.length,
+    item.occurredAt,
+  ]);
+  const keysSql = list(keyColumns, ['uuid', 'text', 'text', 'text', 'uuid']);
+  const runsSql = list(runColumns, ['uuid', 'uuid', 'uuid', 'text', 'text', 'text', 'int', 'int', 'text', 'timestamptz', 'int', 'text', 'timestamptz', 'text', 'bool']);
+  const eventsSql = list(eventColumns, ['uuid', 'int', 'uuid', 'text', 'timestamptz', 'jsonb']);
+  const viewsSql = list(viewColumns, ['uuid', 'uuid', 'uuid', 'uuid', 'text', 'jsonb', 'int', 'timestamptz']);
+  const published = runner.outboxInsertOwned(messages, owners, 'runs', parameters.length + 1);
+  parameters.push(...published.parameters);
+
+  const [row] = await runner.runStatement<Array<{ quota_bound: string[]; created: string[] }>>(
+    `WITH quota_bound AS (
+       SELECT org_id FROM organization_copies WHERE org_id = ANY(${orgs}::uuid[]) AND monthly_quota IS NOT NULL
+     ), keys AS (
+       INSERT INTO idempotency_keys (project_id, target_type, mode, key, invocation_id)
+       SELECT k.* FROM unnest(${keysSql}) AS k WHERE NOT EXISTS (SELECT 1 FROM quota_bound)
+       ON CONFLICT DO NOTHING RETURNING invocation_id
+     ), runs AS (
+       INSERT INTO invocations (id, org_id, project_id, target_type, mode, status, attempt, max_attempts,
+                                lease_owner, lease_expires_at, sequence, sealed_plan, created_at, waiting_job, updated_at)
+       SELECT u.id, u.org_id, u.project_id, u.target_type, u.mode, u.status, u.attempt, u.max_attempts, u.lease_owner,
+              u.lease_expires_at, u.sequence, u.sealed_plan, u.created_at, u.waiting_job, u.created_at
+         FROM unnest(${runsSql}) AS u(id, org_id, project_id, target_type, mode, status, attempt, max_attempts, lease_owner,
+                                      lease_expires_at, sequence, sealed_plan, created_at, waiting_job, keyed)
+        WHERE NOT EXISTS (SELECT 1 FROM quota_bound) AND (NOT u.keyed OR u.id IN (SELECT invocation_id FROM keys))
+       RETURNING id
+     ), appended AS (
+       INSERT INTO invocation_events (invocation_id, sequence, id, type, occurred_at, data)
+       SELECT e.* FROM unnest(${eventsSql}) AS e(invocation_id, sequence, id, type, occurred_at, data)
+        WHERE e.invocation_id IN (SELECT id FROM runs)
+     ), viewed AS (
+       INSERT INTO invocation_views (id, org_id, project_id, started_by_token_id, target_type, document, sequence, created_at, updated_at)
+       SELECT u.*, u.created_at FROM unnest(${viewsSql}) AS u(id, org_id, project_id, started_by_token_id, target_type, document, sequence, created_at)
+        WHERE u.id IN (SELECT id FROM runs)
+     ), published AS (${published.sql})
+     SELECT ARRAY(SELECT org_id::text FROM quota_bound) AS quota_bound, ARRAY(SELECT id::text FROM runs) AS created`,
+    parameters,
+    ([result]) => {
+      if (!result || result.quota_bound.length > 0) return [];
+      const created = new Set(result.created);
+      return messages.filter((_message, index) => created.has(owners[index]!));
+    },
+  );
+  if (!row) throw new Error('insertInvocationsAtOnce: the statement returned no row');
+  if (row.quota_bound.length > 0) return { quotaBound: row.quota_bound };
+  const created = new Set(row.created);
+  const losers = keyed.filter((item) => !created.has(item.id));
+  return { outcomes: await outcomesOf(runner.dataSource.manager, items, (index) => created.has(items[index]!.id), documents, losers) };
+}
+
+/** The outcome of each item of a batch: created with its document, or the run that holds its key. */
+async function outcomesOf(
+  manager: EntityManager,
+  items: readonly NewInvocation[],
+  isCreated: (index: number) => boolean,
+  documents: Map<string, InvocationDocument>,
+  losers: NewInvocation[],
+): Promise<InsertOutcome[]> {
   const existing = new Map<string, string>();
   if (losers.length > 0) {
     const rows: Array<{ project_id: string; target_type: string; mode: string; key: string; invocation_id: string }> = await manager.query(
@@ -139,7 +267,7 @@ export async function insertInvocations(tx: TransactionContext, items: readonly 
   }
 
   return items.map((item, index) => {
-    if (winners.has(index)) return { created: true, document: documents.get(item.id) as InvocationDocument };
+    if (isCreated(index)) return { created: true, document: documents.get(item.id) as InvocationDocument };
     const key = item.idempotency as IdempotencyKey;
     const existingId = existing.get(keyOf(key.projectId, key.targetType, key.mode, key.key));
     if (!existingId) throw new Error(`idempotency key of ${item.id} was taken but its run is not found`);
@@ -268,7 +396,7 @@ export async function transitionKnown(
      )${outbox.length > 0 ? `, published AS (${published.sql})` : ''}
      SELECT sequence FROM moved`,
     parameters,
-    outbox.length > 0,
+    (written) => (written.length === 1 ? outbox : []),
   );
   if (rows.length === 1) return { document, known: { ...known, sequence: known.sequence + events.length, document } };
   const current = await runner.run((tx) => transition(tx, known.id, expected, change, events, messages, at));
@@ -415,6 +543,13 @@ function startedBy(item: NewInvocation): string | null {
     }
   }
   return null;
+}
+
+/** `columns` with the column count fixed, so an empty list still gives one (empty) array per column. */
+function columnsOf<T>(rows: readonly T[], count: number, values: (row: T) => unknown[]): unknown[][] {
+  const result = columns(rows, values);
+  while (result.length < count) result.push([]);
+  return result;
 }
 
 /** Row values → one array per column, the form `unnest` takes. */
