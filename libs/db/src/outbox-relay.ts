@@ -15,6 +15,8 @@ export interface OutboxRelayOptions {
   sweepAgeMs?: number;
   /** Committed messages held in memory for direct publishing; beyond this, the sweep takes them. Default 10 000. */
   maxDirect?: number;
+  /** How long direct publishes are gathered before one UPDATE marks them published. Default 20 ms. */
+  markDelayMs?: number;
   /** Rows claimed (locked) and published per transaction. Default 100. */
   batchSize?: number;
   /** How long published rows are kept before they are pruned. Default 7 days. */
@@ -83,6 +85,8 @@ export class OutboxRelay {
   private readonly inFlight = new Set<string>();
   private toMark: string[] = [];
   private marking: Promise<void> | undefined;
+  private markTimer: NodeJS.Timeout | undefined;
+  private readonly markDelayMs: number;
   /** The next claim takes fresh rows too (start, a failed direct publish). */
   private claimFresh = true;
 
@@ -98,6 +102,7 @@ export class OutboxRelay {
     this.pruneIntervalMs = positiveInteger('pruneIntervalMs', options.pruneIntervalMs ?? 10 * 60 * 1000);
     this.sweepAgeMs = positiveInteger('sweepAgeMs', options.sweepAgeMs ?? 2000);
     this.maxDirect = positiveInteger('maxDirect', options.maxDirect ?? 10_000);
+    this.markDelayMs = positiveInteger('markDelayMs', options.markDelayMs ?? 20);
     this.logger = options.logger ?? consoleRelayLogger;
   }
 
@@ -146,8 +151,11 @@ export class OutboxRelay {
     this.timer = undefined;
     await this.draining;
     await this.pruning;
-    while (this.publishingDirect || this.marking) {
+    while (this.publishingDirect || this.marking || this.markTimer) {
       await this.publishingDirect;
+      clearTimeout(this.markTimer);
+      this.markTimer = undefined;
+      if (this.toMark.length > 0) this.startMarking();
       await this.marking;
     }
     await this.publishPending(() => true, 0);
@@ -160,9 +168,13 @@ export class OutboxRelay {
       this.direct.push(message);
       this.inFlight.add(message.id);
     }
-    this.publishingDirect ??= this.drainDirect().finally(() => {
-      this.publishingDirect = undefined;
-    });
+    // Started on the next turn of the event loop, so the committing code goes on first (a sync
+    // run's reply should not wait for its events to be handed to the bus).
+    this.publishingDirect ??= new Promise<void>((resolve) => setImmediate(resolve))
+      .then(() => this.drainDirect())
+      .finally(() => {
+        this.publishingDirect = undefined;
+      });
   }
 
   /**
@@ -189,11 +201,20 @@ export class OutboxRelay {
     }
   }
 
+  /** Marks are gathered for `markDelayMs`, so one UPDATE covers the messages of many commits. */
   private queueMark(ids: string[]): void {
-    if (ids.length === 0) return;
     this.toMark.push(...ids);
+    if (this.toMark.length === 0 || this.marking || this.markTimer) return;
+    this.markTimer = setTimeout(() => {
+      this.markTimer = undefined;
+      this.startMarking();
+    }, this.markDelayMs);
+  }
+
+  private startMarking(): void {
     this.marking ??= this.markQueued().finally(() => {
       this.marking = undefined;
+      this.queueMark([]);
     });
   }
 

@@ -1,3 +1,4 @@
+import { createHash } from 'node:crypto';
 import type { DataSource, EntityManager } from 'typeorm';
 import type { BusMessage } from '@runline/bus';
 import { insertOutboxMessages, outboxInsertAfter, outboxInsertOwned } from './outbox.repository.js';
@@ -30,6 +31,8 @@ export interface OutboxNotifier {
  */
 export class TransactionRunner {
   private readonly schema: string;
+  /** SQL text → prepared statement name. The texts are the program's own, so the map stays small. */
+  private readonly statementNames = new Map<string, string>();
 
   constructor(
     readonly dataSource: DataSource,
@@ -86,12 +89,32 @@ export class TransactionRunner {
    * the BEGIN and COMMIT round trips of `run` on hot paths. `outbox` says which messages the
    * statement wrote to the outbox (`outboxInsert`), given its result; the relay gets them after it.
    */
-  async runStatement<T>(sql: string, parameters: unknown[], outbox?: (result: T) => readonly BusMessage[]): Promise<T> {
-    const result = (await this.dataSource.query(sql, parameters)) as T;
-    const written = outbox?.(result) ?? [];
+  async runStatement<T extends unknown[]>(sql: string, parameters: unknown[], outbox?: (rows: T) => readonly BusMessage[]): Promise<T> {
+    const rows = await this.preparedQuery<T>(sql, parameters);
+    const written = outbox?.(rows) ?? [];
     if (written.length > 0) this.relay.notify(written);
-    return result;
+    return rows;
   }
+
+  /**
+   * A hot path's fixed SQL as a named (prepared) statement: PostgreSQL parses and plans it once
+   * per connection instead of on every call. Resolves with the rows it returns.
+   */
+  private async preparedQuery<T extends unknown[]>(sql: string, parameters: unknown[]): Promise<T> {
+    let name = this.statementNames.get(sql);
+    if (name === undefined) {
+      name = `rl_${createHash('sha1').update(sql).digest('hex').slice(0, 20)}`;
+      this.statementNames.set(sql, name);
+    }
+    // The driver's pg pool: TypeORM's query() has no way to name a statement.
+    const pool = (this.dataSource.driver as unknown as { master: PgPool }).master;
+    const result = await pool.query({ name, text: sql, values: parameters });
+    return result.rows as T;
+  }
+}
+
+interface PgPool {
+  query(config: { name: string; text: string; values: unknown[] }): Promise<{ rows: unknown[] }>;
 }
 
 function assertMessages(messages: readonly BusMessage[]): void {

@@ -166,7 +166,8 @@ describe('transactional outbox and relay (real PostgreSQL and NATS JetStream)', 
     // The sweep interval is 60 s: anything this fast came from the wake-up after COMMIT.
     expect(latencies[latencies.length - 1]).toBeLessThan(1_000);
     expect(latencies[Math.floor(latencies.length / 2)]).toBeLessThan(250);
-    expect((await outboxState()).every((row) => row.published)).toBe(true);
+    // Marks are gathered for markDelayMs (20 ms) before one UPDATE.
+    await waitUntil(async () => (await outboxState()).every((row) => row.published), 1_000, 'every row to be marked');
   });
 
   it('b) publishes committed messages directly and marks them, and its own sweeps never send them again', async () => {

@@ -2,6 +2,7 @@ import {
   InvalidDefinitionError,
   compileDefinition,
   evaluate,
+  isSelfContained,
   renderTemplate,
   validateDefinition,
   type CompiledDefinition,
@@ -152,5 +153,37 @@ describe('compileDefinition', () => {
     expect(() => compileDefinition(broken)).toThrow(
       'Invalid definition: node "n1": value is not a valid expression: Unexpected end of expression (at position 8)',
     );
+  });
+});
+
+describe('isSelfContained', () => {
+  const withNode = (extra: Record<string, unknown> | null) =>
+    compileDefinition({
+      schemaVersion: 1,
+      workflow: {
+        start: 'greet',
+        nodes: {
+          greet: { type: 'message', text: 'hi', next: extra ? 'extra' : 'note' },
+          ...(extra ? { extra: { ...extra, next: 'note' } } : {}),
+          note: { type: 'action', name: 'crm.note', params: { text: "'x'" }, next: 'done' },
+          done: { type: 'end' },
+        },
+      },
+    } as unknown as Definition).graphs.workflow!;
+
+  it('given only nodes that compute and record, then a run can be recorded once at its end', () => {
+    expect(isSelfContained(withNode(null))).toBe(true);
+    expect(isSelfContained(withNode({ type: 'set', values: { a: '1' } }))).toBe(true);
+  });
+
+  it.each([
+    ['an http call', { type: 'http', method: 'GET', url: 'https://api.example.com/x' }],
+    ['a wait', { type: 'wait', seconds: 5 }],
+    ['an approval', { type: 'approval', title: 'ok?' }],
+  ])('given %s, then it is not', (_name, extra) => {
+    expect(isSelfContained(withNode(extra))).toBe(false);
+  });
+  it('given the automation above (it has an http node), then it is not', () => {
+    expect(isSelfContained(compileDefinition(automation).graphs.workflow!)).toBe(false);
   });
 });

@@ -106,6 +106,19 @@ export interface CompiledGraph {
   readonly trigger?: CompiledTrigger;
 }
 
+/** Node types whose work stays inside the run: no outside call, no pause. */
+const SELF_CONTAINED_NODES: ReadonlySet<CompiledNode['type']> = new Set(['message', 'action', 'set', 'branch', 'fail', 'return', 'end']);
+
+/**
+ * Whether every run of `graph` ends in one go without touching anything outside itself: no
+ * `http` call, and no `wait`, `approval` or `ask` pause. (An `action` is only recorded in the
+ * result.) Such a run can be executed first and recorded once, when it has ended.
+ */
+export function isSelfContained(graph: CompiledGraph): boolean {
+  for (const node of graph.nodes.values()) if (!SELF_CONTAINED_NODES.has(node.type)) return false;
+  return true;
+}
+
 /**
  * A definition compiled once per version: every expression compiled and every template split,
  * so runs only evaluate. Immutable and safe to share between concurrent runs.

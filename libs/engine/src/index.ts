@@ -98,6 +98,7 @@ export {
 // Compilation: once per definition version, never per run.
 export {
   compileDefinition,
+  isSelfContained,
   projectTypeOf,
   type CompiledDefinition,
   type CompiledGraph,

@@ -17,12 +17,13 @@ import {
   type StartInvocationRequest,
 } from '@runline/contracts';
 import { GroupCommit, TransactionRunner } from '@runline/db';
-import type { CompiledDefinition, JsonValue } from '@runline/engine';
+import { isSelfContained, type CompiledDefinition, type JsonValue } from '@runline/engine';
 import type { Logger } from '@runline/observability';
 import { LOGGER, SecretBox } from '@runline/runtime';
 import type { InvocationEventData, RequestInfo, RunModeName, TargetType } from '../events/invocation-event.js';
 import { DefinitionCatalog, DefinitionUnavailableError, type ProjectCopy } from '../runs/definition-catalog.js';
 import { insertInvocationsAtOnce, readDocument, type NewInvocation } from '../runs/invocation-store.js';
+import type { InvocationDocument } from '../events/invocation.projector.js';
 import { recordWithinQuota, type QuotaFigures, type QuotaOutcome } from '../runs/quota-ledger.js';
 import { redactSecrets } from '../runs/redaction.js';
 import { runInvocationCommand } from '../runs/run-commands.js';
@@ -64,7 +65,7 @@ export class StartInvocationHandler implements OnModuleInit {
     // Two transactions in flight: while one commits, the next batch fills (larger batches, fewer
     // commits per run than with more parallel transactions; bench/README.md).
     // The monthly quota is checked and counted in the transaction that records the runs.
-    this.commit = new GroupCommit((items) => this.record(items), 2);
+    this.commit = new GroupCommit((items) => this.writeBatch(items), 2);
   }
 
   /**
@@ -72,7 +73,7 @@ export class StartInvocationHandler implements OnModuleInit {
    * transaction that counts the quota under a lock for the others. Organizations seen with a
    * quota go straight to the transaction for a while, so their runs do not pay for both.
    */
-  private async record(items: NewInvocation[]): Promise<QuotaOutcome[]> {
+  private async writeBatch(items: NewInvocation[]): Promise<QuotaOutcome[]> {
     const now = Date.now();
     const hinted = (item: NewInvocation) => (this.quotaBoundUntil.get(item.orgId) ?? 0) > now;
     const counted = items.filter(hinted);
@@ -185,17 +186,13 @@ export class StartInvocationHandler implements OnModuleInit {
       item = { ...base, status: 'QUEUED', attempt: 0, lease: null, waitingJob: null, events: [queued], messages: [runInvocationCommand(base)] };
     } else {
       const started: InvocationEventData = { type: 'InvocationStarted', attempt: 1, request: info };
+      if (compiled && recordsOnceEnded(plan, compiled)) return this.runThenRecord(base, started, plan, compiled, session);
       item = { ...base, status: 'RUNNING', attempt: 1, lease: this.executor.lease(), waitingJob: null, events: [started], messages: [] };
     }
 
-    const outcome = await this.commit.submit(item);
-    if ('quotaExceeded' in outcome) return quotaExceededReply(outcome.quotaExceeded);
-    if ('quotaUnavailable' in outcome) {
-      this.logger.warn({ orgId: request.orgId, reason: outcome.quotaUnavailable }, 'monthly quota could not be checked; request refused');
-      return create(StartInvocationReplySchema, { quotaUnavailable: true });
-    }
-    if (!outcome.created) return this.replay(outcome.existingId);
-    const recorded = outcome.document;
+    const settled = await this.record(item);
+    if ('reply' in settled) return settled.reply;
+    const recorded = settled.document;
     if (rejection !== null || mode === 'ASYNC') {
       const reply = answer(id, recorded.status, null, recorded.errorMessage, session);
       if (recorded.scheduledFor !== null) reply.scheduledFor = timestampFromDate(new Date(recorded.scheduledFor));
@@ -208,6 +205,49 @@ export class StartInvocationHandler implements OnModuleInit {
     const document = execution.document ?? (await readDocument(this.transactions.dataSource.manager, id));
     if (!document) throw new Error(`run ${id} has no read model`);
     return answer(id, document.status, execution.liveResult, document.errorMessage, session);
+  }
+
+  /**
+   * A sync run of a self-contained graph (no outside call, no pause) is executed first and
+   * recorded once it has ended: one write instead of two. Nothing of it is visible outside
+   * before that write, so a crash meanwhile leaves no trace and the client gets no answer, as if
+   * the request had not arrived; a quota refusal or a taken idempotency key found at the write
+   * answers as usual and the outcome is dropped.
+   */
+  private async runThenRecord(
+    base: Omit<NewInvocation, 'status' | 'attempt' | 'lease' | 'waitingJob' | 'events' | 'messages'>,
+    started: InvocationEventData,
+    plan: RunPlan,
+    compiled: CompiledDefinition,
+    session: BotSessionRef | null,
+  ): Promise<StartInvocationReply> {
+    const outcome = await this.executor.runUnrecorded(plan, compiled);
+    const ending = this.executor.endingOf({ ...base, attempt: 1 }, plan, outcome);
+    const endedAt = new Date();
+    const settled = await this.record({
+      ...base,
+      status: ending.change.status,
+      attempt: 1,
+      lease: null,
+      waitingJob: null,
+      events: [started, ...ending.events],
+      eventTimes: [base.occurredAt, ...ending.events.map(() => endedAt)],
+      messages: ending.messages,
+    });
+    if ('reply' in settled) return settled.reply;
+    return answer(base.id, settled.document.status, ending.liveResult, settled.document.errorMessage, session);
+  }
+
+  /** Records a new run (group commit); a refusal or an idempotent replay comes back as the reply. */
+  private async record(item: NewInvocation): Promise<{ document: InvocationDocument } | { reply: StartInvocationReply }> {
+    const outcome = await this.commit.submit(item);
+    if ('quotaExceeded' in outcome) return { reply: quotaExceededReply(outcome.quotaExceeded) };
+    if ('quotaUnavailable' in outcome) {
+      this.logger.warn({ orgId: item.orgId, reason: outcome.quotaUnavailable }, 'monthly quota could not be checked; request refused');
+      return { reply: create(StartInvocationReplySchema, { quotaUnavailable: true }) };
+    }
+    if (!outcome.created) return { reply: await this.replay(outcome.existingId) };
+    return { document: outcome.document };
   }
 
   /** An earlier request with the same key made this run: its stored state, marked as a replay. */
@@ -238,6 +278,18 @@ function quotaExceededReply(figures: QuotaFigures): StartInvocationReply {
   return create(StartInvocationReplySchema, {
     quotaExceeded: { limit: BigInt(figures.limit), used: BigInt(figures.used), periodStart: timestampFromDate(figures.periodStart) },
   });
+}
+
+/**
+ * Whether a sync run may be executed before it is recorded (`runThenRecord`): its graph is
+ * self-contained, and it writes nothing else on the way (a bot turn saves its session; a
+ * ONE_TIME enrollment is claimed before the run).
+ */
+function recordsOnceEnded(plan: RunPlan, compiled: CompiledDefinition): boolean {
+  if (plan.mode !== 'SYNC' || plan.target === 'BOT') return false;
+  if (plan.enrollmentPolicy === 'ONE_TIME' && plan.enrollmentSubject !== null) return false;
+  const graph = compiled.graphs[plan.graph];
+  return graph !== undefined && isSelfContained(graph);
 }
 
 /** Bots: sessionId, else userId, else a new random session. */

@@ -39,6 +39,8 @@ export interface NewInvocation {
   sealedPlan: string;
   occurredAt: Date;
   events: InvocationEventData[];
+  /** When each event happened, when they did not all happen at `occurredAt` (a run recorded once it ended). */
+  eventTimes?: Date[];
   idempotency: IdempotencyKey | null;
   /** Extra messages to publish with it (the RunInvocation command of a queued run). */
   messages: Array<{ id: string; subject: string; data: Uint8Array }>;
@@ -76,7 +78,7 @@ export async function insertInvocations(tx: TransactionContext, items: readonly 
   for (const item of created) {
     let document: InvocationDocument | null = null;
     item.events.forEach((data, index) => {
-      const event = storedEvent(item, index + 1, item.occurredAt, data);
+      const event = storedEvent(item, index + 1, eventTime(item, index), data);
       events.push(event);
       document = applyInvocationEvent(document, event);
     });
@@ -86,11 +88,9 @@ export async function insertInvocations(tx: TransactionContext, items: readonly 
     await manager.query(
       `INSERT INTO invocations (id, org_id, project_id, target_type, mode, status, attempt, max_attempts,
                                 lease_owner, lease_expires_at, sequence, sealed_plan, created_at, waiting_job, updated_at)
-       SELECT u.*, u.created_at FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::int[],
-                                        $8::int[], $9::text[], $10::timestamptz[], $11::int[], $12::text[], $13::timestamptz[],
-                                        $14::text[])
-         AS u(id, org_id, project_id, target_type, mode, status, attempt, max_attempts, lease_owner, lease_expires_at,
-              sequence, sealed_plan, created_at, waiting_job)`,
+       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::int[],
+                            $8::int[], $9::text[], $10::timestamptz[], $11::int[], $12::text[], $13::timestamptz[],
+                            $14::text[], $15::timestamptz[])`,
       columns(created, (item) => [
         item.id,
         item.orgId,
@@ -106,16 +106,16 @@ export async function insertInvocations(tx: TransactionContext, items: readonly 
         item.sealedPlan,
         item.occurredAt,
         item.waitingJob,
+        lastEventTime(item),
       ]),
     );
     await insertEvents(manager, events);
     await manager.query(
       `INSERT INTO invocation_views (id, org_id, project_id, started_by_token_id, target_type, document, sequence, created_at, updated_at)
-       SELECT u.*, u.created_at FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::jsonb[], $7::int[], $8::timestamptz[])
-         AS u(id, org_id, project_id, started_by_token_id, target_type, document, sequence, created_at)`,
+       SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::jsonb[], $7::int[], $8::timestamptz[], $9::timestamptz[])`,
       columns(created, (item) => {
         const document = documents.get(item.id) as InvocationDocument;
-        return [item.id, item.orgId, item.projectId, startedBy(item), item.targetType, JSON.stringify(document), item.events.length, item.occurredAt];
+        return [item.id, item.orgId, item.projectId, startedBy(item), item.targetType, JSON.stringify(document), item.events.length, item.occurredAt, lastEventTime(item)];
       }),
     );
     for (const event of events) tx.emit(invocationEventMessage(event));
@@ -149,7 +149,7 @@ export async function insertInvocationsAtOnce(
   for (const item of items) {
     let document: InvocationDocument | null = null;
     item.events.forEach((data, index) => {
-      const event = storedEvent(item, index + 1, item.occurredAt, data);
+      const event = storedEvent(item, index + 1, eventTime(item, index), data);
       events.push(event);
       document = applyInvocationEvent(document, event);
       messages.push(invocationEventMessage(event));
@@ -168,7 +168,7 @@ export async function insertInvocationsAtOnce(
     const key = item.idempotency as IdempotencyKey;
     return [key.projectId, key.targetType, key.mode, key.key, item.id];
   });
-  const runColumns = columnsOf(items, 15, (item) => [
+  const runColumns = columnsOf(items, 16, (item) => [
     item.id,
     item.orgId,
     item.projectId,
@@ -183,10 +183,11 @@ export async function insertInvocationsAtOnce(
     item.sealedPlan,
     item.occurredAt,
     item.waitingJob,
+    lastEventTime(item),
     item.idempotency !== null,
   ]);
   const eventColumns = columnsOf(events, 6, (event) => [event.invocationId, event.sequence, event.id, event.data.type, event.occurredAt, JSON.stringify(event.data)]);
-  const viewColumns = columnsOf(items, 8, (item) => [
+  const viewColumns = columnsOf(items, 9, (item) => [
     item.id,
     item.orgId,
     item.projectId,
@@ -195,11 +196,12 @@ export async function insertInvocationsAtOnce(
     JSON.stringify(documents.get(item.id)),
     item.events.length,
     item.occurredAt,
+    lastEventTime(item),
   ]);
   const keysSql = list(keyColumns, ['uuid', 'text', 'text', 'text', 'uuid']);
-  const runsSql = list(runColumns, ['uuid', 'uuid', 'uuid', 'text', 'text', 'text', 'int', 'int', 'text', 'timestamptz', 'int', 'text', 'timestamptz', 'text', 'bool']);
+  const runsSql = list(runColumns, ['uuid', 'uuid', 'uuid', 'text', 'text', 'text', 'int', 'int', 'text', 'timestamptz', 'int', 'text', 'timestamptz', 'text', 'timestamptz', 'bool']);
   const eventsSql = list(eventColumns, ['uuid', 'int', 'uuid', 'text', 'timestamptz', 'jsonb']);
-  const viewsSql = list(viewColumns, ['uuid', 'uuid', 'uuid', 'uuid', 'text', 'jsonb', 'int', 'timestamptz']);
+  const viewsSql = list(viewColumns, ['uuid', 'uuid', 'uuid', 'uuid', 'text', 'jsonb', 'int', 'timestamptz', 'timestamptz']);
   const published = runner.outboxInsertOwned(messages, owners, 'runs', parameters.length + 1);
   parameters.push(...published.parameters);
 
@@ -214,9 +216,9 @@ export async function insertInvocationsAtOnce(
        INSERT INTO invocations (id, org_id, project_id, target_type, mode, status, attempt, max_attempts,
                                 lease_owner, lease_expires_at, sequence, sealed_plan, created_at, waiting_job, updated_at)
        SELECT u.id, u.org_id, u.project_id, u.target_type, u.mode, u.status, u.attempt, u.max_attempts, u.lease_owner,
-              u.lease_expires_at, u.sequence, u.sealed_plan, u.created_at, u.waiting_job, u.created_at
+              u.lease_expires_at, u.sequence, u.sealed_plan, u.created_at, u.waiting_job, u.updated_at
          FROM unnest(${runsSql}) AS u(id, org_id, project_id, target_type, mode, status, attempt, max_attempts, lease_owner,
-                                      lease_expires_at, sequence, sealed_plan, created_at, waiting_job, keyed)
+                                      lease_expires_at, sequence, sealed_plan, created_at, waiting_job, updated_at, keyed)
         WHERE NOT EXISTS (SELECT 1 FROM quota_bound) AND (NOT u.keyed OR u.id IN (SELECT invocation_id FROM keys))
        RETURNING id
      ), appended AS (
@@ -225,7 +227,7 @@ export async function insertInvocationsAtOnce(
         WHERE e.invocation_id IN (SELECT id FROM runs)
      ), viewed AS (
        INSERT INTO invocation_views (id, org_id, project_id, started_by_token_id, target_type, document, sequence, created_at, updated_at)
-       SELECT u.*, u.created_at FROM unnest(${viewsSql}) AS u(id, org_id, project_id, started_by_token_id, target_type, document, sequence, created_at)
+       SELECT u.* FROM unnest(${viewsSql}) AS u(id, org_id, project_id, started_by_token_id, target_type, document, sequence, created_at, updated_at)
         WHERE u.id IN (SELECT id FROM runs)
      ), published AS (${published.sql})
      SELECT ARRAY(SELECT org_id::text FROM quota_bound) AS quota_bound, ARRAY(SELECT id::text FROM runs) AS created`,
@@ -533,6 +535,14 @@ function storedEvent(
   data: InvocationEventData,
 ): InvocationEvent {
   return { id: randomUUID(), invocationId: owner.id, orgId: owner.orgId, projectId: owner.projectId, sequence, occurredAt: at.toISOString(), data };
+}
+
+function eventTime(item: NewInvocation, index: number): Date {
+  return item.eventTimes?.[index] ?? item.occurredAt;
+}
+
+function lastEventTime(item: NewInvocation): Date {
+  return eventTime(item, item.events.length - 1);
 }
 
 function startedBy(item: NewInvocation): string | null {

@@ -30,6 +30,19 @@ import { redactSecrets } from './redaction.js';
 import { retriesAutomatically, type RunPlan } from './run-plan.js';
 import { jobNames, waitForJob } from './scheduler-jobs.js';
 
+/** The run as `endingOf` needs it. */
+export type AttemptOf = Pick<InvocationRow, 'id' | 'orgId' | 'projectId' | 'attempt' | 'maxAttempts'>;
+
+/** What ending an attempt writes, and the result for a sync caller. */
+export interface Ending {
+  change: StateChange & { status: 'QUEUED' | 'SUCCEEDED' | 'FAILED' | 'TIMEOUT' | 'SUSPENDED' };
+  events: InvocationEventData[];
+  messages: BusMessage[];
+  liveResult: JsonValue;
+  /** What became of the run, for the log. */
+  what: string;
+}
+
 /** A finished (or paused) execution: the read model after it, and the live result for a sync caller. */
 export interface Execution {
   document: InvocationDocument | null;
@@ -114,13 +127,34 @@ export class RunExecutor implements OnApplicationShutdown {
 
   /** Records the end of an attempt; see the class comment for what follows which outcome. */
   async finish(row: InvocationRow, plan: RunPlan, outcome: RunOutcome): Promise<Execution> {
+    const ending = this.endingOf(row, plan, outcome);
+    const expected = { status: 'RUNNING' as const, leaseOwner: this.owner };
+    const document = await this.record(row, expected, ending.change, ending.events, ending.messages);
+    this.logRetryOrLoss(document, row.id, ending.what);
+    return { document, liveResult: ending.liveResult };
+  }
+
+  /**
+   * Runs a sync run that is not recorded yet to its end, in memory: for a self-contained graph
+   * (`isSelfContained`), whose run nobody outside can see until it is recorded. The caller
+   * records the run once, with `endingOf` the outcome.
+   */
+  async runUnrecorded(plan: RunPlan, compiled: CompiledDefinition): Promise<RunOutcome> {
+    try {
+      return await this.runGraph(plan, compiled);
+    } catch (error) {
+      this.logger.error({ err: error }, 'run failed unexpectedly');
+      return failedOutcome(plan, `Run could not be executed: ${error instanceof Error ? error.message : String(error)}`);
+    }
+  }
+
+  /** What ending an attempt with `outcome` writes: the state change, events and messages, and the result for a sync caller. */
+  endingOf(row: AttemptOf, plan: RunPlan, outcome: RunOutcome): Ending {
     const attempt = row.attempt;
     const record = { steps: redactSecrets(outcome.steps) as unknown as JsonValue[], trace: redactSecrets(outcome.trace) as unknown as JsonValue };
     const durationMs = outcome.trace.durationMs;
     const failed = outcome.status === 'FAILED' || outcome.status === 'TIMEOUT';
     const retries = retriesAutomatically(plan);
-    const expected = { status: 'RUNNING' as const, leaseOwner: this.owner };
-    let document: InvocationDocument | null;
 
     if (failed && retries && attempt < row.maxAttempts) {
       const retryAt = new Date(Date.now() + backoffMs(plan.retry.backoffSeconds, attempt));
@@ -132,9 +166,13 @@ export class RunExecutor implements OnApplicationShutdown {
         ...record,
       };
       const wait = waitForJob(JobKind.RETRY_RUN, jobNames.retry(row.id, attempt), row, retryAt);
-      document = await this.record(row, expected, { status: 'QUEUED', lease: null, runAfter: retryAt, waitingJob: wait.name }, [event], [wait.command]);
-      this.logRetryOrLoss(document, row.id, `retry ${attempt + 1}/${row.maxAttempts} at ${retryAt.toISOString()}`);
-      return { document, liveResult: null };
+      return {
+        change: { status: 'QUEUED', lease: null, runAfter: retryAt, waitingJob: wait.name },
+        events: [event],
+        messages: [wait.command],
+        liveResult: null,
+        what: `retry ${attempt + 1}/${row.maxAttempts} at ${retryAt.toISOString()}`,
+      };
     }
 
     const events: InvocationEventData[] = [];
@@ -174,12 +212,14 @@ export class RunExecutor implements OnApplicationShutdown {
         break;
     }
     if (failed && retries) events.push(this.exhausted(plan, attempt, outcome.errorMessage ?? 'Run failed'));
-    const waitingJob = wait?.name ?? null;
-    const messages = wait ? [wait.command] : [];
     const callback = status === 'SUSPENDED' ? undefined : callbackTargetOf(plan, this.secrets);
-    document = await this.record(row, expected, { status, lease: null, sealedResumeState, waitingJob, callback }, events, messages);
-    this.logRetryOrLoss(document, row.id, status);
-    return { document, liveResult };
+    return {
+      change: { status, lease: null, sealedResumeState, waitingJob: wait?.name ?? null, callback },
+      events,
+      messages: wait ? [wait.command] : [],
+      liveResult,
+      what: status,
+    };
   }
 
   /** Records the end of an attempt: one statement when this process knows the run as it is. */
