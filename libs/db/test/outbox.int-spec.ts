@@ -295,7 +295,8 @@ describe('transactional outbox and relay (real PostgreSQL and NATS JetStream)', 
     const log = await subscribe('retry-collector');
     await waitUntil(() => log.counts.size === 2, 5_000, 'both events after the stream appeared');
     expect(log.deliveries.map((delivery) => delivery.id)).toEqual(['evt-retry-1', 'evt-retry-2']);
-    expect((await outboxState()).every((row) => row.published)).toBe(true);
+    // A row is marked when the transaction that published it commits, just after the publish.
+    await waitUntil(async () => (await outboxState()).every((row) => row.published), 1_000, 'both rows to be marked');
   });
 
   it('publishes what is still pending when it stops', async () => {
