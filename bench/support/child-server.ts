@@ -50,7 +50,9 @@ export async function startChildServer(options: ChildServerOptions): Promise<Chi
   const log = openSync(options.logFile, 'w');
   // The IPC channel is unused except that its closing tells our own child scripts the
   // benchmark has gone, so no server outlives a killed benchmark.
-  const child = spawn(process.execPath, options.args, { env: options.env, stdio: ['ignore', log, log, 'ipc'] });
+  // BENCH_CHILD_FLAGS: Node flags for every child (e.g. `--trace-gc`, which NODE_OPTIONS refuses).
+  const flags = (process.env.BENCH_CHILD_FLAGS ?? '').split(' ').filter((flag) => flag !== '');
+  const child = spawn(process.execPath, [...flags, ...options.args], { env: options.env, stdio: ['ignore', log, log, 'ipc'] });
   closeSync(log);
   const exited = new Promise<void>((resolve) => child.once('exit', () => resolve()));
   const url = `http://127.0.0.1:${options.port}`;

@@ -45,12 +45,7 @@ export function outboxInsertAfter(schema: string, messages: BusMessage[], guard:
             FROM ${guard} CROSS JOIN unnest($${p}::text[], $${p + 1}::text[], $${p + 2}::bytea[], $${p + 3}::jsonb[])
                  WITH ORDINALITY AS m(id, subject, data, headers, n)
            ORDER BY m.n`,
-    parameters: [
-      messages.map((message) => message.id),
-      messages.map((message) => message.subject),
-      messages.map((message) => toBuffer(message.data)),
-      messages.map((message) => JSON.stringify(message.headers ?? {})),
-    ],
+    parameters: outboxColumns(messages),
   };
 }
 
@@ -75,13 +70,7 @@ export function outboxInsertOwned(
                  WITH ORDINALITY AS m(id, subject, data, headers, owner, n)
            WHERE m.owner IN (SELECT id::text FROM ${ownersCte})
            ORDER BY m.n`,
-    parameters: [
-      messages.map((message) => message.id),
-      messages.map((message) => message.subject),
-      messages.map((message) => toBuffer(message.data)),
-      messages.map((message) => JSON.stringify(message.headers ?? {})),
-      owners,
-    ],
+    parameters: [...outboxColumns(messages), owners],
   };
 }
 
@@ -143,6 +132,16 @@ export async function prunePublished(manager: EntityManager, schema: string, old
     [Math.floor(olderThanMs), limit],
   );
   return deleted;
+}
+
+/** id, subject, data and headers of `messages`, one array per column (for `unnest`). */
+function outboxColumns(messages: BusMessage[]): unknown[][] {
+  return [
+    messages.map((message) => message.id),
+    messages.map((message) => message.subject),
+    messages.map((message) => toBuffer(message.data)),
+    messages.map((message) => JSON.stringify(message.headers ?? {})),
+  ];
 }
 
 function toBuffer(data: Uint8Array): Buffer {

@@ -91,32 +91,13 @@ export async function insertInvocations(tx: TransactionContext, items: readonly 
        SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::text[], $5::text[], $6::text[], $7::int[],
                             $8::int[], $9::text[], $10::timestamptz[], $11::int[], $12::text[], $13::timestamptz[],
                             $14::text[], $15::timestamptz[])`,
-      columns(created, (item) => [
-        item.id,
-        item.orgId,
-        item.projectId,
-        item.targetType,
-        item.mode,
-        item.status,
-        item.attempt,
-        item.maxAttempts,
-        item.lease?.owner ?? null,
-        item.lease?.expiresAt ?? null,
-        item.events.length,
-        item.sealedPlan,
-        item.occurredAt,
-        item.waitingJob,
-        lastEventTime(item),
-      ]),
+      columns(created, stateRowOf),
     );
     await insertEvents(manager, events);
     await manager.query(
       `INSERT INTO invocation_views (id, org_id, project_id, started_by_token_id, target_type, document, sequence, created_at, updated_at)
        SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::jsonb[], $7::int[], $8::timestamptz[], $9::timestamptz[])`,
-      columns(created, (item) => {
-        const document = documents.get(item.id) as InvocationDocument;
-        return [item.id, item.orgId, item.projectId, startedBy(item), item.targetType, JSON.stringify(document), item.events.length, item.occurredAt, lastEventTime(item)];
-      }),
+      columns(created, (item) => viewRowOf(item, documents)),
     );
     for (const event of events) tx.emit(invocationEventMessage(event));
     for (const item of created) for (const message of item.messages) tx.emit(message);
@@ -168,36 +149,9 @@ export async function insertInvocationsAtOnce(
     const key = item.idempotency as IdempotencyKey;
     return [key.projectId, key.targetType, key.mode, key.key, item.id];
   });
-  const runColumns = columnsOf(items, 16, (item) => [
-    item.id,
-    item.orgId,
-    item.projectId,
-    item.targetType,
-    item.mode,
-    item.status,
-    item.attempt,
-    item.maxAttempts,
-    item.lease?.owner ?? null,
-    item.lease?.expiresAt ?? null,
-    item.events.length,
-    item.sealedPlan,
-    item.occurredAt,
-    item.waitingJob,
-    lastEventTime(item),
-    item.idempotency !== null,
-  ]);
+  const runColumns = columnsOf(items, 16, (item) => [...stateRowOf(item), item.idempotency !== null]);
   const eventColumns = columnsOf(events, 6, (event) => [event.invocationId, event.sequence, event.id, event.data.type, event.occurredAt, JSON.stringify(event.data)]);
-  const viewColumns = columnsOf(items, 9, (item) => [
-    item.id,
-    item.orgId,
-    item.projectId,
-    startedBy(item),
-    item.targetType,
-    JSON.stringify(documents.get(item.id)),
-    item.events.length,
-    item.occurredAt,
-    lastEventTime(item),
-  ]);
+  const viewColumns = columnsOf(items, 9, (item) => viewRowOf(item, documents));
   const keysSql = list(keyColumns, ['uuid', 'text', 'text', 'text', 'uuid']);
   const runsSql = list(runColumns, ['uuid', 'uuid', 'uuid', 'text', 'text', 'text', 'int', 'int', 'text', 'timestamptz', 'int', 'text', 'timestamptz', 'text', 'timestamptz', 'bool']);
   const eventsSql = list(eventColumns, ['uuid', 'int', 'uuid', 'text', 'timestamptz', 'jsonb']);
@@ -535,6 +489,33 @@ function storedEvent(
   data: InvocationEventData,
 ): InvocationEvent {
   return { id: randomUUID(), invocationId: owner.id, orgId: owner.orgId, projectId: owner.projectId, sequence, occurredAt: at.toISOString(), data };
+}
+
+/** A new run's `invocations` row: id … waiting_job, updated_at (the order of the INSERTs' columns). */
+function stateRowOf(item: NewInvocation): unknown[] {
+  return [
+    item.id,
+    item.orgId,
+    item.projectId,
+    item.targetType,
+    item.mode,
+    item.status,
+    item.attempt,
+    item.maxAttempts,
+    item.lease?.owner ?? null,
+    item.lease?.expiresAt ?? null,
+    item.events.length,
+    item.sealedPlan,
+    item.occurredAt,
+    item.waitingJob,
+    lastEventTime(item),
+  ];
+}
+
+/** A new run's `invocation_views` row: id … created_at, updated_at. */
+function viewRowOf(item: NewInvocation, documents: Map<string, InvocationDocument>): unknown[] {
+  const document = documents.get(item.id) as InvocationDocument;
+  return [item.id, item.orgId, item.projectId, startedBy(item), item.targetType, JSON.stringify(document), item.events.length, item.occurredAt, lastEventTime(item)];
 }
 
 function eventTime(item: NewInvocation, index: number): Date {
