@@ -112,12 +112,15 @@ describe('runs: idempotency keys', () => {
 
   describe('50 concurrent requests with one key make exactly one run', () => {
     it.each([
-      ['sync', flowTrigger],
-      ['async', flowTriggerAsync],
-    ] as const)('on the %s flow endpoint', async (mode, endpoint) => {
+      ['sync', flowTrigger, body],
+      // A self-contained run not bound to a ONE_TIME subject is executed first and recorded once ended (README "Runs").
+      ['sync (EVERY_MATCH: recorded once ended)', flowTrigger, { ...body, enrollmentPolicy: 'EVERY_MATCH' }],
+      ['async', flowTriggerAsync, body],
+    ] as const)('on the %s flow endpoint', async (label, endpoint, requestBody) => {
+      const mode = endpoint === flowTrigger ? 'sync' : 'async';
       const { project, token } = await chatbotWithToken();
-      const key = `burst-${mode}`;
-      const answers = await Promise.all(Array.from({ length: 50 }, () => http.post<InvocationBody>(endpoint(project), body, keyed(token, key))));
+      const key = `burst-${label}`;
+      const answers = await Promise.all(Array.from({ length: 50 }, () => http.post<InvocationBody>(endpoint(project), requestBody, keyed(token, key))));
 
       expect(await runsOf(project)).toBe(1);
       const ids = new Set(answers.map((answer) => answer.body.invocationId));

@@ -181,6 +181,33 @@ describe('runs', () => {
       expect(run.body.result).toEqual({ messages: ['Order 42'], actions: [] });
     });
 
+    it('flow trigger with EVERY_MATCH (executed first, recorded once ended): the same answer and the same stored run, started before it completed', async () => {
+      const { project, token } = await withToken('CHATBOT', ['flow:trigger']);
+      const body = { ...FLOW_BODY, enrollmentPolicy: 'EVERY_MATCH' };
+      const before = Date.now();
+      const answer = await post('flowTrigger', project, token, body);
+      expect(answer.status).toBe(200);
+      expect(answer.body).toEqual({ invocationId: UUID, status: 'SUCCEEDED', result: { messages: ['Order 42'], actions: [] } });
+
+      const run = await read(project, token, answer.body.invocationId);
+      expectFinishedRun(run.body, {
+        invocationId: answer.body.invocationId,
+        environment: 'PRODUCTION',
+        mode: 'SYNC',
+        targetType: 'FLOW',
+        steps: [
+          ['n1', 'message'],
+          ['n2', 'end'],
+        ],
+      });
+      expect(run.body.enrollmentPolicy).toBe('EVERY_MATCH');
+      const startedAt = Date.parse(String(run.body.startedAt));
+      const completedAt = Date.parse(String(run.body.completedAt));
+      expect(startedAt).toBeGreaterThanOrEqual(before - 1_000);
+      expect(completedAt).toBeGreaterThanOrEqual(startedAt);
+      expect(Date.parse(String(run.body.updatedAt))).toBe(completedAt);
+    });
+
     it('flow trigger-async: 202 {invocationId, status: QUEUED, scheduledFor: null}; the run reaches SUCCEEDED', async () => {
       const { project, token } = await withToken('CHATBOT', ['flow:trigger']);
       const body = { ...FLOW_BODY, orderId: '43' };
