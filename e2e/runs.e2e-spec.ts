@@ -36,6 +36,16 @@ const ISO = expect.stringMatching(ISO_DATE_TIME);
 const NO_SUCH_UUID = '00000000-0000-4000-8000-000000000000';
 
 const FLOW_BODY = { event: 'order.created', customerId: 'c-1', orderId: '42' };
+/** What GET shows of a finished sync run of the chatbot flow (a message node, then end). */
+const SYNC_FLOW_RUN = {
+  environment: 'PRODUCTION',
+  mode: 'SYNC',
+  targetType: 'FLOW',
+  steps: [
+    ['n1', 'message'],
+    ['n2', 'end'],
+  ] as Array<[string, string]>,
+};
 const AUTOMATION_BODY = { event: 'order.created', payload: { orderId: 'o-1', amount: 5 } };
 
 describe('runs', () => {
@@ -167,16 +177,7 @@ describe('runs', () => {
 
       const run = await read(project, token, answer.body.invocationId);
       expect(run.status).toBe(200);
-      expectFinishedRun(run.body, {
-        invocationId: answer.body.invocationId,
-        environment: 'PRODUCTION',
-        mode: 'SYNC',
-        targetType: 'FLOW',
-        steps: [
-          ['n1', 'message'],
-          ['n2', 'end'],
-        ],
-      });
+      expectFinishedRun(run.body, { invocationId: answer.body.invocationId, ...SYNC_FLOW_RUN });
       expect(run.body.requestPayload).toEqual(FLOW_BODY);
       expect(run.body.result).toEqual({ messages: ['Order 42'], actions: [] });
     });
@@ -190,16 +191,7 @@ describe('runs', () => {
       expect(answer.body).toEqual({ invocationId: UUID, status: 'SUCCEEDED', result: { messages: ['Order 42'], actions: [] } });
 
       const run = await read(project, token, answer.body.invocationId);
-      expectFinishedRun(run.body, {
-        invocationId: answer.body.invocationId,
-        environment: 'PRODUCTION',
-        mode: 'SYNC',
-        targetType: 'FLOW',
-        steps: [
-          ['n1', 'message'],
-          ['n2', 'end'],
-        ],
-      });
+      expectFinishedRun(run.body, { invocationId: answer.body.invocationId, ...SYNC_FLOW_RUN });
       expect(run.body.enrollmentPolicy).toBe('EVERY_MATCH');
       const startedAt = Date.parse(String(run.body.startedAt));
       const completedAt = Date.parse(String(run.body.completedAt));
