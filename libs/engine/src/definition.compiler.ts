@@ -104,6 +104,8 @@ export interface CompiledGraph {
   readonly nodes: ReadonlyMap<NodeId, CompiledNode>;
   /** Set for `flow` and `workflow` (defaults applied when the document has no trigger). */
   readonly trigger?: CompiledTrigger;
+  /** `isSelfContained(this)`, worked out once when compiling. */
+  readonly selfContained: boolean;
 }
 
 /** Node types whose work stays inside the run: no outside call, no pause. */
@@ -114,7 +116,7 @@ const SELF_CONTAINED_NODES: ReadonlySet<CompiledNode['type']> = new Set(['messag
  * `http` call, and no `wait`, `approval` or `ask` pause. (An `action` is only recorded in the
  * result.) Such a run can be executed first and recorded once, when it has ended.
  */
-export function isSelfContained(graph: CompiledGraph): boolean {
+export function isSelfContained(graph: Pick<CompiledGraph, 'nodes'>): boolean {
   for (const node of graph.nodes.values()) if (!SELF_CONTAINED_NODES.has(node.type)) return false;
   return true;
 }
@@ -203,7 +205,13 @@ function compileGraph(
   for (const [id, node] of Object.entries(nodes)) {
     compiledNodes.set(id, compileNode(new NodeContext(name, id, nodes, errors), node));
   }
-  return { name, start, nodes: compiledNodes, ...(compiledTrigger === undefined ? {} : { trigger: compiledTrigger }) };
+  return {
+    name,
+    start,
+    nodes: compiledNodes,
+    ...(compiledTrigger === undefined ? {} : { trigger: compiledTrigger }),
+    selfContained: isSelfContained({ nodes: compiledNodes }),
+  };
 }
 
 function compileTrigger(graph: GraphName, trigger: TriggerConfig, errors: DefinitionError[]): CompiledTrigger {

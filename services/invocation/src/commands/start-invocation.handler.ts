@@ -17,7 +17,7 @@ import {
   type StartInvocationRequest,
 } from '@runline/contracts';
 import { GroupCommit, TransactionRunner } from '@runline/db';
-import { isSelfContained, type CompiledDefinition, type JsonValue } from '@runline/engine';
+import type { CompiledDefinition, JsonValue } from '@runline/engine';
 import type { Logger } from '@runline/observability';
 import { LOGGER, SecretBox } from '@runline/runtime';
 import type { InvocationEventData, RequestInfo, RunModeName, TargetType } from '../events/invocation-event.js';
@@ -288,8 +288,7 @@ function quotaExceededReply(figures: QuotaFigures): StartInvocationReply {
 function recordsOnceEnded(plan: RunPlan, compiled: CompiledDefinition): boolean {
   if (plan.mode !== 'SYNC' || plan.target === 'BOT') return false;
   if (plan.enrollmentPolicy === 'ONE_TIME' && plan.enrollmentSubject !== null) return false;
-  const graph = compiled.graphs[plan.graph];
-  return graph !== undefined && isSelfContained(graph);
+  return compiled.graphs[plan.graph]?.selfContained === true;
 }
 
 /** Bots: sessionId, else userId, else a new random session. */

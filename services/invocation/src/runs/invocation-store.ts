@@ -72,18 +72,8 @@ export async function insertInvocations(tx: TransactionContext, items: readonly 
     for (const [index, item] of keyed) if (!insertedIds.has(item.id)) winners.delete(index);
   }
 
-  const created = [...winners].map((index) => items[index]);
-  const documents = new Map<string, InvocationDocument>();
-  const events: InvocationEvent[] = [];
-  for (const item of created) {
-    let document: InvocationDocument | null = null;
-    item.events.forEach((data, index) => {
-      const event = storedEvent(item, index + 1, eventTime(item, index), data);
-      events.push(event);
-      document = applyInvocationEvent(document, event);
-    });
-    if (document) documents.set(item.id, document);
-  }
+  const created = [...winners].map((index) => items[index]!);
+  const { events, documents } = historiesOf(created);
   if (created.length > 0) {
     await manager.query(
       `INSERT INTO invocations (id, org_id, project_id, target_type, mode, status, attempt, max_attempts,
@@ -123,25 +113,11 @@ export async function insertInvocationsAtOnce(
     parameters.push(value);
     return `$${parameters.length}`;
   };
-  const documents = new Map<string, InvocationDocument>();
-  const events: InvocationEvent[] = [];
-  const messages: Array<{ id: string; subject: string; data: Uint8Array }> = [];
-  const owners: string[] = [];
-  for (const item of items) {
-    let document: InvocationDocument | null = null;
-    item.events.forEach((data, index) => {
-      const event = storedEvent(item, index + 1, eventTime(item, index), data);
-      events.push(event);
-      document = applyInvocationEvent(document, event);
-      messages.push(invocationEventMessage(event));
-      owners.push(item.id);
-    });
-    if (document) documents.set(item.id, document);
-    for (const message of item.messages) {
-      messages.push(message);
-      owners.push(item.id);
-    }
-  }
+  const { events, documents } = historiesOf(items);
+  // What the transaction path emits, in the same order: every event, then the runs' own messages.
+  const extras = items.flatMap((item) => item.messages.map((message) => ({ message, owner: item.id })));
+  const messages = [...events.map((event) => invocationEventMessage(event)), ...extras.map((extra) => extra.message)];
+  const owners = [...events.map((event) => event.invocationId), ...extras.map((extra) => extra.owner)];
   const keyed = items.filter((item) => item.idempotency !== null);
   const list = (values: unknown[][], types: string[]) => values.map((column, index) => `${p(column)}::${types[index]}[]`).join(', ');
   const orgs = p([...new Set(items.map((item) => item.orgId))]);
@@ -150,7 +126,7 @@ export async function insertInvocationsAtOnce(
     return [key.projectId, key.targetType, key.mode, key.key, item.id];
   });
   const runColumns = columnsOf(items, 16, (item) => [...stateRowOf(item), item.idempotency !== null]);
-  const eventColumns = columnsOf(events, 6, (event) => [event.invocationId, event.sequence, event.id, event.data.type, event.occurredAt, JSON.stringify(event.data)]);
+  const eventColumns = columnsOf(events, 6, eventRowOf);
   const viewColumns = columnsOf(items, 9, (item) => viewRowOf(item, documents));
   const keysSql = list(keyColumns, ['uuid', 'text', 'text', 'text', 'uuid']);
   const runsSql = list(runColumns, ['uuid', 'uuid', 'uuid', 'text', 'text', 'text', 'int', 'int', 'text', 'timestamptz', 'int', 'text', 'timestamptz', 'text', 'timestamptz', 'bool']);
@@ -334,7 +310,7 @@ export async function transitionKnown(
   const { set, where, parameters } = stateUpdate(known.id, expected, change, events.length, at);
   parameters.push(known.sequence);
   const guarded = `${where} AND sequence = $${parameters.length}`;
-  const eventColumns = columns(stored, (event) => [event.invocationId, event.sequence, event.id, event.data.type, event.occurredAt, JSON.stringify(event.data)]);
+  const eventColumns = columns(stored, eventRowOf);
   const firstEventParameter = parameters.length + 1;
   parameters.push(...eventColumns, JSON.stringify(document));
   const documentParameter = parameters.length;
@@ -478,7 +454,7 @@ async function insertEvents(manager: EntityManager, events: InvocationEvent[]): 
   await manager.query(
     `INSERT INTO invocation_events (invocation_id, sequence, id, type, occurred_at, data)
      SELECT * FROM unnest($1::uuid[], $2::int[], $3::uuid[], $4::text[], $5::timestamptz[], $6::jsonb[])`,
-    columns(events, (event) => [event.invocationId, event.sequence, event.id, event.data.type, event.occurredAt, JSON.stringify(event.data)]),
+    columns(events, eventRowOf),
   );
 }
 
@@ -489,6 +465,27 @@ function storedEvent(
   data: InvocationEventData,
 ): InvocationEvent {
   return { id: randomUUID(), invocationId: owner.id, orgId: owner.orgId, projectId: owner.projectId, sequence, occurredAt: at.toISOString(), data };
+}
+
+/** The stored events of new runs (sequence 1, 2, …) and each run's read model folded from them. */
+function historiesOf(items: readonly NewInvocation[]): { events: InvocationEvent[]; documents: Map<string, InvocationDocument> } {
+  const events: InvocationEvent[] = [];
+  const documents = new Map<string, InvocationDocument>();
+  for (const item of items) {
+    let document: InvocationDocument | null = null;
+    item.events.forEach((data, index) => {
+      const event = storedEvent(item, index + 1, eventTime(item, index), data);
+      events.push(event);
+      document = applyInvocationEvent(document, event);
+    });
+    if (document) documents.set(item.id, document);
+  }
+  return { events, documents };
+}
+
+/** An `invocation_events` row: invocation_id, sequence, id, type, occurred_at, data. */
+function eventRowOf(event: InvocationEvent): unknown[] {
+  return [event.invocationId, event.sequence, event.id, event.data.type, event.occurredAt, JSON.stringify(event.data)];
 }
 
 /** A new run's `invocations` row: id … waiting_job, updated_at (the order of the INSERTs' columns). */
