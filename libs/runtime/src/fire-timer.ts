@@ -56,7 +56,7 @@ export class FireTimer {
   /**
    * @param minSpacingMs after a pass, the next one waits at least this long (unless an offer or
    *   a contended job asks sooner), so one pass serves every job due in that stretch instead of
-   *   one pass per job. 0 (the scheduler): every job is fired exactly at its time.
+   *   one pass per job. 0: every job is fired exactly at its time minus the lead.
    */
   constructor(
     private readonly leadMs: number,

@@ -177,7 +177,8 @@ describe('monthly quota ledger', () => {
     await setPlan(orgId, 2);
     const scheduled = await commit.submit(newRun(orgId, { status: 'SCHEDULED' }));
     const id = scheduled.created ? scheduled.document.invocationId : '';
-    const verdict = () => transactions.run(({ manager }) => scheduledStartVerdict(manager, id, orgId));
+    // As the starter asks (no transaction of its own), and below within one (a savepoint).
+    const verdict = () => scheduledStartVerdict(dataSource.manager, id, orgId);
     expect(await verdict()).toEqual({ allowed: true });
     expect((await commit.submit(newRun(orgId))).created).toBe(true);
     // Used 2 of 2, the scheduled run being one of them: it may still start.
@@ -188,5 +189,14 @@ describe('monthly quota ledger', () => {
     const nextPeriod = quotaPeriodOf(new Date(), null).end;
     const later = () => transactions.run(({ manager }) => scheduledStartVerdict(manager, id, orgId, new Date(nextPeriod.getTime() + 1000)));
     expect(await later()).toEqual({ allowed: true });
+  });
+
+  it('lets a scheduled run of an organization without a quota start without touching a counter', async () => {
+    const orgId = randomUUID();
+    await setPlan(orgId, null);
+    const scheduled = await commit.submit(newRun(orgId, { status: 'SCHEDULED' }));
+    const id = scheduled.created ? scheduled.document.invocationId : '';
+    expect(await scheduledStartVerdict(dataSource.manager, id, orgId)).toEqual({ allowed: true });
+    expect(await dataSource.query(`SELECT 1 FROM usage_counters WHERE org_id = $1`, [orgId])).toEqual([]);
   });
 });

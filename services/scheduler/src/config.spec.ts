@@ -2,9 +2,9 @@ import { ConfigError, loadConfig } from '@runline/runtime';
 import { SchedulerConfig } from './config.js';
 
 describe('SchedulerConfig', () => {
-  it('has defaults: 25 ms lead, a sweep every second, batches of 500', () => {
+  it('has defaults: 100 ms lead, a sweep every second, batches of 500', () => {
     expect(loadConfig(SchedulerConfig, {})).toMatchObject({
-      SCHEDULER_FIRE_LEAD_MS: 25,
+      SCHEDULER_FIRE_LEAD_MS: 100,
       SCHEDULER_SWEEP_INTERVAL_MS: 1000,
       SCHEDULER_BATCH_SIZE: 500,
     });

@@ -106,8 +106,9 @@ export async function recordWithinQuota(tx: TransactionContext, items: readonly 
 /**
  * The spec's re-check when a SCHEDULED run comes up: may it start? The run was counted when it
  * was recorded; if that was in the current period it is part of `used` and does not count
- * against itself. Runs in a transaction of the caller's; throws when the counter cannot be
- * read in time (the start is then retried).
+ * against itself. An organization without a quota costs one query; the counter is read in a
+ * transaction of its own (a savepoint when `manager` is in one already). Throws when the
+ * counter cannot be read in time (the start is then retried).
  */
 export async function scheduledStartVerdict(
   manager: EntityManager,
@@ -118,13 +119,15 @@ export async function scheduledStartVerdict(
   const plan = (await plansOf(manager, [orgId])).get(orgId);
   if (!plan) return { allowed: true };
   const period = quotaPeriodOf(now, plan.renewalDay);
-  const used = await withinSavepoint(manager, () => lockedUsage(manager, orgId, period));
-  const rows: Array<{ counted: boolean }> = await manager.query(
-    `SELECT created_at >= $2 AND created_at < $3 AS counted FROM invocations WHERE id = $1`,
-    [invocationId, period.start, period.end],
-  );
-  const others = used - (rows[0]?.counted ? 1 : 0);
-  return others < plan.limit ? { allowed: true } : { allowed: false, figures: { limit: plan.limit, used, periodStart: period.start } };
+  return manager.transaction(async (tx) => {
+    const used = await withinSavepoint(tx, () => lockedUsage(tx, orgId, period));
+    const rows: Array<{ counted: boolean }> = await tx.query(
+      `SELECT created_at >= $2 AND created_at < $3 AS counted FROM invocations WHERE id = $1`,
+      [invocationId, period.start, period.end],
+    );
+    const others = used - (rows[0]?.counted ? 1 : 0);
+    return others < plan.limit ? { allowed: true } : { allowed: false, figures: { limit: plan.limit, used, periodStart: period.start } };
+  });
 }
 
 /** The plans with a quota among `orgIds` (an organization without a copy yet is unlimited). */

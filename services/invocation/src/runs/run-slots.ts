@@ -1,4 +1,4 @@
-/** A counting semaphore: at most `size` async runs execute at once in this process. */
+/** A counting semaphore: at most `size` holders at once (async runs executing, runs being read). */
 export class RunSlots {
   private free: number;
   private readonly waiting: Array<() => void> = [];
@@ -8,12 +8,16 @@ export class RunSlots {
     this.free = size;
   }
 
+  /** Takes a slot if one is free now (true); otherwise takes nothing. */
+  tryAcquire(): boolean {
+    if (this.free === 0) return false;
+    this.free--;
+    return true;
+  }
+
   /** Resolves once a slot is free; the slot is taken until `release`. */
   async acquire(): Promise<void> {
-    if (this.free > 0) {
-      this.free--;
-      return;
-    }
+    if (this.tryAcquire()) return;
     await new Promise<void>((resolve) => this.waiting.push(resolve));
   }
 

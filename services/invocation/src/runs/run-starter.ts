@@ -39,6 +39,8 @@ const noRefusal = (): Promise<Refusal | null> => Promise.resolve(null);
 @Injectable()
 export class RunStarter implements OnApplicationShutdown {
   private readonly slots: RunSlots;
+  /** Bounds the reads of runs about to start (a burst of fired jobs after downtime). */
+  private readonly reads: RunSlots;
 
   constructor(
     private readonly transactions: TransactionRunner,
@@ -49,6 +51,7 @@ export class RunStarter implements OnApplicationShutdown {
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
     this.slots = new RunSlots(config.RUN_CONCURRENCY);
+    this.reads = new RunSlots(config.RUN_CONCURRENCY);
   }
 
   async onApplicationShutdown(): Promise<void> {
@@ -83,7 +86,7 @@ export class RunStarter implements OnApplicationShutdown {
     const project = await this.catalog.project(row.projectId);
     if (project && !project.externalApiEnabled) return { errorMessage: 'External API access is disabled for this project', kind: 'EXTERNAL_API_DISABLED' };
     if (from.status !== 'SCHEDULED') return null;
-    const verdict = await this.transactions.dataSource.transaction((manager) => scheduledStartVerdict(manager, row.id, row.orgId));
+    const verdict = await scheduledStartVerdict(this.transactions.dataSource.manager, row.id, row.orgId);
     if (verdict.allowed) return null;
     this.logger.info({ invocationId: row.id, orgId: row.orgId, ...verdict.figures }, 'scheduled run refused: monthly quota used up');
     return { errorMessage: QUOTA_EXCEEDED_MESSAGE, kind: 'QUOTA_EXCEEDED' };
@@ -111,10 +114,12 @@ export class RunStarter implements OnApplicationShutdown {
   }
 
   /**
-   * Takes a slot, reads the run, asks `refusalOf` whether it may start, waits until `notBefore`,
-   * lets `claim` move it (or fail it, when refused); if it was
-   * claimed, acknowledges and runs what `claim` returned in the background, holding the slot
-   * until it ends.
+   * Reads the run and asks `refusalOf` whether it may start (at most RUN_CONCURRENCY reads at
+   * once), waits until `notBefore` holding nothing, then takes a run slot (reading again if it
+   * had to wait for one) and lets `claim` move it (or fail it, when refused). If it was claimed, acknowledges and runs what `claim`
+   * returned in the background, holding the slot until it ends. Waiting runs do not hold slots:
+   * the scheduler fires up to its lead early, and the runs due in that stretch must not keep
+   * the ones already due from their slots.
    */
   private async inSlot(
     invocationId: string,
@@ -124,16 +129,18 @@ export class RunStarter implements OnApplicationShutdown {
     refusalOf: (row: InvocationRow) => Promise<Refusal | null>,
     claim: (row: InvocationRow, plan: RunPlan, refusal: Refusal | null) => Promise<(() => Promise<Execution>) | null>,
   ): Promise<void> {
-    await this.slots.acquire();
+    let prepared = await this.prepare(invocationId, from, refusalOf);
+    if (!prepared) return;
+    // A timer may wake a millisecond early: wait again until the time has really come.
+    for (let early = notBefore - Date.now(); early > 0; early = notBefore - Date.now()) await sleep(early);
+    const slotWasFree = this.slots.tryAcquire();
+    if (!slotWasFree) await this.slots.acquire();
     let handedOver = false;
     try {
-      const row = await readKnownInvocation(this.transactions.dataSource.manager, invocationId);
-      if (!row || row.status !== from.status || (from.waitingJob !== undefined && row.waitingJob !== from.waitingJob)) return;
-      const plan = JSON.parse(this.secrets.open(row.sealedPlan)) as RunPlan;
-      const refusal = await refusalOf(row);
-      // A timer may wake a millisecond early: wait again until the time has really come.
-      for (let early = notBefore - Date.now(); early > 0; early = notBefore - Date.now()) await sleep(early);
-      const run = await claim(row, plan, refusal);
+      // After a wait for a slot, what was read may be out of date (the switch turned off meanwhile).
+      if (!slotWasFree) prepared = await this.prepare(invocationId, from, refusalOf);
+      if (!prepared) return;
+      const run = await claim(prepared.row, prepared.plan, prepared.refusal);
       if (!run) return;
       await acknowledge();
       handedOver = true;
@@ -144,6 +151,23 @@ export class RunStarter implements OnApplicationShutdown {
       );
     } finally {
       if (!handedOver) this.slots.release();
+    }
+  }
+
+  /** The run as read, its plan and whether it must fail instead; null when it no longer waits as `from` says. */
+  private async prepare(
+    invocationId: string,
+    from: Expectation,
+    refusalOf: (row: InvocationRow) => Promise<Refusal | null>,
+  ): Promise<{ row: InvocationRow; plan: RunPlan; refusal: Refusal | null } | null> {
+    await this.reads.acquire();
+    try {
+      const row = await readKnownInvocation(this.transactions.dataSource.manager, invocationId);
+      if (!row || row.status !== from.status || (from.waitingJob !== undefined && row.waitingJob !== from.waitingJob)) return null;
+      const plan = JSON.parse(this.secrets.open(row.sealedPlan)) as RunPlan;
+      return { row, plan, refusal: await refusalOf(row) };
+    } finally {
+      this.reads.release();
     }
   }
 }

@@ -7,6 +7,9 @@ import { SchedulerConfig } from '../config.js';
 import { jobFiredMessage } from './job-messages.js';
 import { claimDueJobs, nextDueAt } from './scheduled-jobs.js';
 
+/** Passes are at least lead / this apart (see JobFirer). */
+const PASS_SPACING_DIVISOR = 4;
+
 /**
  * Fires jobs on time. The table is the truth; this process keeps only a timer for the earliest
  * waiting job (`FireTimer`) and a sweep every SCHEDULER_SWEEP_INTERVAL_MS as the backstop (jobs
@@ -15,8 +18,10 @@ import { claimDueJobs, nextDueAt } from './scheduled-jobs.js';
  * A firing pass claims the jobs due by now + SCHEDULER_FIRE_LEAD_MS (JS clock, passed to the
  * query so timer and query agree) and emits one ScheduledJobFired each through the outbox, in
  * one transaction per batch; a full batch is followed by another. Then it reads the earliest
- * due time left (one step down the partial index) and arms the timer for it. Passes never
- * overlap in a process; replicas share the table through `SKIP LOCKED`.
+ * due time left (one step down the partial index) and arms the timer for it, but at least a
+ * quarter of the lead after this pass: jobs due close together are claimed by one pass, each
+ * still between 3/4 of the lead and the whole lead ahead of its time. Passes never overlap in a
+ * process; replicas share the table through `SKIP LOCKED`.
  *
  * The first pass runs at start, so jobs that came due while no scheduler ran fire at once.
  */
@@ -39,7 +44,7 @@ export class JobFirer implements OnApplicationBootstrap, OnApplicationShutdown {
   ) {
     this.leadMs = config.SCHEDULER_FIRE_LEAD_MS;
     this.batchSize = config.SCHEDULER_BATCH_SIZE;
-    this.timer = new FireTimer(this.leadMs, () => this.wake(), systemTimers);
+    this.timer = new FireTimer(this.leadMs, () => this.wake(), systemTimers, Math.floor(this.leadMs / PASS_SPACING_DIVISOR));
     this.firedTotal = new Counter({
       name: 'runline_scheduler_jobs_fired_total',
       help: 'Jobs this replica claimed and fired.',

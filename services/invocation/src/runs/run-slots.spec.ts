@@ -1,0 +1,38 @@
+import { RunSlots } from './run-slots.js';
+
+describe('RunSlots', () => {
+  it('tryAcquire takes a free slot and refuses when none is left', () => {
+    const slots = new RunSlots(2);
+    expect(slots.tryAcquire()).toBe(true);
+    expect(slots.tryAcquire()).toBe(true);
+    expect(slots.tryAcquire()).toBe(false);
+    slots.release();
+    expect(slots.tryAcquire()).toBe(true);
+  });
+
+  it('hands a released slot to the longest waiter, ahead of a later tryAcquire', async () => {
+    const slots = new RunSlots(1);
+    await slots.acquire();
+    const order: string[] = [];
+    const first = slots.acquire().then(() => order.push('first'));
+    const second = slots.acquire().then(() => order.push('second'));
+    slots.release();
+    expect(slots.tryAcquire()).toBe(false);
+    await first;
+    expect(order).toEqual(['first']);
+    slots.release();
+    await second;
+    expect(order).toEqual(['first', 'second']);
+  });
+
+  it('track holds the slot until the work settles, and drain waits for it', async () => {
+    const slots = new RunSlots(1);
+    await slots.acquire();
+    let finish: () => void = () => undefined;
+    slots.track(new Promise<void>((resolve) => (finish = resolve)));
+    expect(slots.tryAcquire()).toBe(false);
+    finish();
+    await slots.drain();
+    expect(slots.tryAcquire()).toBe(true);
+  });
+});
