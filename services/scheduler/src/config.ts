@@ -32,4 +32,18 @@ export class SchedulerConfig {
   /** Jobs claimed and fired per transaction; a full batch is followed by another at once. */
   @int(1, 10_000)
   SCHEDULER_BATCH_SIZE: number = 500;
+
+  /**
+   * Fired and cancelled jobs are deleted this many days after they ended. Until then a
+   * redelivered ScheduleJob finds the row and changes nothing. A ScheduleJob comes again only
+   * while it is unacknowledged in the work queue or unmarked in the invocation service's outbox
+   * (minutes, not weeks), and a job made again that late would start nothing: the invocation
+   * service starts only a run waiting for that very job.
+   */
+  @int(1, 3650)
+  SCHEDULER_RETENTION_DAYS: number = 30;
+
+  /** How often ended jobs past SCHEDULER_RETENTION_DAYS are deleted (and once at start). */
+  @int(100, 86_400_000)
+  SCHEDULER_PRUNE_INTERVAL_MS: number = 3_600_000;
 }

@@ -2,6 +2,7 @@ import { CreateOutboxAndInbox1763700000000 } from '@runline/db';
 import type { ServiceDefinition } from '@runline/runtime';
 import { ScheduledJobEntity } from './entities/scheduled-job.entity.js';
 import { CreateScheduledJobs1763700000201 } from './migrations/1763700000201-create-scheduled-jobs.js';
+import { IndexEndedJobs1763700000202 } from './migrations/1763700000202-index-ended-jobs.js';
 import { SchedulerModule } from './scheduler.module.js';
 
 export const schedulerService: ServiceDefinition = {
@@ -9,5 +10,5 @@ export const schedulerService: ServiceDefinition = {
   schema: 'scheduler',
   module: SchedulerModule,
   entities: [ScheduledJobEntity],
-  migrations: [CreateOutboxAndInbox1763700000000, CreateScheduledJobs1763700000201],
+  migrations: [CreateOutboxAndInbox1763700000000, CreateScheduledJobs1763700000201, IndexEndedJobs1763700000202],
 };

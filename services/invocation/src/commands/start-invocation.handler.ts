@@ -85,7 +85,7 @@ export class StartInvocationHandler implements OnModuleInit {
         free.forEach((item, index) => outcomes.set(item, written.outcomes[index]!));
         free = [];
       } else {
-        for (const orgId of written.quotaBound) this.quotaBoundUntil.set(orgId, now + QUOTA_HINT_MS);
+        this.rememberQuotaBound(written.quotaBound, now);
       }
     }
     const rest = [...counted, ...free];
@@ -94,6 +94,12 @@ export class StartInvocationHandler implements OnModuleInit {
       rest.forEach((item, index) => outcomes.set(item, results[index]!));
     }
     return items.map((item) => outcomes.get(item)!);
+  }
+
+  /** Hints that these organizations have a quota; the hints of others, expired, are dropped. */
+  private rememberQuotaBound(orgIds: readonly string[], now: number): void {
+    for (const [orgId, until] of this.quotaBoundUntil) if (until <= now) this.quotaBoundUntil.delete(orgId);
+    for (const orgId of orgIds) this.quotaBoundUntil.set(orgId, now + QUOTA_HINT_MS);
   }
 
   @MessagePattern(INVOCATION_REQUEST_SUBJECTS.START_INVOCATION)

@@ -156,3 +156,24 @@ function jobOf(row: RawJobRow): JobRow {
 function rowsOf<T>(result: unknown): T[] {
   return (Array.isArray(result) && Array.isArray(result[0]) ? result[0] : result) as T[];
 }
+
+/**
+ * Deletes up to `limit` jobs that FIRED or were CANCELLED before `endedBefore`, oldest first;
+ * rows another transaction holds are left for the next round. Returns how many went.
+ */
+export async function pruneEndedJobs(manager: EntityManager, endedBefore: Date, limit: number): Promise<number> {
+  const rows = rowsOf<{ name: string }>(
+    await manager.query(
+      `DELETE FROM scheduled_jobs
+        WHERE name = ANY(ARRAY(
+                SELECT name FROM scheduled_jobs
+                 WHERE status <> 'SCHEDULED' AND updated_at < $1
+                 ORDER BY updated_at
+                 LIMIT $2
+                 FOR UPDATE SKIP LOCKED))
+        RETURNING name`,
+      [endedBefore, limit],
+    ),
+  );
+  return rows.length;
+}
