@@ -116,10 +116,10 @@ export class RunStarter implements OnApplicationShutdown {
   /**
    * Reads the run and asks `refusalOf` whether it may start (at most RUN_CONCURRENCY reads at
    * once), waits until `notBefore` holding nothing, then takes a run slot (reading again if it
-   * had to wait for one) and lets `claim` move it (or fail it, when refused). If it was claimed, acknowledges and runs what `claim`
-   * returned in the background, holding the slot until it ends. Waiting runs do not hold slots:
-   * the scheduler fires up to its lead early, and the runs due in that stretch must not keep
-   * the ones already due from their slots.
+   * had to wait for one) and lets `claim` move it (or fail it, when refused). If it was
+   * claimed, acknowledges and runs what `claim` returned in the background, holding the slot
+   * until it ends. Waiting runs do not hold slots: the scheduler fires up to its lead early,
+   * and the runs due in that stretch must not keep the ones already due from their slots.
    */
   private async inSlot(
     invocationId: string,
