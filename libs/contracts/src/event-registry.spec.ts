@@ -1,5 +1,6 @@
 import {
   ApiTokenRevokedSchema,
+  ProjectDeletedSchema,
   DefinitionPublishedSchema,
   OrganizationCreatedSchema,
   OrganizationPlanChangedSchema,
@@ -48,6 +49,7 @@ describe('event registry', () => {
       ['gateway.ProjectApiSettingsChanged.v1', ProjectApiSettingsChangedSchema, 'gateway.evt.project-api-settings-changed'],
       ['gateway.DefinitionPublished.v1', DefinitionPublishedSchema, 'gateway.evt.definition-published'],
       ['gateway.ApiTokenRevoked.v1', ApiTokenRevokedSchema, 'gateway.evt.api-token-revoked'],
+      ['gateway.ProjectDeleted.v1', ProjectDeletedSchema, 'gateway.evt.project-deleted'],
       ['invocation.InvocationQueued.v1', InvocationQueuedSchema, 'invocation.evt.invocation-queued'],
       ['invocation.InvocationStarted.v1', InvocationStartedSchema, 'invocation.evt.invocation-started'],
       ['invocation.InvocationSucceeded.v1', InvocationSucceededSchema, 'invocation.evt.invocation-succeeded'],

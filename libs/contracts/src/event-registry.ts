@@ -17,6 +17,7 @@ import {
   OrganizationPlanChangedSchema,
   ProjectApiSettingsChangedSchema,
   ProjectCreatedSchema,
+  ProjectDeletedSchema,
 } from './gen/runline/gateway/v1/events_pb.js';
 import { RunInvocationSchema } from './gen/runline/invocation/v1/commands_pb.js';
 import {
@@ -61,6 +62,7 @@ export const EVENT_TYPES = Object.freeze({
   PROJECT_API_SETTINGS_CHANGED: 'gateway.ProjectApiSettingsChanged.v1',
   DEFINITION_PUBLISHED: 'gateway.DefinitionPublished.v1',
   API_TOKEN_REVOKED: 'gateway.ApiTokenRevoked.v1',
+  PROJECT_DELETED: 'gateway.ProjectDeleted.v1',
   INVOCATION_QUEUED: 'invocation.InvocationQueued.v1',
   INVOCATION_STARTED: 'invocation.InvocationStarted.v1',
   INVOCATION_SUCCEEDED: 'invocation.InvocationSucceeded.v1',
@@ -122,6 +124,10 @@ export const EVENT_REGISTRY = Object.freeze({
   [EVENT_TYPES.API_TOKEN_REVOKED]: {
     schema: ApiTokenRevokedSchema,
     subject: GATEWAY_EVENT_SUBJECTS.API_TOKEN_REVOKED,
+  },
+  [EVENT_TYPES.PROJECT_DELETED]: {
+    schema: ProjectDeletedSchema,
+    subject: GATEWAY_EVENT_SUBJECTS.PROJECT_DELETED,
   },
   [EVENT_TYPES.INVOCATION_QUEUED]: { schema: InvocationQueuedSchema, subject: INVOCATION_EVENT_SUBJECTS.INVOCATION_QUEUED },
   [EVENT_TYPES.INVOCATION_STARTED]: { schema: InvocationStartedSchema, subject: INVOCATION_EVENT_SUBJECTS.INVOCATION_STARTED },

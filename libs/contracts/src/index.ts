@@ -110,6 +110,7 @@ export {
   OrganizationPlanChangedSchema,
   ProjectApiSettingsChangedSchema,
   ProjectCreatedSchema,
+  ProjectDeletedSchema,
   ProjectType,
   ProjectTypeSchema,
   type ApiTokenRevoked,
@@ -118,7 +119,9 @@ export {
   type OrganizationPlanChanged,
   type ProjectApiSettingsChanged,
   type ProjectCreated,
+  type ProjectDeleted,
 } from './gen/runline/gateway/v1/events_pb.js';
+export { GatewayChangeAppliedSchema, type GatewayChangeApplied } from './gen/runline/gateway/v1/propagation_pb.js';
 
 // Generated: runline.invocation.v1 queries.
 export {

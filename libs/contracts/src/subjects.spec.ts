@@ -58,6 +58,7 @@ describe('subjects', () => {
       PROJECT_API_SETTINGS_CHANGED: 'gateway.evt.project-api-settings-changed',
       DEFINITION_PUBLISHED: 'gateway.evt.definition-published',
       API_TOKEN_REVOKED: 'gateway.evt.api-token-revoked',
+      PROJECT_DELETED: 'gateway.evt.project-deleted',
     });
     expect(INVOCATION_QUERY_SUBJECTS.GET_INVOCATION).toBe('invocation.qry.get-invocation');
     expect(INVOCATION_REQUEST_SUBJECTS).toEqual({

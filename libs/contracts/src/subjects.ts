@@ -56,6 +56,7 @@ export const GATEWAY_EVENT_SUBJECTS = Object.freeze({
   PROJECT_API_SETTINGS_CHANGED: 'gateway.evt.project-api-settings-changed',
   DEFINITION_PUBLISHED: 'gateway.evt.definition-published',
   API_TOKEN_REVOKED: 'gateway.evt.api-token-revoked',
+  PROJECT_DELETED: 'gateway.evt.project-deleted',
 } as const);
 
 /** One subject per invocation event type (runline/invocation/v1/events.proto). */
@@ -86,6 +87,8 @@ export const INVOCATION_REQUEST_SUBJECTS = Object.freeze({
   START_INVOCATION: 'invocation.req.start-invocation',
   /** `ModifyInvocationRequest` → `ModifyInvocationReply` (cancel or reschedule a SCHEDULED run). */
   MODIFY_INVOCATION: 'invocation.req.modify-invocation',
+  /** A gateway event's `Envelope` → `GatewayChangeApplied` (runline/gateway/v1/propagation.proto). */
+  APPLY_GATEWAY_CHANGE: 'invocation.req.apply-gateway-change',
 } as const);
 
 /** One subject per scheduler event type (runline/scheduler/v1/events.proto). */
@@ -138,6 +141,8 @@ export const POLLING_REQUEST_SUBJECTS = Object.freeze({
   REGISTER_POLLING_TRIGGER: 'polling.req.register-polling-trigger',
   /** `DeletePollingTriggerRequest` → `DeletePollingTriggerReply`. */
   DELETE_POLLING_TRIGGER: 'polling.req.delete-polling-trigger',
+  /** A gateway event's `Envelope` → `GatewayChangeApplied` (runline/gateway/v1/propagation.proto). */
+  APPLY_GATEWAY_CHANGE: 'polling.req.apply-gateway-change',
 } as const);
 
 /** Request/reply queries answered by the polling service. */

@@ -11,6 +11,12 @@
 // receives and needs no earlier event to apply it. A consumer ignores an event older than
 // the state it already holds (compare Envelope.occurred_at or a version).
 //
+// config_version: every change that acts on a project (its settings, a publish, a token
+// revoked, its organization's plan, its deletion) commits with a new, larger version of the
+// project's configuration, carried by the change's event. Commands that act for a project
+// carry the version their sender knew, so a receiver can tell that its copy is older than the
+// state the client was answered from. 0 = sent before versions existed.
+//
 // int64 fields appear in TypeScript as `bigint` (protobuf-es v2 has no JS_NUMBER mapping);
 // convert with Number() at the edge, the values (quotas, milliseconds) stay far below 2^53.
 //
@@ -28,7 +34,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file runline/gateway/v1/events.proto.
  */
 export const file_runline_gateway_v1_events: GenFile = /*@__PURE__*/
-  fileDesc("Ch9ydW5saW5lL2dhdGV3YXkvdjEvZXZlbnRzLnByb3RvEhJydW5saW5lLmdhdGV3YXkudjEiMwoTT3JnYW5pemF0aW9uQ3JlYXRlZBIOCgZvcmdfaWQYASABKAkSDAoEbmFtZRgCIAEoCSL7AQoXT3JnYW5pemF0aW9uUGxhbkNoYW5nZWQSDgoGb3JnX2lkGAEgASgJEhoKDW1vbnRobHlfcXVvdGEYAiABKANIAIgBARIiChVyYXRlX2xpbWl0X3Blcl9taW51dGUYAyABKAVIAYgBARIhChRyYXRlX2xpbWl0X3dpbmRvd19tcxgEIAEoA0gCiAEBEhgKC3JlbmV3YWxfZGF5GAUgASgFSAOIAQFCEAoOX21vbnRobHlfcXVvdGFCGAoWX3JhdGVfbGltaXRfcGVyX21pbnV0ZUIXChVfcmF0ZV9saW1pdF93aW5kb3dfbXNCDgoMX3JlbmV3YWxfZGF5InEKDlByb2plY3RDcmVhdGVkEg4KBm9yZ19pZBgBIAEoCRISCgpwcm9qZWN0X2lkGAIgASgJEgwKBG5hbWUYAyABKAkSLQoEdHlwZRgEIAEoDjIfLnJ1bmxpbmUuZ2F0ZXdheS52MS5Qcm9qZWN0VHlwZSLiAwoZUHJvamVjdEFwaVNldHRpbmdzQ2hhbmdlZBIOCgZvcmdfaWQYASABKAkSEgoKcHJvamVjdF9pZBgCIAEoCRIcChRleHRlcm5hbF9hcGlfZW5hYmxlZBgDIAEoCBJHChlkZWZhdWx0X2Vucm9sbG1lbnRfcG9saWN5GAQgASgOMiQucnVubGluZS5nYXRld2F5LnYxLkVucm9sbG1lbnRQb2xpY3kSQgoXZGVmYXVsdF9vbl9lcnJvcl9wb2xpY3kYBSABKA4yIS5ydW5saW5lLmdhdGV3YXkudjEuT25FcnJvclBvbGljeRIhChRkZWZhdWx0X2NhbGxiYWNrX3VybBgGIAEoCUgAiAEBEiQKF2RlZmF1bHRfY2FsbGJhY2tfc2VjcmV0GAcgASgJSAGIAQESIgoVcmF0ZV9saW1pdF9wZXJfbWludXRlGAggASgFSAKIAQESIQoUcmF0ZV9saW1pdF93aW5kb3dfbXMYCSABKANIA4gBAUIXChVfZGVmYXVsdF9jYWxsYmFja191cmxCGgoYX2RlZmF1bHRfY2FsbGJhY2tfc2VjcmV0QhgKFl9yYXRlX2xpbWl0X3Blcl9taW51dGVCFwoVX3JhdGVfbGltaXRfd2luZG93X21zImMKE0RlZmluaXRpb25QdWJsaXNoZWQSDgoGb3JnX2lkGAEgASgJEhIKCnByb2plY3RfaWQYAiABKAkSDwoHdmVyc2lvbhgDIAEoBRIXCg9kZWZpbml0aW9uX2pzb24YBCABKAkiRwoPQXBpVG9rZW5SZXZva2VkEg4KBm9yZ19pZBgBIAEoCRISCgpwcm9qZWN0X2lkGAIgASgJEhAKCHRva2VuX2lkGAMgASgJKmIKC1Byb2plY3RUeXBlEhwKGFBST0pFQ1RfVFlQRV9VTlNQRUNJRklFRBAAEhgKFFBST0pFQ1RfVFlQRV9DSEFUQk9UEAESGwoXUFJPSkVDVF9UWVBFX0FVVE9NQVRJT04QAip4ChBFbnJvbGxtZW50UG9saWN5EiEKHUVOUk9MTE1FTlRfUE9MSUNZX1VOU1BFQ0lGSUVEEAASHgoaRU5ST0xMTUVOVF9QT0xJQ1lfT05FX1RJTUUQARIhCh1FTlJPTExNRU5UX1BPTElDWV9FVkVSWV9NQVRDSBACKmkKDU9uRXJyb3JQb2xpY3kSHwobT05fRVJST1JfUE9MSUNZX1VOU1BFQ0lGSUVEEAASGQoVT05fRVJST1JfUE9MSUNZX0FCT1JUEAESHAoYT05fRVJST1JfUE9MSUNZX0NPTlRJTlVFEAJiBnByb3RvMw");
+  fileDesc("Ch9ydW5saW5lL2dhdGV3YXkvdjEvZXZlbnRzLnByb3RvEhJydW5saW5lLmdhdGV3YXkudjEiMwoTT3JnYW5pemF0aW9uQ3JlYXRlZBIOCgZvcmdfaWQYASABKAkSDAoEbmFtZRgCIAEoCSKRAgoXT3JnYW5pemF0aW9uUGxhbkNoYW5nZWQSDgoGb3JnX2lkGAEgASgJEhoKDW1vbnRobHlfcXVvdGEYAiABKANIAIgBARIiChVyYXRlX2xpbWl0X3Blcl9taW51dGUYAyABKAVIAYgBARIhChRyYXRlX2xpbWl0X3dpbmRvd19tcxgEIAEoA0gCiAEBEhgKC3JlbmV3YWxfZGF5GAUgASgFSAOIAQESFAoMcGxhbl92ZXJzaW9uGAYgASgDQhAKDl9tb250aGx5X3F1b3RhQhgKFl9yYXRlX2xpbWl0X3Blcl9taW51dGVCFwoVX3JhdGVfbGltaXRfd2luZG93X21zQg4KDF9yZW5ld2FsX2RheSKJAQoOUHJvamVjdENyZWF0ZWQSDgoGb3JnX2lkGAEgASgJEhIKCnByb2plY3RfaWQYAiABKAkSDAoEbmFtZRgDIAEoCRItCgR0eXBlGAQgASgOMh8ucnVubGluZS5nYXRld2F5LnYxLlByb2plY3RUeXBlEhYKDmNvbmZpZ192ZXJzaW9uGAUgASgDIvoDChlQcm9qZWN0QXBpU2V0dGluZ3NDaGFuZ2VkEg4KBm9yZ19pZBgBIAEoCRISCgpwcm9qZWN0X2lkGAIgASgJEhwKFGV4dGVybmFsX2FwaV9lbmFibGVkGAMgASgIEkcKGWRlZmF1bHRfZW5yb2xsbWVudF9wb2xpY3kYBCABKA4yJC5ydW5saW5lLmdhdGV3YXkudjEuRW5yb2xsbWVudFBvbGljeRJCChdkZWZhdWx0X29uX2Vycm9yX3BvbGljeRgFIAEoDjIhLnJ1bmxpbmUuZ2F0ZXdheS52MS5PbkVycm9yUG9saWN5EiEKFGRlZmF1bHRfY2FsbGJhY2tfdXJsGAYgASgJSACIAQESJAoXZGVmYXVsdF9jYWxsYmFja19zZWNyZXQYByABKAlIAYgBARIiChVyYXRlX2xpbWl0X3Blcl9taW51dGUYCCABKAVIAogBARIhChRyYXRlX2xpbWl0X3dpbmRvd19tcxgJIAEoA0gDiAEBEhYKDmNvbmZpZ192ZXJzaW9uGAogASgDQhcKFV9kZWZhdWx0X2NhbGxiYWNrX3VybEIaChhfZGVmYXVsdF9jYWxsYmFja19zZWNyZXRCGAoWX3JhdGVfbGltaXRfcGVyX21pbnV0ZUIXChVfcmF0ZV9saW1pdF93aW5kb3dfbXMiYwoTRGVmaW5pdGlvblB1Ymxpc2hlZBIOCgZvcmdfaWQYASABKAkSEgoKcHJvamVjdF9pZBgCIAEoCRIPCgd2ZXJzaW9uGAMgASgFEhcKD2RlZmluaXRpb25fanNvbhgEIAEoCSJfCg9BcGlUb2tlblJldm9rZWQSDgoGb3JnX2lkGAEgASgJEhIKCnByb2plY3RfaWQYAiABKAkSEAoIdG9rZW5faWQYAyABKAkSFgoOY29uZmlnX3ZlcnNpb24YBCABKAMiTAoOUHJvamVjdERlbGV0ZWQSDgoGb3JnX2lkGAEgASgJEhIKCnByb2plY3RfaWQYAiABKAkSFgoOY29uZmlnX3ZlcnNpb24YAyABKAMqYgoLUHJvamVjdFR5cGUSHAoYUFJPSkVDVF9UWVBFX1VOU1BFQ0lGSUVEEAASGAoUUFJPSkVDVF9UWVBFX0NIQVRCT1QQARIbChdQUk9KRUNUX1RZUEVfQVVUT01BVElPThACKngKEEVucm9sbG1lbnRQb2xpY3kSIQodRU5ST0xMTUVOVF9QT0xJQ1lfVU5TUEVDSUZJRUQQABIeChpFTlJPTExNRU5UX1BPTElDWV9PTkVfVElNRRABEiEKHUVOUk9MTE1FTlRfUE9MSUNZX0VWRVJZX01BVENIEAIqaQoNT25FcnJvclBvbGljeRIfChtPTl9FUlJPUl9QT0xJQ1lfVU5TUEVDSUZJRUQQABIZChVPTl9FUlJPUl9QT0xJQ1lfQUJPUlQQARIcChhPTl9FUlJPUl9QT0xJQ1lfQ09OVElOVUUQAmIGcHJvdG8z");
 
 /**
  * An organization was created. Wire type `gateway.OrganizationCreated.v1`.
@@ -97,6 +103,15 @@ export type OrganizationPlanChanged = Message<"runline.gateway.v1.OrganizationPl
    * @generated from field: optional int32 renewal_day = 5;
    */
   renewalDay?: number | undefined;
+
+  /**
+   * Grows by one with every plan change of the organization; a consumer ignores a plan with a
+   * version lower than the one it holds. Each of the organization's projects also gets a new
+   * config_version with the change. 0 = sent before versions existed.
+   *
+   * @generated from field: int64 plan_version = 6;
+   */
+  planVersion: bigint;
 };
 
 /**
@@ -135,6 +150,13 @@ export type ProjectCreated = Message<"runline.gateway.v1.ProjectCreated"> & {
    * @generated from field: runline.gateway.v1.ProjectType type = 4;
    */
   type: ProjectType;
+
+  /**
+   * The project's configuration version at creation (see config_version above).
+   *
+   * @generated from field: int64 config_version = 5;
+   */
+  configVersion: bigint;
 };
 
 /**
@@ -216,6 +238,13 @@ export type ProjectApiSettingsChanged = Message<"runline.gateway.v1.ProjectApiSe
    * @generated from field: optional int64 rate_limit_window_ms = 9;
    */
   rateLimitWindowMs?: bigint | undefined;
+
+  /**
+   * The project's configuration version this change committed (see config_version above).
+   *
+   * @generated from field: int64 config_version = 10;
+   */
+  configVersion: bigint;
 };
 
 /**
@@ -291,6 +320,13 @@ export type ApiTokenRevoked = Message<"runline.gateway.v1.ApiTokenRevoked"> & {
    * @generated from field: string token_id = 3;
    */
   tokenId: string;
+
+  /**
+   * The project's configuration version this revocation committed.
+   *
+   * @generated from field: int64 config_version = 4;
+   */
+  configVersion: bigint;
 };
 
 /**
@@ -299,6 +335,38 @@ export type ApiTokenRevoked = Message<"runline.gateway.v1.ApiTokenRevoked"> & {
  */
 export const ApiTokenRevokedSchema: GenMessage<ApiTokenRevoked> = /*@__PURE__*/
   messageDesc(file_runline_gateway_v1_events, 5);
+
+/**
+ * A project was deleted: every token call to it is refused with 404 from now on, its polls
+ * stop and nothing new runs for it. Wire type `gateway.ProjectDeleted.v1`.
+ *
+ * @generated from message runline.gateway.v1.ProjectDeleted
+ */
+export type ProjectDeleted = Message<"runline.gateway.v1.ProjectDeleted"> & {
+  /**
+   * @generated from field: string org_id = 1;
+   */
+  orgId: string;
+
+  /**
+   * @generated from field: string project_id = 2;
+   */
+  projectId: string;
+
+  /**
+   * The project's configuration version the deletion committed.
+   *
+   * @generated from field: int64 config_version = 3;
+   */
+  configVersion: bigint;
+};
+
+/**
+ * Describes the message runline.gateway.v1.ProjectDeleted.
+ * Use `create(ProjectDeletedSchema)` to create a new message.
+ */
+export const ProjectDeletedSchema: GenMessage<ProjectDeleted> = /*@__PURE__*/
+  messageDesc(file_runline_gateway_v1_events, 6);
 
 /**
  * Kind of project. A project's type never changes after creation.

@@ -24,7 +24,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file runline/polling/v1/requests.proto.
  */
 export const file_runline_polling_v1_requests: GenFile = /*@__PURE__*/
-  fileDesc("CiFydW5saW5lL3BvbGxpbmcvdjEvcmVxdWVzdHMucHJvdG8SEnJ1bmxpbmUucG9sbGluZy52MSK8AQodUmVnaXN0ZXJQb2xsaW5nVHJpZ2dlclJlcXVlc3QSDgoGb3JnX2lkGAEgASgJEhIKCnByb2plY3RfaWQYAiABKAkSDgoGc291cmNlGAMgASgJEhAKCHBvbGxfa2V5GAQgASgJEhUKDXBvbGxfZW5kcG9pbnQYBSABKAkSFAoMZGVkdXBlX2ZpZWxkGAYgASgJEhMKC2F1dGhfaGVhZGVyGAcgASgJEhMKC2ludGVydmFsX21zGAggASgFIksKG1JlZ2lzdGVyUG9sbGluZ1RyaWdnZXJSZXBseRIUCgx0cmlnZ2VyX2pzb24YASABKAkSFgoOaW52YWxpZF9yZWFzb24YAiABKAkiUgoaTGlzdFBvbGxpbmdUcmlnZ2Vyc1JlcXVlc3QSDgoGb3JnX2lkGAEgASgJEhIKCnByb2plY3RfaWQYAiABKAkSEAoIcG9sbF9rZXkYAyABKAkiMQoYTGlzdFBvbGxpbmdUcmlnZ2Vyc1JlcGx5EhUKDXRyaWdnZXJzX2pzb24YASABKAkiUwobRGVsZXRlUG9sbGluZ1RyaWdnZXJSZXF1ZXN0Eg4KBm9yZ19pZBgBIAEoCRISCgpwcm9qZWN0X2lkGAIgASgJEhAKCHBvbGxfa2V5GAMgASgJIioKGURlbGV0ZVBvbGxpbmdUcmlnZ2VyUmVwbHkSDQoFZm91bmQYASABKAhiBnByb3RvMw");
+  fileDesc("CiFydW5saW5lL3BvbGxpbmcvdjEvcmVxdWVzdHMucHJvdG8SEnJ1bmxpbmUucG9sbGluZy52MSLUAQodUmVnaXN0ZXJQb2xsaW5nVHJpZ2dlclJlcXVlc3QSDgoGb3JnX2lkGAEgASgJEhIKCnByb2plY3RfaWQYAiABKAkSDgoGc291cmNlGAMgASgJEhAKCHBvbGxfa2V5GAQgASgJEhUKDXBvbGxfZW5kcG9pbnQYBSABKAkSFAoMZGVkdXBlX2ZpZWxkGAYgASgJEhMKC2F1dGhfaGVhZGVyGAcgASgJEhMKC2ludGVydmFsX21zGAggASgFEhYKDmNvbmZpZ192ZXJzaW9uGAkgASgDIksKG1JlZ2lzdGVyUG9sbGluZ1RyaWdnZXJSZXBseRIUCgx0cmlnZ2VyX2pzb24YASABKAkSFgoOaW52YWxpZF9yZWFzb24YAiABKAkiUgoaTGlzdFBvbGxpbmdUcmlnZ2Vyc1JlcXVlc3QSDgoGb3JnX2lkGAEgASgJEhIKCnByb2plY3RfaWQYAiABKAkSEAoIcG9sbF9rZXkYAyABKAkiMQoYTGlzdFBvbGxpbmdUcmlnZ2Vyc1JlcGx5EhUKDXRyaWdnZXJzX2pzb24YASABKAkiUwobRGVsZXRlUG9sbGluZ1RyaWdnZXJSZXF1ZXN0Eg4KBm9yZ19pZBgBIAEoCRISCgpwcm9qZWN0X2lkGAIgASgJEhAKCHBvbGxfa2V5GAMgASgJIioKGURlbGV0ZVBvbGxpbmdUcmlnZ2VyUmVwbHkSDQoFZm91bmQYASABKAhiBnByb3RvMw");
 
 /**
  * Register a polling trigger, or update the one with the same poll key in the project. The
@@ -78,6 +78,15 @@ export type RegisterPollingTriggerRequest = Message<"runline.polling.v1.Register
    * @generated from field: int32 interval_ms = 8;
    */
   intervalMs: number;
+
+  /**
+   * The project's configuration version the gateway saw (see runline/gateway/v1/events.proto).
+   * The polling service keeps the highest it has seen per project and sends it with every
+   * polled item, so an item never runs on a copy older than what the gateway answered from.
+   *
+   * @generated from field: int64 config_version = 9;
+   */
+  configVersion: bigint;
 };
 
 /**
