@@ -49,6 +49,17 @@ export class GatewayConfig {
   SERVICE_REQUEST_TIMEOUT_MS: number = 10_000;
 
   /**
+   * How long a change (settings, publish, revocation, plan, deletion) waits for the services
+   * that keep copies to store it before it is answered; past it the answer is 503 and the
+   * change still reaches them through JetStream.
+   */
+  @Type(() => Number)
+  @IsInt()
+  @Min(100)
+  @Max(120_000)
+  CHANGE_PROPAGATION_TIMEOUT_MS: number = 5000;
+
+  /**
    * Deadline of a sync run request (bot message, sync triggers). Longer than the invocation
    * service's SYNC_RUN_TIMEOUT_MS plus its wait for a just-published definition, so a run that
    * times out is answered by the run itself (status TIMEOUT), not by this deadline.

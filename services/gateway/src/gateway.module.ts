@@ -6,6 +6,9 @@ import { AddMemberHandler } from './commands/add-member.handler.js';
 import { CreateApiTokenHandler } from './commands/create-api-token.handler.js';
 import { CreateOrganizationHandler } from './commands/create-organization.handler.js';
 import { CreateProjectHandler } from './commands/create-project.handler.js';
+import { DeleteProjectHandler } from './commands/delete-project.handler.js';
+import { ChangePropagation } from './changes/change-propagation.js';
+import { ProjectVersions } from './changes/project-versions.js';
 import { ModifyInvocationHandler } from './commands/modify-invocation.handler.js';
 import { PublishDefinitionHandler } from './commands/publish-definition.handler.js';
 import { RevokeApiTokenHandler } from './commands/revoke-api-token.handler.js';
@@ -47,6 +50,7 @@ const commandHandlers = [
   UpdateApiSettingsHandler,
   CreateApiTokenHandler,
   RevokeApiTokenHandler,
+  DeleteProjectHandler,
   ModifyInvocationHandler,
 ];
 const queryHandlers = [GetApiSettingsHandler, ListApiTokensHandler, GetInvocationHandler];
@@ -74,6 +78,8 @@ const queryHandlers = [GetApiSettingsHandler, ListApiTokensHandler, GetInvocatio
     RateLimitPolicies,
     RateLimitCounters,
     RateLimitGuard,
+    ChangePropagation,
+    ProjectVersions,
     ...commandHandlers,
     ...queryHandlers,
   ],

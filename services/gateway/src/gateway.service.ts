@@ -12,13 +12,14 @@ import { registerVersionCheck } from './http/version.hook.js';
 import { CreateGatewayTables1763700000001 } from './migrations/1763700000001-create-gateway-tables.js';
 import { KeepDefinitionKeyOrder1763700000002 } from './migrations/1763700000002-keep-definition-key-order.js';
 import { CreateRateLimitCounters1763700000010 } from './migrations/1763700000010-create-rate-limit-counters.js';
+import { AddConfigVersions1763700000020 } from './migrations/1763700000020-add-config-versions.js';
 
 export const gatewayService: ServiceDefinition = {
   name: 'gateway',
   schema: 'gateway',
   module: GatewayModule,
   entities: [OrganizationEntity, MembershipEntity, ProjectEntity, ProjectApiSettingsEntity, ApiTokenEntity],
-  migrations: [CreateOutboxAndInbox1763700000000, CreateGatewayTables1763700000001, KeepDefinitionKeyOrder1763700000002, CreateRateLimitCounters1763700000010],
+  migrations: [CreateOutboxAndInbox1763700000000, CreateGatewayTables1763700000001, KeepDefinitionKeyOrder1763700000002, CreateRateLimitCounters1763700000010, AddConfigVersions1763700000020],
   configureHttp(app) {
     const fastify = app.getHttpAdapter().getInstance();
     // The version is the first check of the pipeline, before the body is even read.

@@ -3,15 +3,19 @@ import { Injectable } from '@nestjs/common';
 import { TransactionRunner } from '@runline/db';
 import { ProjectApiSettingsEntity } from '../entities/project-api-settings.entity.js';
 import { ProjectEntity, type ProjectType } from '../entities/project.entity.js';
+import { ChangePropagation } from '../changes/change-propagation.js';
 import { gatewayEvents } from '../events/gateway-events.js';
 
 /** Creates a project with the spec's default API settings (external API on, ONE_TIME, ABORT). */
 @Injectable()
 export class CreateProjectHandler {
-  constructor(private readonly transactions: TransactionRunner) {}
+  constructor(
+    private readonly transactions: TransactionRunner,
+    private readonly propagation: ChangePropagation,
+  ) {}
 
-  execute(command: { orgId: string; name: string; type: ProjectType }) {
-    return this.transactions.run(async ({ manager, emit }) => {
+  async execute(command: { orgId: string; name: string; type: ProjectType }) {
+    const created = await this.transactions.run(async ({ manager, emit }) => {
       const now = new Date();
       const project = manager.create(ProjectEntity, {
         id: randomUUID(),
@@ -24,6 +28,7 @@ export class CreateProjectHandler {
         publishedVersion: 0,
         publishedAt: null,
         createdAt: now,
+        configVersion: 1,
         deletedAt: null,
       });
       await manager.insert(ProjectEntity, project);
@@ -39,9 +44,11 @@ export class CreateProjectHandler {
         updatedAt: now,
       });
       await manager.insert(ProjectApiSettingsEntity, settings);
-      emit(gatewayEvents.projectCreated(project));
-      emit(gatewayEvents.projectApiSettingsChanged(project.orgId, settings));
-      return { projectId: project.id, name: project.name, type: project.type };
+      const events = [gatewayEvents.projectCreated(project), gatewayEvents.projectApiSettingsChanged(project.orgId, settings, project.configVersion)];
+      for (const event of events) emit(event);
+      return { view: { projectId: project.id, name: project.name, type: project.type }, events };
     });
+    await this.propagation.inForce(created.events);
+    return created.view;
   }
 }

@@ -72,6 +72,7 @@ export class DeadLettersHandler {
       projectId: caller.projectId,
       id,
       publishedVersion: caller.publishedVersion,
+      configVersion: BigInt(caller.configVersion),
     });
     const reply = fromBinary(ReplayDeadLetterReplySchema, await this.ask(DEAD_LETTER_REQUEST_SUBJECTS.REPLAY_DEAD_LETTER, toBinary(ReplayDeadLetterRequestSchema, request)));
     switch (reply.outcome) {

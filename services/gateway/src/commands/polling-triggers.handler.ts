@@ -33,6 +33,7 @@ export class PollingTriggersHandler {
     const request = create(RegisterPollingTriggerRequestSchema, {
       orgId: caller.orgId,
       projectId: caller.projectId,
+      configVersion: BigInt(caller.configVersion),
       source: body.source,
       pollKey: body.pollKey,
       pollEndpoint: body.pollEndpoint,

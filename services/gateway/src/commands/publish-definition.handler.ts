@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionRunner } from '@runline/db';
 import { validateDefinition } from '@runline/engine';
+import { ChangePropagation } from '../changes/change-propagation.js';
 import { ProjectEntity } from '../entities/project.entity.js';
 import { gatewayEvents } from '../events/gateway-events.js';
 import { ApiError } from '../http/api-error.js';
@@ -12,6 +13,7 @@ export class PublishDefinitionHandler {
   constructor(
     private readonly transactions: TransactionRunner,
     private readonly directory: AccessDirectory,
+    private readonly propagation: ChangePropagation,
   ) {}
 
   async execute(command: { projectId: string }): Promise<{ publishedVersion: number }> {
@@ -25,12 +27,14 @@ export class PublishDefinitionHandler {
       project.publishedDefinition = project.draftDefinition;
       project.publishedVersion += 1;
       project.publishedAt = new Date();
+      project.configVersion += 1;
       await manager.save(ProjectEntity, project);
-      emit(gatewayEvents.definitionPublished(project));
-      return { publishedVersion: project.publishedVersion };
+      const event = gatewayEvents.definitionPublished(project);
+      emit(event);
+      return { view: { publishedVersion: project.publishedVersion }, event };
     });
-    // Runs started through this gateway ask for the new version from now on.
     this.directory.evictProject(command.projectId);
-    return published;
+    await this.propagation.inForce([published.event]);
+    return published.view;
   }
 }

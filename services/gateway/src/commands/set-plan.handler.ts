@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionRunner } from '@runline/db';
+import { ChangePropagation } from '../changes/change-propagation.js';
 import { OrganizationEntity } from '../entities/organization.entity.js';
 import { gatewayEvents } from '../events/gateway-events.js';
 import { RateLimitPolicies } from '../http/external/rate-limits/rate-limit-policies.js';
@@ -17,18 +18,20 @@ export class SetPlanHandler {
   constructor(
     private readonly transactions: TransactionRunner,
     private readonly rateLimits: RateLimitPolicies,
+    private readonly propagation: ChangePropagation,
   ) {}
 
   async execute(command: { orgId: string; plan: Plan }): Promise<Plan & { orgId: string }> {
-    const result = await this.transactions.run(async ({ manager, emit }) => {
+    const changed = await this.transactions.run(async ({ manager, emit }) => {
       const org = await manager.findOneOrFail(OrganizationEntity, { where: { id: command.orgId }, lock: { mode: 'pessimistic_write' } });
-      Object.assign(org, command.plan, { updatedAt: new Date() });
+      Object.assign(org, command.plan, { updatedAt: new Date(), planVersion: org.planVersion + 1 });
       await manager.save(OrganizationEntity, org);
-      emit(gatewayEvents.organizationPlanChanged(org));
-      return { orgId: org.id, ...command.plan };
+      const event = gatewayEvents.organizationPlanChanged(org);
+      emit(event);
+      return { view: { orgId: org.id, ...command.plan }, event };
     });
-    // The plan's rate limit applies on this gateway at once; other replicas within the cache TTL.
     this.rateLimits.evictOrganization(command.orgId);
-    return result;
+    await this.propagation.inForce([changed.event]);
+    return changed.view;
   }
 }

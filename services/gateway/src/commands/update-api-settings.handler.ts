@@ -1,6 +1,8 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { TransactionRunner } from '@runline/db';
 import { SecretBox } from '@runline/runtime';
+import { ChangePropagation } from '../changes/change-propagation.js';
+import { nextConfigVersion } from '../changes/config-version.js';
 import { ProjectApiSettingsEntity } from '../entities/project-api-settings.entity.js';
 import type { ProjectEntity } from '../entities/project.entity.js';
 import { gatewayEvents } from '../events/gateway-events.js';
@@ -9,19 +11,20 @@ import { AccessDirectory } from '../http/external/access-directory.js';
 import { RateLimitPolicies } from '../http/external/rate-limits/rate-limit-policies.js';
 import { toApiSettingsView } from '../queries/get-api-settings.handler.js';
 
-/** Changes a project's API settings; the master switch takes effect on this gateway at once. */
+/** Changes a project's API settings; in force for the next request everywhere once answered. */
 @Injectable()
 export class UpdateApiSettingsHandler {
   constructor(
     private readonly transactions: TransactionRunner,
     private readonly directory: AccessDirectory,
     private readonly rateLimits: RateLimitPolicies,
+    private readonly propagation: ChangePropagation,
     @Inject(SecretBox) private readonly secrets: SecretBox,
   ) {}
 
   async execute(command: { project: ProjectEntity; changes: UpdateApiSettingsBody }) {
     const { changes } = command;
-    const view = await this.transactions.run(async ({ manager, emit }) => {
+    const changed = await this.transactions.run(async ({ manager, emit }) => {
       const settings = await manager.findOneOrFail(ProjectApiSettingsEntity, {
         where: { projectId: command.project.id },
         lock: { mode: 'pessimistic_write' },
@@ -37,11 +40,13 @@ export class UpdateApiSettingsHandler {
       if (changes.rateLimitWindowMs !== undefined) settings.rateLimitWindowMs = changes.rateLimitWindowMs;
       settings.updatedAt = new Date();
       await manager.save(ProjectApiSettingsEntity, settings);
-      emit(gatewayEvents.projectApiSettingsChanged(command.project.orgId, settings));
-      return toApiSettingsView(settings);
+      const event = gatewayEvents.projectApiSettingsChanged(command.project.orgId, settings, await nextConfigVersion(manager, command.project.id));
+      emit(event);
+      return { view: toApiSettingsView(settings), event };
     });
     this.directory.evictProject(command.project.id);
     this.rateLimits.evictProject(command.project.id);
-    return view;
+    await this.propagation.inForce([changed.event]);
+    return changed.view;
   }
 }

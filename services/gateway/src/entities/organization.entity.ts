@@ -21,6 +21,10 @@ export class OrganizationEntity {
   @Column('smallint', { name: 'renewal_day', nullable: true })
   renewalDay!: number | null;
 
+  /** Grows by one with every plan change; orders the plan copies other services keep. */
+  @Column('integer', { name: 'plan_version', default: 0 })
+  planVersion!: number;
+
   @Column('timestamptz', { name: 'created_at' })
   createdAt!: Date;
 

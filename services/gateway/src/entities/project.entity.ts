@@ -36,6 +36,10 @@ export class ProjectEntity {
   @Column('timestamptz', { name: 'created_at' })
   createdAt!: Date;
 
+  /** Grows with every change that acts on the project (settings, publish, revocation, plan, deletion). */
+  @Column('integer', { name: 'config_version', default: 1 })
+  configVersion!: number;
+
   @Column('timestamptz', { name: 'deleted_at', nullable: true })
   deletedAt!: Date | null;
 }

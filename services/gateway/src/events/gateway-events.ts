@@ -10,6 +10,7 @@ import {
   OrganizationPlanChangedSchema,
   ProjectApiSettingsChangedSchema,
   ProjectCreatedSchema,
+  ProjectDeletedSchema,
   ProjectType,
   toBusMessage,
 } from '@runline/contracts';
@@ -43,13 +44,14 @@ export const gatewayEvents = {
           rateLimitPerMinute: org.rateLimitPerMinute ?? undefined,
           rateLimitWindowMs: optionalBigInt(org.rateLimitWindowMs),
           renewalDay: org.renewalDay ?? undefined,
+          planVersion: BigInt(org.planVersion),
         }),
         orgId: org.id,
       }),
     );
   },
 
-  projectCreated(project: Pick<ProjectEntity, 'id' | 'orgId' | 'name' | 'type'>): BusMessage {
+  projectCreated(project: Pick<ProjectEntity, 'id' | 'orgId' | 'name' | 'type' | 'configVersion'>): BusMessage {
     return toBusMessage(
       newEnvelope({
         type: EVENT_TYPES.PROJECT_CREATED,
@@ -58,6 +60,7 @@ export const gatewayEvents = {
           projectId: project.id,
           name: project.name,
           type: project.type === 'CHATBOT' ? ProjectType.CHATBOT : ProjectType.AUTOMATION,
+          configVersion: BigInt(project.configVersion),
         }),
         orgId: project.orgId,
         projectId: project.id,
@@ -66,7 +69,7 @@ export const gatewayEvents = {
   },
 
   /** The callback secret travels sealed (SecretBox); only holders of SECRETS_KEY can open it. */
-  projectApiSettingsChanged(orgId: string, settings: ProjectApiSettingsEntity): BusMessage {
+  projectApiSettingsChanged(orgId: string, settings: ProjectApiSettingsEntity, configVersion: number): BusMessage {
     return toBusMessage(
       newEnvelope({
         type: EVENT_TYPES.PROJECT_API_SETTINGS_CHANGED,
@@ -81,6 +84,7 @@ export const gatewayEvents = {
           defaultCallbackSecret: settings.defaultCallbackSecretSealed ?? undefined,
           rateLimitPerMinute: settings.rateLimitPerMinute ?? undefined,
           rateLimitWindowMs: optionalBigInt(settings.rateLimitWindowMs),
+          configVersion: BigInt(configVersion),
         }),
         orgId,
         projectId: settings.projectId,
@@ -97,6 +101,7 @@ export const gatewayEvents = {
           projectId: project.id,
           version: project.publishedVersion,
           definitionJson: JSON.stringify(project.publishedDefinition),
+          configVersion: BigInt(project.configVersion),
         }),
         orgId: project.orgId,
         projectId: project.id,
@@ -104,13 +109,29 @@ export const gatewayEvents = {
     );
   },
 
-  apiTokenRevoked(token: { id: string; orgId: string; projectId: string }): BusMessage {
+  apiTokenRevoked(token: { id: string; orgId: string; projectId: string }, configVersion: number): BusMessage {
     return toBusMessage(
       newEnvelope({
         type: EVENT_TYPES.API_TOKEN_REVOKED,
-        payload: create(ApiTokenRevokedSchema, { orgId: token.orgId, projectId: token.projectId, tokenId: token.id }),
+        payload: create(ApiTokenRevokedSchema, {
+          orgId: token.orgId,
+          projectId: token.projectId,
+          tokenId: token.id,
+          configVersion: BigInt(configVersion),
+        }),
         orgId: token.orgId,
         projectId: token.projectId,
+      }),
+    );
+  },
+
+  projectDeleted(project: Pick<ProjectEntity, 'id' | 'orgId' | 'configVersion'>): BusMessage {
+    return toBusMessage(
+      newEnvelope({
+        type: EVENT_TYPES.PROJECT_DELETED,
+        payload: create(ProjectDeletedSchema, { orgId: project.orgId, projectId: project.id, configVersion: BigInt(project.configVersion) }),
+        orgId: project.orgId,
+        projectId: project.id,
       }),
     );
   },

@@ -1,6 +1,7 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Patch, Post, Put, Req, UseGuards } from '@nestjs/common';
 import { CreateApiTokenHandler } from '../../commands/create-api-token.handler.js';
 import { CreateProjectHandler } from '../../commands/create-project.handler.js';
+import { DeleteProjectHandler } from '../../commands/delete-project.handler.js';
 import { PublishDefinitionHandler } from '../../commands/publish-definition.handler.js';
 import { RevokeApiTokenHandler } from '../../commands/revoke-api-token.handler.js';
 import { SaveDefinitionHandler } from '../../commands/save-definition.handler.js';
@@ -25,6 +26,7 @@ export class ProjectsController {
     private readonly createApiToken: CreateApiTokenHandler,
     private readonly listApiTokens: ListApiTokensHandler,
     private readonly revokeApiToken: RevokeApiTokenHandler,
+    private readonly deleteProject: DeleteProjectHandler,
   ) {}
 
   @Post()
@@ -76,6 +78,13 @@ export class ProjectsController {
   async revokeToken(@Req() req: ConsoleRequest, @Param() params: ProjectParams & { tokenId: string }) {
     const project = await this.access.requireProject(req.user, params.orgId, params.projectId, 'edit');
     await this.revokeApiToken.execute({ project, tokenId: params.tokenId });
+  }
+
+  @Delete(':projectId')
+  @HttpCode(204)
+  async delete(@Req() req: ConsoleRequest, @Param() params: ProjectParams) {
+    const project = await this.access.requireProject(req.user, params.orgId, params.projectId, 'owner');
+    await this.deleteProject.execute({ projectId: project.id });
   }
 }
 

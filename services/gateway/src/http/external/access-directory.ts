@@ -2,6 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { Counter, type Registry } from 'prom-client';
 import { DataSource } from 'typeorm';
 import { METRICS_REGISTRY } from '@runline/runtime';
+import { ProjectVersions } from '../../changes/project-versions.js';
 import { GatewayConfig } from '../../config.js';
 import type { TokenScope } from '../../entities/api-token.entity.js';
 import type { ProjectType } from '../../entities/project.entity.js';
@@ -23,18 +24,25 @@ export interface ProjectRecord {
   externalApiEnabled: boolean;
   /** The last published version (0 = never published); runs ask for at least this version. */
   publishedVersion: number;
+  /** The project's configuration version this record was read at. */
+  configVersion: number;
 }
 
 interface Cached<T> {
   value: T | null;
   expiresAt: number;
+  /** The config_version of the project the entry belongs to, when it was read; null: none. */
+  version: number | null;
 }
 
 /**
  * What the external pipeline reads on every call (the token by its hash, the project and its
- * master switch), held briefly in memory so a call costs no database read. Changes made through
- * this gateway evict their entries at once; other gateway replicas see a change within the TTL
- * (GatewayConfig.ACCESS_CACHE_TTL_MS, default 2 s), which bounds how long a revoked token can still work there.
+ * master switch), held in memory. Every entry carries the project's config_version it was read
+ * at, and is used only while that is still the project's version in the database
+ * (ProjectVersions: one small batched read), so a change answered by any replica (a revoked
+ * token, the master switch, a publish, a deletion) is in force for the next call on every
+ * replica. Changes made through this gateway also evict their entries at once. The TTL
+ * (GatewayConfig.ACCESS_CACHE_TTL_MS) bounds memory, not staleness.
  */
 @Injectable()
 export class AccessDirectory {
@@ -45,6 +53,7 @@ export class AccessDirectory {
 
   constructor(
     private readonly dataSource: DataSource,
+    private readonly versions: ProjectVersions,
     @Inject(GatewayConfig) config: GatewayConfig,
     @Inject(METRICS_REGISTRY) registry: Registry,
   ) {
@@ -57,23 +66,39 @@ export class AccessDirectory {
     });
   }
 
-  async tokenByHash(hash: string): Promise<TokenRecord | null> {
-    return this.cached(this.tokens, hash, async () => {
+  /**
+   * The token with this hash, as of a moment at or after `since` (performance.now(); pass the
+   * same value to `project` in one request so both share one version read).
+   */
+  async tokenByHash(hash: string, since = performance.now()): Promise<TokenRecord | null> {
+    return this.cached(this.tokens, hash, since, (token) => token.projectId, async () => {
       this.databaseReads.inc({ kind: 'token' });
-      const rows: Array<{ id: string; org_id: string; project_id: string; scopes: TokenScope[]; expires_at: Date | null; revoked_at: Date | null }> =
-        await this.dataSource.query(
-          'SELECT id, org_id, project_id, scopes, expires_at, revoked_at FROM api_tokens WHERE token_hash = $1',
-          [hash],
-        );
+      const rows: Array<{
+        id: string;
+        org_id: string;
+        project_id: string;
+        scopes: TokenScope[];
+        expires_at: Date | null;
+        revoked_at: Date | null;
+        config_version: number;
+      }> = await this.dataSource.query(
+        `SELECT t.id, t.org_id, t.project_id, t.scopes, t.expires_at, t.revoked_at, p.config_version
+           FROM api_tokens t JOIN projects p ON p.id = t.project_id
+          WHERE t.token_hash = $1`,
+        [hash],
+      );
       const row = rows[0];
-      return row
-        ? { id: row.id, orgId: row.org_id, projectId: row.project_id, scopes: row.scopes, expiresAt: row.expires_at, revoked: row.revoked_at !== null }
-        : null;
+      if (!row) return { value: null, version: null };
+      return {
+        value: { id: row.id, orgId: row.org_id, projectId: row.project_id, scopes: row.scopes, expiresAt: row.expires_at, revoked: row.revoked_at !== null },
+        version: row.config_version,
+      };
     });
   }
 
-  async project(projectId: string): Promise<ProjectRecord | null> {
-    return this.cached(this.projects, projectId, async () => {
+  /** The project, as of a moment at or after `since` (see `tokenByHash`); null when it does not exist. */
+  async project(projectId: string, since = performance.now()): Promise<ProjectRecord | null> {
+    return this.cached(this.projects, projectId, since, (project) => project.id, async () => {
       this.databaseReads.inc({ kind: 'project' });
       const rows: Array<{
         id: string;
@@ -82,24 +107,27 @@ export class AccessDirectory {
         deleted_at: Date | null;
         external_api_enabled: boolean | null;
         published_version: number;
-      }> =
-        await this.dataSource.query(
-          `SELECT p.id, p.org_id, p.type, p.deleted_at, s.external_api_enabled, p.published_version
-             FROM projects p LEFT JOIN project_api_settings s ON s.project_id = p.id
-            WHERE p.id = $1`,
-          [projectId],
-        );
+        config_version: number;
+      }> = await this.dataSource.query(
+        `SELECT p.id, p.org_id, p.type, p.deleted_at, s.external_api_enabled, p.published_version, p.config_version
+           FROM projects p LEFT JOIN project_api_settings s ON s.project_id = p.id
+          WHERE p.id = $1`,
+        [projectId],
+      );
       const row = rows[0];
-      return row
-        ? {
-            id: row.id,
-            orgId: row.org_id,
-            type: row.type,
-            deleted: row.deleted_at !== null,
-            externalApiEnabled: row.external_api_enabled ?? true,
-            publishedVersion: row.published_version,
-          }
-        : null;
+      if (!row) return { value: null, version: null };
+      return {
+        value: {
+          id: row.id,
+          orgId: row.org_id,
+          type: row.type,
+          deleted: row.deleted_at !== null,
+          externalApiEnabled: row.external_api_enabled ?? true,
+          publishedVersion: row.published_version,
+          configVersion: row.config_version,
+        },
+        version: row.config_version,
+      };
     });
   }
 
@@ -115,13 +143,25 @@ export class AccessDirectory {
     this.projects.delete(projectId);
   }
 
-  private async cached<T>(cache: Map<string, Cached<T>>, key: string, load: () => Promise<T | null>): Promise<T | null> {
+  private async cached<T>(
+    cache: Map<string, Cached<T>>,
+    key: string,
+    since: number,
+    projectOf: (value: T) => string,
+    load: () => Promise<{ value: T | null; version: number | null }>,
+  ): Promise<T | null> {
     const now = Date.now();
     const hit = cache.get(key);
-    if (hit && hit.expiresAt > now) return hit.value;
-    const value = await load();
+    if (hit && hit.expiresAt > now) {
+      // A miss (null) stays cached only for the TTL: nothing it depends on has a version.
+      if (hit.value === null) return null;
+      const known = this.versions.current(projectOf(hit.value), since);
+      const current = known instanceof Promise ? await known : known;
+      if (current?.config === hit.version) return hit.value;
+    }
+    const loaded = await load();
     if (cache.size > 100_000) cache.clear(); // bound memory under a flood of distinct keys
-    cache.set(key, { value, expiresAt: now + this.ttlMs });
-    return value;
+    cache.set(key, { value: loaded.value, version: loaded.version, expiresAt: now + this.ttlMs });
+    return loaded.value;
   }
 }

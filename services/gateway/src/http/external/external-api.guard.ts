@@ -19,6 +19,10 @@ export interface ExternalCaller {
   scopes: readonly TokenScope[];
   /** The project's published version when the call came in. */
   publishedVersion: number;
+  /** The project's configuration version when the call came in (current as of its arrival). */
+  configVersion: number;
+  /** The moment (performance.now()) the pipeline's reads are current as of; later checks reuse it. */
+  checkedAt: number;
 }
 
 export type ExternalRequest = FastifyRequest<{ Params: Record<string, string> }> & { caller: ExternalCaller };
@@ -48,13 +52,15 @@ export class ExternalApiGuard implements CanActivate {
     if (presented === undefined) throw new ApiError(401, API_ERRORS.missingToken);
     // A malformed token is refused on its checksum alone, without a database read.
     if (!this.tokenFormat.isWellFormed(presented)) throw new ApiError(401, API_ERRORS.invalidToken);
-    const token = await this.directory.tokenByHash(hashApiToken(presented));
+    // Both reads are checked against the projects' versions as of one moment after arrival.
+    const since = performance.now();
+    const token = await this.directory.tokenByHash(hashApiToken(presented), since);
     if (!token || token.revoked || (token.expiresAt && token.expiresAt.getTime() <= Date.now())) {
       throw new ApiError(401, API_ERRORS.invalidToken);
     }
     if (pathProjectId !== undefined && pathProjectId !== token.projectId) throw new ApiError(401, API_ERRORS.invalidToken);
 
-    const project = await this.directory.project(token.projectId);
+    const project = await this.directory.project(token.projectId, since);
     if (!project || project.deleted || project.orgId !== orgId) throw new ApiError(404, API_ERRORS.projectNotFound);
     if (!project.externalApiEnabled) throw new ApiError(403, API_ERRORS.externalApiDisabled);
     if (route.scope && !token.scopes.includes(route.scope)) throw new ApiError(403, API_ERRORS.insufficientScope);
@@ -70,6 +76,8 @@ export class ExternalApiGuard implements CanActivate {
       projectType: project.type,
       scopes: token.scopes,
       publishedVersion: project.publishedVersion,
+      configVersion: project.configVersion,
+      checkedAt: since,
     };
     return true;
   }

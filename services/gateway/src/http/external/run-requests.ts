@@ -77,6 +77,7 @@ export class RunRequests {
       bodyJson: JSON.stringify(body),
       idempotencyKey: key !== undefined && key !== '' && key.length <= MAX_IDEMPOTENCY_KEY_LENGTH ? key : '',
       publishedVersion: caller.publishedVersion,
+      configVersion: BigInt(caller.configVersion),
       draftDefinitionJson: draft,
       receivedAt: timestampFromDate(request.receivedAt ?? new Date()),
       runAt: request.runAt ? timestampFromDate(request.runAt) : undefined,

@@ -39,7 +39,7 @@ export class RateLimitGuard implements CanActivate {
     const caller = request.caller;
     if (!caller) throw new Error(`rate-limited route ${endpoint} has no caller: @RateLimited must be written above @ExternalRoute`);
     // Both usually answer from memory; awaiting only what is a promise keeps the hot path short.
-    const known = this.policies.policy(caller.projectId);
+    const known = this.policies.policy(caller.projectId, caller.checkedAt);
     const policy = known instanceof Promise ? await known : known;
     const counted = this.counters.count({ tokenId: caller.tokenId, endpoint, limit: policy.limit, windowMs: policy.windowMs });
     const tally = counted instanceof Promise ? await counted : counted;
