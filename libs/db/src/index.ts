@@ -25,3 +25,4 @@ export type { OutboxRelayLogger } from './relay-logger.js';
 export { Inbox } from './inbox.js';
 export { GroupCommit, type BatchWriter } from './group-commit.js';
 export { startEmbeddedPostgres, type EmbeddedPostgres, type EmbeddedPostgresOptions } from './embedded-postgres.js';
+export { returningRows } from './returning-rows.js';

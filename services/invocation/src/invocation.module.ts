@@ -1,11 +1,13 @@
 import { Module } from '@nestjs/common';
 import { OutboundGuard } from '@runline/outbound';
 import { ENVIRONMENT, loadConfig, SecretBox } from '@runline/runtime';
+import { ApplyGatewayChangeHandler } from './commands/apply-gateway-change.handler.js';
 import { ModifyInvocationHandler } from './commands/modify-invocation.handler.js';
 import { RunInvocationHandler } from './commands/run-invocation.handler.js';
 import { StartInvocationHandler } from './commands/start-invocation.handler.js';
 import { InvocationConfig } from './config.js';
 import { CallbackAttemptedHandler } from './events/callback-attempted.handler.js';
+import { GatewayCopies } from './events/gateway-copies.js';
 import { GatewayCopiesProjector } from './events/gateway-copies.projector.js';
 import { ScheduledJobCancelledHandler } from './events/scheduled-job-cancelled.handler.js';
 import { ScheduledJobFiredHandler } from './events/scheduled-job-fired.handler.js';
@@ -21,6 +23,7 @@ import { SchedulerClient } from './runs/scheduler-jobs.js';
 @Module({
   controllers: [
     GatewayCopiesProjector,
+    ApplyGatewayChangeHandler,
     GetInvocationHandler,
     StartInvocationHandler,
     ModifyInvocationHandler,
@@ -37,6 +40,7 @@ import { SchedulerClient } from './runs/scheduler-jobs.js';
       inject: [InvocationConfig],
       useFactory: (config: InvocationConfig) => new OutboundGuard({ allowedCidrs: cidrs(config.OUTBOUND_ALLOWED_CIDRS) }),
     },
+    GatewayCopies,
     DefinitionCatalog,
     BotSessions,
     RunExecutor,

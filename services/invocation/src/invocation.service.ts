@@ -8,6 +8,7 @@ import { KeepDefinitionKeyOrder1763700000103 } from './migrations/1763700000103-
 import { AddWaitingJob1763700000104 } from './migrations/1763700000104-add-waiting-job.js';
 import { CreateCallbackAttempts1763700000110 } from './migrations/1763700000110-create-callback-attempts.js';
 import { CreateUsageCounters1763700000130 } from './migrations/1763700000130-create-usage-counters.js';
+import { AddConfigVersions1763700000140 } from './migrations/1763700000140-add-config-versions.js';
 
 export const invocationService: ServiceDefinition = {
   name: 'invocation',
@@ -22,5 +23,6 @@ export const invocationService: ServiceDefinition = {
     AddWaitingJob1763700000104,
     CreateCallbackAttempts1763700000110,
     CreateUsageCounters1763700000130,
+    AddConfigVersions1763700000140,
   ],
 };

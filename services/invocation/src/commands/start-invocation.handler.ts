@@ -21,7 +21,7 @@ import type { CompiledDefinition, JsonValue } from '@runline/engine';
 import type { Logger } from '@runline/observability';
 import { LOGGER, SecretBox } from '@runline/runtime';
 import type { InvocationEventData, RequestInfo, RunModeName, TargetType } from '../events/invocation-event.js';
-import { DefinitionCatalog, DefinitionUnavailableError, type ProjectCopy } from '../runs/definition-catalog.js';
+import { DefinitionCatalog, DefinitionUnavailableError, StaleProjectCopyError, type ProjectCopy } from '../runs/definition-catalog.js';
 import { insertInvocationsAtOnce, readDocument, type NewInvocation } from '../runs/invocation-store.js';
 import type { InvocationDocument } from '../events/invocation.projector.js';
 import { recordWithinQuota, type QuotaFigures, type QuotaOutcome } from '../runs/quota-ledger.js';
@@ -116,8 +116,16 @@ export class StartInvocationHandler implements OnModuleInit {
     const body = JSON.parse(request.bodyJson || '{}') as Record<string, unknown>;
     const session = target === 'BOT' ? sessionOf(body) : null;
 
-    const project = await this.catalog.project(request.projectId, request.publishedVersion);
+    let project: ProjectCopy | null;
+    try {
+      // Never older than the state the sender was answered from (its config_version).
+      project = await this.catalog.project(request.projectId, { configVersion: Number(request.configVersion), publishedVersion: request.publishedVersion });
+    } catch (error) {
+      if (!(error instanceof StaleProjectCopyError)) throw error;
+      return create(StartInvocationReplySchema, { unavailableReason: 'The latest change of the project has not reached the invocation service yet' });
+    }
     if (!project) return create(StartInvocationReplySchema, { unavailableReason: 'The project is not known to the invocation service yet' });
+    if (project.deleted) return create(StartInvocationReplySchema, { unavailableReason: 'The project was deleted' });
 
     const draft = target === 'AUTOMATION' && mode === 'SYNC' && body.runtimeStage === 'app' ? request.draftDefinitionJson : '';
     let compiled: CompiledDefinition | null = null;

@@ -43,6 +43,7 @@ const FAILURE_KINDS: Record<FailureKindName, FailureKind> = {
   INTERRUPTED: FailureKind.INTERRUPTED,
   EXTERNAL_API_DISABLED: FailureKind.EXTERNAL_API_DISABLED,
   QUOTA_EXCEEDED: FailureKind.QUOTA_EXCEEDED,
+  PROJECT_DELETED: FailureKind.PROJECT_DELETED,
 };
 
 export function invocationEventMessage(event: InvocationEvent): BusMessage {

@@ -9,7 +9,7 @@ export type TargetType = 'BOT' | 'FLOW' | 'AUTOMATION';
 export type RunModeName = 'SYNC' | 'ASYNC';
 export type TriggerSource = 'WEBHOOK' | 'SCHEDULE' | 'POLLING' | 'REPLAY';
 export type Environment = 'PRODUCTION' | 'TEST';
-export type FailureKindName = 'RUN' | 'TRIGGER_CHECK' | 'INTERRUPTED' | 'EXTERNAL_API_DISABLED' | 'QUOTA_EXCEEDED';
+export type FailureKindName = 'RUN' | 'TRIGGER_CHECK' | 'INTERRUPTED' | 'EXTERNAL_API_DISABLED' | 'QUOTA_EXCEEDED' | 'PROJECT_DELETED';
 
 /** What a run was asked to do; recorded by its first event. */
 export interface RequestInfo {

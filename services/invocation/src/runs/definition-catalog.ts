@@ -11,19 +11,43 @@ export interface ProjectCopy extends ProjectDefaults {
   orgId: string;
   type: ProjectType | null;
   publishedVersion: number;
+  /** The gateway's configuration version this copy holds (see `DefinitionCatalog.project`). */
+  configVersion: number;
+  deleted: boolean;
+}
+
+/**
+ * What the caller needs of the copy: at least this configuration version (the one its sender
+ * was answered from) and published version; `fresh` reads the database whatever memory holds,
+ * for work no request started (a queued or scheduled start), which must see every change
+ * answered before it.
+ */
+export interface ProjectWanted {
+  configVersion?: number;
+  publishedVersion?: number;
+  fresh?: boolean;
+}
+
+/** The copy is older than the version the caller was answered from, even after waiting for it. */
+export class StaleProjectCopyError extends Error {
+  constructor(projectId: string, wanted: number, held: number) {
+    super(`the copy of project ${projectId} holds configuration version ${held}, older than ${wanted}`);
+  }
 }
 
 export class DefinitionUnavailableError extends Error {}
 
 const CACHE_LIMIT = 1000;
 const POLL_MS = 20;
-/** Project copies are re-read at most this often; a newer published version is waited for anyway. */
+/** Bounds how long an unused copy stays in memory; a newer version is read at once anyway. */
 const PROJECT_TTL_MS = 1000;
 
 /**
  * Published definitions, compiled once per version (never per run), and the project settings
- * they run with. The copies come from gateway events; a request may arrive a moment before the
- * copy of the version its caller published, so `published` waits for it briefly.
+ * they run with. The copies come from gateway events, which the gateway hands over before it
+ * answers a change; a copy held in memory is used only while it is at least as new as the
+ * configuration version the request carries, else it is read again (and, should the change
+ * still be on its way, waited for briefly).
  */
 @Injectable()
 export class DefinitionCatalog {
@@ -36,9 +60,16 @@ export class DefinitionCatalog {
     @Inject(SecretBox) private readonly secrets: SecretBox,
   ) {}
 
-  async project(projectId: string, atLeastVersion = 0): Promise<ProjectCopy | null> {
+  /**
+   * The project's copy, at least as new as `wanted`; null when the project is unknown here.
+   * Throws StaleProjectCopyError when the copy has not reached `wanted.configVersion` in
+   * DEFINITION_WAIT_MS.
+   */
+  async project(projectId: string, wanted: ProjectWanted = {}): Promise<ProjectCopy | null> {
+    const configVersion = wanted.configVersion ?? 0;
+    const publishedVersion = wanted.publishedVersion ?? 0;
     const cached = this.projects.get(projectId);
-    if (cached && cached.expiresAt > Date.now() && cached.copy.publishedVersion >= atLeastVersion) return cached.copy;
+    if (!wanted.fresh && cached && cached.expiresAt > Date.now() && isAtLeast(cached.copy, configVersion, publishedVersion)) return cached.copy;
     const deadline = Date.now() + this.config.DEFINITION_WAIT_MS;
     for (;;) {
       const copy = await this.readProject(projectId);
@@ -46,8 +77,11 @@ export class DefinitionCatalog {
         if (this.projects.size >= CACHE_LIMIT) this.projects.clear();
         this.projects.set(projectId, { copy, expiresAt: Date.now() + PROJECT_TTL_MS });
       }
-      if (copy && copy.publishedVersion >= atLeastVersion) return copy;
-      if (Date.now() >= deadline) return copy;
+      if (copy && isAtLeast(copy, configVersion, publishedVersion)) return copy;
+      if (Date.now() >= deadline) {
+        if (copy && copy.configVersion < configVersion) throw new StaleProjectCopyError(projectId, configVersion, copy.configVersion);
+        return copy;
+      }
       await new Promise((resolve) => setTimeout(resolve, POLL_MS));
     }
   }
@@ -94,9 +128,11 @@ export class DefinitionCatalog {
       default_callback_url: string | null;
       default_callback_secret_sealed: string | null;
       published_version: number;
+      config_version: number;
+      deleted: boolean;
     }> = await this.dataSource.query(
       `SELECT project_id, org_id, type, external_api_enabled, default_enrollment_policy, default_on_error_policy,
-              default_callback_url, default_callback_secret_sealed, published_version
+              default_callback_url, default_callback_secret_sealed, published_version, config_version, deleted
          FROM project_copies WHERE project_id = $1`,
       [projectId],
     );
@@ -107,6 +143,8 @@ export class DefinitionCatalog {
       orgId: row.org_id,
       type: row.type,
       publishedVersion: row.published_version,
+      configVersion: row.config_version,
+      deleted: row.deleted,
       externalApiEnabled: row.external_api_enabled,
       defaultEnrollmentPolicy: row.default_enrollment_policy,
       defaultOnErrorPolicy: row.default_on_error_policy,
@@ -114,4 +152,8 @@ export class DefinitionCatalog {
       defaultCallbackSecret: row.default_callback_secret_sealed ? this.secrets.open(row.default_callback_secret_sealed) : null,
     };
   }
+}
+
+function isAtLeast(copy: ProjectCopy, configVersion: number, publishedVersion: number): boolean {
+  return copy.configVersion >= configVersion && copy.publishedVersion >= publishedVersion;
 }

@@ -248,7 +248,7 @@ export class RunExecutor implements OnApplicationShutdown {
 
   private async definitionFor(row: InvocationRow, plan: RunPlan): Promise<CompiledDefinition> {
     if (plan.draftDefinition !== null) return this.catalog.draft('AUTOMATION', plan.draftDefinition);
-    const project = await this.catalog.project(row.projectId, plan.definitionVersion);
+    const project = await this.catalog.project(row.projectId, { publishedVersion: plan.definitionVersion });
     if (!project) throw new Error('project is unknown to the invocation service');
     return this.catalog.published(project);
   }

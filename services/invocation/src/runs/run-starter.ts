@@ -23,10 +23,13 @@ export type NotBefore = number;
 /** Why a run that came up fails instead of starting: what its InvocationFailed says. */
 interface Refusal {
   errorMessage: string;
-  kind: 'EXTERNAL_API_DISABLED' | 'QUOTA_EXCEEDED';
+  kind: 'EXTERNAL_API_DISABLED' | 'QUOTA_EXCEEDED' | 'PROJECT_DELETED';
 }
 
 const noRefusal = (): Promise<Refusal | null> => Promise.resolve(null);
+
+/** Our message: a queued or scheduled run whose project was deleted before it came up. */
+export const PROJECT_DELETED_MESSAGE = 'The project was deleted before the run started';
 
 /**
  * Starts waiting runs in this process: a QUEUED run (RunInvocation), a SCHEDULED run or a
@@ -83,7 +86,10 @@ export class RunStarter implements OnApplicationShutdown {
 
   /** Why the run may not start (it fails instead), or null. */
   private async refusalOf(row: InvocationRow, from: Expectation): Promise<Refusal | null> {
-    const project = await this.catalog.project(row.projectId);
+    // Read afresh: a change answered while the run waited (the switch turned off, the project
+    // deleted) must hold when it starts.
+    const project = await this.catalog.project(row.projectId, { fresh: true });
+    if (project?.deleted) return { errorMessage: PROJECT_DELETED_MESSAGE, kind: 'PROJECT_DELETED' };
     if (project && !project.externalApiEnabled) return { errorMessage: 'External API access is disabled for this project', kind: 'EXTERNAL_API_DISABLED' };
     if (from.status !== 'SCHEDULED') return null;
     const verdict = await scheduledStartVerdict(this.transactions.dataSource.manager, row.id, row.orgId);
