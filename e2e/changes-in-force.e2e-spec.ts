@@ -1,0 +1,210 @@
+import {
+  consoleJwt,
+  createTestDatabase,
+  deletePrefixedStreams,
+  HttpClient,
+  TEST_CONSOLE_JWT_SECRET,
+  TEST_SECRETS_KEY,
+  testNatsUrl,
+  uniqueBusPrefix,
+  type TestDatabase,
+} from '@runline/testing';
+import { createPublishedProject, issueToken, publishDefinition, type ProjectFixture } from './gateway-fixtures.js';
+import { eventually } from './support/lifecycle-support.js';
+import { compiledEntry, freePort, runNode, waitForOk, type RunningProcess } from './support/processes.js';
+import { runPath, type Json } from './support/runs-support.js';
+
+/**
+ * A change answered by one gateway replica is obeyed by the very next request to the other,
+ * sent at once, with no wait in between: two gateway processes and the invocation service as
+ * separate processes on one database and one NATS. Each pair runs REPEAT times.
+ */
+const REPEAT = 20;
+const ADMIN = consoleJwt('changes-admin', { roles: ['platform-admin'] });
+const body = { event: 'order.created', customerId: 'c-1', orderId: '42', enrollmentPolicy: 'EVERY_MATCH' };
+
+describe('a change is in force for the next request on every replica', () => {
+  let database: TestDatabase;
+  const busPrefix = uniqueBusPrefix();
+  const processes: RunningProcess[] = [];
+  let a: HttpClient;
+  let b: HttpClient;
+
+  beforeAll(async () => {
+    database = await createTestDatabase();
+    const environment: NodeJS.ProcessEnv = {
+      PATH: process.env.PATH,
+      DATABASE_URL: database.url,
+      NATS_URL: testNatsUrl(),
+      BUS_PREFIX: busPrefix,
+      HOST: '127.0.0.1',
+      CONSOLE_JWT_SECRET: TEST_CONSOLE_JWT_SECRET,
+      SECRETS_KEY: TEST_SECRETS_KEY,
+      LOG_LEVEL: 'warn',
+    };
+    for (const name of ['gateway', 'invocation']) {
+      const migration = runNode(compiledEntry(`services/${name}/main.js`), ['migrate'], environment);
+      expect(await migration.exit()).toBe(0);
+    }
+    const urls = await Promise.all(
+      ['gateway', 'gateway', 'invocation'].map(async (name) => {
+        const port = await freePort();
+        const started = runNode(compiledEntry(`services/${name}/main.js`), [], { ...environment, PORT: String(port) });
+        processes.push(started);
+        const url = `http://127.0.0.1:${port}`;
+        await waitForOk(`${url}/health/ready`, started);
+        return url;
+      }),
+    );
+    a = new HttpClient(urls[0]!);
+    b = new HttpClient(urls[1]!);
+  }, 120_000);
+
+  afterAll(async () => {
+    await Promise.all(processes.map((started) => started.stop()));
+    await deletePrefixedStreams(testNatsUrl(), busPrefix);
+    await database?.drop();
+  });
+
+  const settingsPath = (project: ProjectFixture) => `/v1/orgs/${project.orgId}/projects/${project.projectId}/api-settings`;
+
+  async function changeSettings(project: ProjectFixture, changes: Json): Promise<void> {
+    const answer = await a.patch(settingsPath(project), changes, { bearer: project.ownerJwt });
+    expect(answer.status).toBe(200);
+  }
+
+  it('the master switch', async () => {
+    const project = await createPublishedProject(a, 'CHATBOT');
+    const { token } = await issueToken(a, project, ['flow:trigger']);
+    await changeSettings(project, { rateLimitPerMinute: 10_000 });
+    for (let i = 0; i < REPEAT; i++) {
+      await changeSettings(project, { externalApiEnabled: false });
+      expect(await b.post(runPath('flowTriggerAsync', project), body, { bearer: token })).toMatchObject({
+        status: 403,
+        body: { error: 'External API access is disabled for this project' },
+      });
+      await changeSettings(project, { externalApiEnabled: true });
+      expect((await b.post(runPath('flowTriggerAsync', project), body, { bearer: token })).status).toBe(202);
+    }
+  }, 120_000);
+
+  it('a token revocation', async () => {
+    const project = await createPublishedProject(a, 'CHATBOT');
+    for (let i = 0; i < REPEAT; i++) {
+      const { id, token } = await issueToken(a, project, ['flow:trigger']);
+      // The other replica has the token in memory before it is revoked.
+      expect((await b.post(runPath('flowTrigger', project), { ...body, dryRun: true }, { bearer: token })).status).toBe(200);
+      expect((await a.delete(`/v1/orgs/${project.orgId}/projects/${project.projectId}/api-tokens/${id}`, { bearer: project.ownerJwt })).status).toBe(204);
+      expect(await b.post(runPath('flowTrigger', project), { ...body, dryRun: true }, { bearer: token })).toMatchObject({
+        status: 401,
+        body: { error: 'Invalid API token' },
+      });
+    }
+  }, 120_000);
+
+  it('a publish, for sync and async runs', async () => {
+    const project = await createPublishedProject(a, 'AUTOMATION', returning('v0'));
+    const { token } = await issueToken(a, project, ['automation:trigger']);
+    await changeSettings(project, { rateLimitPerMinute: 10_000 });
+    const payload = { event: 'order.created', payload: { orderId: '42', amount: 1 } };
+    expect((await b.post(runPath('automationTrigger', project), payload, { bearer: token })).body).toMatchObject({ result: 'v0' });
+    for (let i = 1; i <= REPEAT; i++) {
+      await publishDefinition(a, project, returning(`v${i}`));
+      expect(await b.post(runPath('automationTrigger', project), payload, { bearer: token })).toMatchObject({ status: 200, body: { result: `v${i}` } });
+      const accepted = await b.post<{ invocationId: string }>(runPath('automationTriggerAsync', project), payload, { bearer: token });
+      expect(accepted.status).toBe(202);
+      const finished = await eventually('the async run to end', async () => {
+        const read = await b.get<{ status: string; result: unknown }>(`/v1/orgs/${project.orgId}/external-invocations/${accepted.body.invocationId}`, { bearer: token });
+        return read.body.status === 'SUCCEEDED' || read.body.status === 'FAILED' ? read.body : undefined;
+      });
+      expect(finished).toMatchObject({ status: 'SUCCEEDED', result: `v${i}` });
+    }
+  }, 180_000);
+
+  it('the default on-error policy', async () => {
+    const project = await createPublishedProject(a, 'AUTOMATION', failingThenReturning);
+    const { token } = await issueToken(a, project, ['automation:trigger']);
+    await changeSettings(project, { rateLimitPerMinute: 10_000 });
+    const payload = { event: 'order.created', payload: { orderId: '42', amount: 1 } };
+    for (let i = 0; i < REPEAT; i++) {
+      await changeSettings(project, { defaultOnErrorPolicy: 'CONTINUE' });
+      expect(await b.post(runPath('automationTrigger', project), payload, { bearer: token })).toMatchObject({ status: 200, body: { status: 'SUCCEEDED', result: 'after' } });
+      await changeSettings(project, { defaultOnErrorPolicy: 'ABORT' });
+      expect(await b.post(runPath('automationTrigger', project), payload, { bearer: token })).toMatchObject({ status: 500, body: { status: 'FAILED' } });
+    }
+  }, 120_000);
+
+  it('the project rate limit', async () => {
+    const project = await createPublishedProject(a, 'CHATBOT');
+    const dry = { ...body, dryRun: true };
+    for (let i = 0; i < REPEAT; i++) {
+      // A fresh token starts with an empty window.
+      const { token } = await issueToken(a, project, ['flow:trigger']);
+      await changeSettings(project, { rateLimitPerMinute: 1000, rateLimitWindowMs: 3_600_000 });
+      expect((await b.post(runPath('flowTrigger', project), dry, { bearer: token })).status).toBe(200);
+      expect((await b.post(runPath('flowTrigger', project), dry, { bearer: token })).status).toBe(200);
+      await changeSettings(project, { rateLimitPerMinute: 2 });
+      expect(await b.post(runPath('flowTrigger', project), dry, { bearer: token })).toMatchObject({ status: 429, body: { error: 'Rate limit exceeded' } });
+      await changeSettings(project, { rateLimitPerMinute: 1000 });
+      expect((await b.post(runPath('flowTrigger', project), dry, { bearer: token })).status).toBe(200);
+    }
+  }, 120_000);
+
+  it('the plan quota', async () => {
+    const project = await createPublishedProject(a, 'CHATBOT');
+    const { token } = await issueToken(a, project, ['flow:trigger']);
+    await changeSettings(project, { rateLimitPerMinute: 10_000 });
+    const setQuota = async (monthlyQuota: number) => {
+      const answer = await a.put(`/v1/orgs/${project.orgId}/plan`, { monthlyQuota, rateLimitPerMinute: null, rateLimitWindowMs: null, renewalDay: null }, { bearer: ADMIN });
+      expect(answer.status).toBe(200);
+    };
+    for (let used = 0; used < REPEAT; ) {
+      await setQuota(used);
+      expect(await b.post(runPath('flowTriggerAsync', project), body, { bearer: token })).toMatchObject({
+        status: 429,
+        body: { error: 'Monthly API call quota exceeded' },
+      });
+      await setQuota(used + 1);
+      expect((await b.post(runPath('flowTriggerAsync', project), body, { bearer: token })).status).toBe(202);
+      used += 1;
+    }
+  }, 120_000);
+
+  it('a project deletion', async () => {
+    for (let i = 0; i < REPEAT; i++) {
+      const project = await createPublishedProject(a, 'CHATBOT');
+      const { token } = await issueToken(a, project, ['flow:trigger']);
+      expect((await b.post(runPath('flowTrigger', project), { ...body, dryRun: true }, { bearer: token })).status).toBe(200);
+      expect((await a.delete(`/v1/orgs/${project.orgId}/projects/${project.projectId}`, { bearer: project.ownerJwt })).status).toBe(204);
+      expect(await b.post(runPath('flowTrigger', project), { ...body, dryRun: true }, { bearer: token })).toMatchObject({
+        status: 404,
+        body: { error: 'Project not found' },
+      });
+    }
+  }, 120_000);
+});
+
+/** An automation whose run returns `value`, so a run tells which version it ran. */
+function returning(value: string): object {
+  return {
+    schemaVersion: 1,
+    workflow: {
+      trigger: { externalEnabled: true, key: 'external_event', expectedPayload: { orderId: '', amount: 0 } },
+      start: 'n1',
+      nodes: { n1: { type: 'return', value: `'${value}'` } },
+    },
+  };
+}
+
+/** A failing `set` node before a return: CONTINUE returns 'after', ABORT fails. */
+const failingThenReturning = {
+  schemaVersion: 1,
+  workflow: {
+    trigger: { externalEnabled: true, key: 'external_event', expectedPayload: { orderId: '', amount: 0 } },
+    start: 'broken',
+    nodes: {
+      broken: { type: 'set', values: { sum: "payload.amount + 'x'" }, next: 'done' },
+      done: { type: 'return', value: "'after'" },
+    },
+  },
+};
