@@ -43,6 +43,8 @@ describe('embedded mode (npm start)', () => {
     expect(chatbotToken).toMatch(/^rl_ext_/);
     expect(automationToken).toMatch(/^rl_ext_/);
     expect(banner).toContain('(created now)');
+    // Nothing the frameworks deprecate is in use (Node prints such warnings once per process).
+    expect(banner).not.toMatch(/Deprecation|DeprecationWarning|\[FSTDEP\d+\]/);
 
     const curlLines = banner.split('\n').filter((line) => line.trim().startsWith('curl '));
     expect(curlLines.length).toBeGreaterThanOrEqual(4);

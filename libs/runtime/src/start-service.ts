@@ -1,6 +1,7 @@
 import { Module, type INestApplication } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import { FastifyAdapter, type NestFastifyApplication } from '@nestjs/platform-fastify';
+import { LogController } from 'fastify';
 import type { AddressInfo } from 'node:net';
 import { BusServer, type Bus } from '@runline/bus';
 import { envelopeCodec, STREAMS } from '@runline/contracts';
@@ -84,7 +85,13 @@ export async function startService(definition: ServiceDefinition, options: Servi
     // Fastify, not Express: the gateway's pipeline budget (a share of a bare Express hello
     // route) cannot be met on Express; Nest on Fastify answers a validated JSON POST faster
     // than Express answers "hello" on this hardware (bench/README.md).
-    const adapter = new FastifyAdapter({ genReqId: requestIdFor, requestIdHeader: false, disableRequestLogging: true, logger: false });
+    // Requests are logged by our own instrumentation (instrumentHttp), not by Fastify.
+    const adapter = new FastifyAdapter({
+      genReqId: requestIdFor,
+      requestIdHeader: false,
+      logController: new LogController({ disableRequestLogging: true }),
+      logger: false,
+    });
     app = await NestFactory.create<NestFastifyApplication>(ServiceRootModule, adapter, {
       logger: new NestPinoLogger(logger.child({ component: 'nest' })),
       abortOnError: false,

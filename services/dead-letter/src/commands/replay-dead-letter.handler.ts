@@ -46,10 +46,10 @@ export class ReplayDeadLetterHandler {
   @MessagePattern(DEAD_LETTER_REQUEST_SUBJECTS.REPLAY_DEAD_LETTER)
   async execute(@Payload() data: Uint8Array): Promise<Uint8Array> {
     const request = fromBinary(ReplayDeadLetterRequestSchema, data);
-    return toBinary(ReplayDeadLetterReplySchema, await this.replay(request.projectId, request.id, request.publishedVersion));
+    return toBinary(ReplayDeadLetterReplySchema, await this.replay(request.projectId, request.id, { publishedVersion: request.publishedVersion, configVersion: request.configVersion }));
   }
 
-  private async replay(projectId: string, id: string, publishedVersion: number): Promise<ReplayDeadLetterReply> {
+  private async replay(projectId: string, id: string, versions: ProjectVersions): Promise<ReplayDeadLetterReply> {
     const manager = this.transactions.dataSource.manager;
     if (!UUID.test(id)) return create(ReplayDeadLetterReplySchema, { outcome: ReplayOutcome.NOT_FOUND });
     const claimed = await this.transactions.run((tx) => claimReplay(tx.manager, projectId, id, new Date()));
@@ -57,7 +57,7 @@ export class ReplayDeadLetterHandler {
       const outcome = (await deadLetterExists(manager, projectId, id)) ? ReplayOutcome.ALREADY_REPLAYED : ReplayOutcome.NOT_FOUND;
       return create(ReplayDeadLetterReplySchema, { outcome });
     }
-    const { reason, invocationId } = await this.run(claimed, publishedVersion);
+    const { reason, invocationId } = await this.run(claimed, versions);
     await recordReplay(manager, id, reason === null ? 'SUCCESS' : `FAILED: ${reason}`, invocationId || null, new Date());
     this.logger.info({ deadLetterId: id, invocationId, reason }, 'dead letter replayed');
     return reason === null
@@ -66,7 +66,7 @@ export class ReplayDeadLetterHandler {
   }
 
   /** The sync run of the stored payload: null reason on success. */
-  private async run(letter: DeadLetterRow, publishedVersion: number): Promise<{ reason: string | null; invocationId: string }> {
+  private async run(letter: DeadLetterRow, { publishedVersion, configVersion }: ProjectVersions): Promise<{ reason: string | null; invocationId: string }> {
     const request = create(StartInvocationRequestSchema, {
       orgId: letter.org_id,
       projectId: letter.project_id,
@@ -77,6 +77,7 @@ export class ReplayDeadLetterHandler {
       // One replay per event, so the event id is a key no other request uses.
       idempotencyKey: `replay-${letter.id}`,
       publishedVersion,
+      configVersion,
       receivedAt: timestampFromDate(new Date()),
       triggerSource: 'REPLAY',
     });
@@ -95,4 +96,10 @@ export class ReplayDeadLetterHandler {
       return { reason: `The run could not be started: ${error instanceof Error ? error.message : String(error)}`, invocationId: '' };
     }
   }
+}
+
+/** What the gateway knew of the project when it asked for the replay; the run is never older. */
+interface ProjectVersions {
+  publishedVersion: number;
+  configVersion: bigint;
 }
