@@ -55,6 +55,17 @@ const moduleBoundaries = {
   ignoredCircularDependencies: [['testing', 'tag:type:lib']],
   depConstraints: [
     { sourceTag: 'type:lib', onlyDependOnLibsWithTags: ['type:lib'] },
+    // What each lib may use. Every lib's tests may also use lib:testing (no-restricted-imports
+    // below keeps it out of code that ships). Contracts depend on nothing of ours: every
+    // service and lib reads them, so they must not drag anything along.
+    { sourceTag: 'lib:contracts', onlyDependOnLibsWithTags: [] },
+    { sourceTag: 'lib:bus', onlyDependOnLibsWithTags: ['lib:testing'] },
+    { sourceTag: 'lib:db', onlyDependOnLibsWithTags: ['lib:bus', 'lib:testing'] },
+    { sourceTag: 'lib:engine', onlyDependOnLibsWithTags: ['lib:testing'] },
+    { sourceTag: 'lib:observability', onlyDependOnLibsWithTags: ['lib:testing'] },
+    { sourceTag: 'lib:outbound', onlyDependOnLibsWithTags: ['lib:testing'] },
+    { sourceTag: 'lib:runtime', onlyDependOnLibsWithTags: ['lib:bus', 'lib:contracts', 'lib:db', 'lib:observability', 'lib:testing'] },
+    { sourceTag: 'lib:testing', onlyDependOnLibsWithTags: ['lib:bus', 'lib:contracts', 'lib:db', 'lib:observability', 'lib:runtime', 'lib:testing'] },
     { sourceTag: 'type:service', onlyDependOnLibsWithTags: ['type:lib'] },
     { sourceTag: 'type:launcher', onlyDependOnLibsWithTags: ['type:service', 'type:lib'] },
     // System tests start several services and speak HTTP to them like a client.

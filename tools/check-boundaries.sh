@@ -71,6 +71,14 @@ probe "libs/bus/src/$tag-service.ts" '@nx/enforce-module-boundaries~relative or 
   "import { probe } from '../../../services/gateway/src/$tag.js';
 export const libImportsService = probe;"
 
+probe "libs/contracts/src/$tag-contracts.ts" '@nx/enforce-module-boundaries' \
+  "import { probe } from '@runline/bus';
+export const contractsDependOnNothing = probe;"
+
+probe "libs/bus/src/$tag-bus-db.ts" '@nx/enforce-module-boundaries' \
+  "import { probe } from '@runline/db';
+export const busUsesNoOtherLib = probe;"
+
 probe "libs/bus/src/$tag-self.ts" '@nx/enforce-module-boundaries~use relative imports' \
   "import { probe } from '@runline/bus';
 export const ownIndexFromInside = probe;"

@@ -10,7 +10,6 @@
 import { randomUUID } from 'node:crypto';
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
-import type { BusMessage } from '@runline/bus';
 import { type Envelope, EnvelopeSchema } from './gen/runline/common/v1/envelope_pb.js';
 import {
   type EventPayload,
@@ -142,7 +141,17 @@ export function unpackPayloadAs<T extends EventType>(envelope: Envelope, expecte
 }
 
 /** The bus message for `envelope`: its id as the dedupe key, its registered subject. */
-export function toBusMessage(envelope: Envelope): BusMessage {
+/**
+ * A message as the bus publishes it. Declared here, not imported from `@runline/bus`, because
+ * contracts depend on nothing of ours; the bus's `BusMessage` has the same shape.
+ */
+export interface WireMessage {
+  id: string;
+  subject: string;
+  data: Uint8Array;
+}
+
+export function toBusMessage(envelope: Envelope): WireMessage {
   const { subject } = eventRegistration(envelope.type);
   return { id: envelope.id, subject, data: encodeEnvelope(envelope) };
 }

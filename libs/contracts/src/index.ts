@@ -88,6 +88,7 @@ export {
   InvalidEnvelopeError,
   newEnvelope,
   toBusMessage,
+  type WireMessage,
   UnexpectedEventTypeError,
   unpackPayload,
   unpackPayloadAs,

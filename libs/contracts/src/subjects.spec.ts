@@ -1,4 +1,4 @@
-import type { StreamSpec } from '@runline/bus';
+import type { StreamSpec } from './subjects.js';
 import { EVENT_REGISTRY, EVENT_TYPES } from './event-registry.js';
 import {
   CALLBACK_COMMAND_SUBJECTS,

@@ -12,7 +12,16 @@
  * (request/reply queries). `req` and `qry` subjects must stay outside every stream: a stream
  * that captured them would store each request and answer it with a publish acknowledgement.
  */
-import type { StreamSpec } from '@runline/bus';
+/**
+ * A stream as the bus creates it. Declared here, not imported from `@runline/bus`, because
+ * contracts depend on nothing of ours; the bus's `StreamSpec` has the same shape.
+ */
+export interface StreamSpec {
+  name: string;
+  subjects: string[];
+  retention: 'limits' | 'workqueue';
+  duplicateWindowSeconds?: number;
+}
 
 /** JetStream stream names. */
 export const STREAM_NAMES = Object.freeze({
