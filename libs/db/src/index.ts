@@ -26,3 +26,5 @@ export { Inbox } from './inbox.js';
 export { GroupCommit, type BatchWriter } from './group-commit.js';
 export { startEmbeddedPostgres, type EmbeddedPostgres, type EmbeddedPostgresOptions } from './embedded-postgres.js';
 export { returningRows } from './returning-rows.js';
+export { IndexInboxProcessedAt1763700000900 } from './migrations/1763700000900-index-inbox-processed-at.js';
+export { DEFAULT_INBOX_RETENTION_MS, INBOX_PRUNE_BATCH, InboxPruner, type InboxPrunerLogger, type InboxPrunerOptions } from './inbox-pruner.js';

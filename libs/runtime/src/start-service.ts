@@ -5,7 +5,7 @@ import { LogController } from 'fastify';
 import type { AddressInfo } from 'node:net';
 import { BusServer, type Bus } from '@runline/bus';
 import { envelopeCodec, STREAMS } from '@runline/contracts';
-import { assertMigrated, createServiceDataSource, migrate, OutboxRelay, TransactionRunner } from '@runline/db';
+import { assertMigrated, createServiceDataSource, InboxPruner, migrate, OutboxRelay, TransactionRunner } from '@runline/db';
 import { createLogger, createMetricsRegistry, instrumentHttp, NestPinoLogger, requestIdFor, type Logger } from '@runline/observability';
 import { RuntimeModule } from './runtime.module.js';
 import type { ServiceDefinition } from './service-definition.js';
@@ -61,6 +61,7 @@ export async function startService(definition: ServiceDefinition, options: Servi
   await dataSource.initialize();
   let app: NestFastifyApplication | undefined;
   const relay = new OutboxRelay(dataSource, options.bus, { logger });
+  const inboxPruner = new InboxPruner(dataSource, { retentionMs: inboxRetentionMs(options.environment ?? process.env), logger });
   try {
     await assertMigrated(dataSource);
     await options.bus.ensureStreams(STREAMS);
@@ -114,9 +115,11 @@ export async function startService(definition: ServiceDefinition, options: Servi
     );
     await app.startAllMicroservices();
     relay.start();
+    inboxPruner.start();
     await app.listen(options.httpPort, options.httpHost ?? '127.0.0.1');
   } catch (error) {
     await app?.close().catch(() => undefined);
+    await inboxPruner.stop().catch(() => undefined);
     await relay.stop().catch(() => undefined);
     await dataSource.destroy().catch(() => undefined);
     throw error;
@@ -132,6 +135,7 @@ export async function startService(definition: ServiceDefinition, options: Servi
     app: started,
     async stop() {
       await started.close();
+      await inboxPruner.stop();
       await relay.stop();
       await dataSource.destroy();
       logger.info(`${definition.name} stopped`);
@@ -150,4 +154,18 @@ function ackWaitMs(environment: NodeJS.ProcessEnv): number {
   const value = Number(raw);
   if (!Number.isInteger(value) || value < 500 || value > 3_600_000) throw new Error('BUS_ACK_WAIT_MS must be an integer from 500 to 3600000');
   return value;
+}
+
+const DAY_MS = 86_400_000;
+
+/**
+ * INBOX_RETENTION_DAYS (default 30): how long each service keeps the ids of the messages it
+ * processed (see InboxPruner for why 30 days is past any redelivery).
+ */
+export function inboxRetentionMs(env: NodeJS.ProcessEnv): number | undefined {
+  const text = env.INBOX_RETENTION_DAYS;
+  if (text === undefined || text === '') return undefined;
+  const days = Number(text);
+  if (!Number.isInteger(days) || days < 1 || days > 3650) throw new Error(`INBOX_RETENTION_DAYS must be a whole number of days from 1 to 3650, got "${text}"`);
+  return days * DAY_MS;
 }

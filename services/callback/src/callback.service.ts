@@ -1,4 +1,4 @@
-import { CreateOutboxAndInbox1763700000000 } from '@runline/db';
+import { CreateOutboxAndInbox1763700000000, IndexInboxProcessedAt1763700000900 } from '@runline/db';
 import type { ServiceDefinition } from '@runline/runtime';
 import { CallbackModule } from './callback.module.js';
 import { CallbackAttemptEntity } from './entities/callback-attempt.entity.js';
@@ -10,5 +10,5 @@ export const callbackService: ServiceDefinition = {
   schema: 'callback',
   module: CallbackModule,
   entities: [CallbackDeliveryEntity, CallbackAttemptEntity],
-  migrations: [CreateOutboxAndInbox1763700000000, CreateCallbackDeliveries1763700000301],
+  migrations: [CreateOutboxAndInbox1763700000000, CreateCallbackDeliveries1763700000301, IndexInboxProcessedAt1763700000900],
 };

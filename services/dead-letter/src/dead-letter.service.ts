@@ -1,4 +1,4 @@
-import { CreateOutboxAndInbox1763700000000 } from '@runline/db';
+import { CreateOutboxAndInbox1763700000000, IndexInboxProcessedAt1763700000900 } from '@runline/db';
 import type { ServiceDefinition } from '@runline/runtime';
 import { DeadLetterModule } from './dead-letter.module.js';
 import { CreateDeadLetters1763700000501 } from './migrations/1763700000501-create-dead-letters.js';
@@ -8,5 +8,5 @@ export const deadLetterService: ServiceDefinition = {
   schema: 'dead_letter',
   module: DeadLetterModule,
   entities: [],
-  migrations: [CreateOutboxAndInbox1763700000000, CreateDeadLetters1763700000501],
+  migrations: [CreateOutboxAndInbox1763700000000, CreateDeadLetters1763700000501, IndexInboxProcessedAt1763700000900],
 };

@@ -1,4 +1,4 @@
-import { CreateOutboxAndInbox1763700000000 } from '@runline/db';
+import { CreateOutboxAndInbox1763700000000, IndexInboxProcessedAt1763700000900 } from '@runline/db';
 import type { ServiceDefinition } from '@runline/runtime';
 import { ApiTokenEntity } from './entities/api-token.entity.js';
 import { MembershipEntity } from './entities/membership.entity.js';
@@ -19,7 +19,7 @@ export const gatewayService: ServiceDefinition = {
   schema: 'gateway',
   module: GatewayModule,
   entities: [OrganizationEntity, MembershipEntity, ProjectEntity, ProjectApiSettingsEntity, ApiTokenEntity],
-  migrations: [CreateOutboxAndInbox1763700000000, CreateGatewayTables1763700000001, KeepDefinitionKeyOrder1763700000002, CreateRateLimitCounters1763700000010, AddConfigVersions1763700000020],
+  migrations: [CreateOutboxAndInbox1763700000000, CreateGatewayTables1763700000001, KeepDefinitionKeyOrder1763700000002, CreateRateLimitCounters1763700000010, AddConfigVersions1763700000020, IndexInboxProcessedAt1763700000900],
   configureHttp(app) {
     const fastify = app.getHttpAdapter().getInstance();
     // The version is the first check of the pipeline, before the body is even read.

@@ -1,4 +1,4 @@
-import { CreateOutboxAndInbox1763700000000 } from '@runline/db';
+import { CreateOutboxAndInbox1763700000000, IndexInboxProcessedAt1763700000900 } from '@runline/db';
 import type { ServiceDefinition } from '@runline/runtime';
 import { InvocationViewEntity } from './entities/invocation-view.entity.js';
 import { InvocationModule } from './invocation.module.js';
@@ -24,5 +24,6 @@ export const invocationService: ServiceDefinition = {
     CreateCallbackAttempts1763700000110,
     CreateUsageCounters1763700000130,
     AddConfigVersions1763700000140,
+    IndexInboxProcessedAt1763700000900,
   ],
 };

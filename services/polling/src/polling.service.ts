@@ -1,4 +1,4 @@
-import { CreateOutboxAndInbox1763700000000 } from '@runline/db';
+import { CreateOutboxAndInbox1763700000000, IndexInboxProcessedAt1763700000900 } from '@runline/db';
 import type { ServiceDefinition } from '@runline/runtime';
 import { CreatePollingTriggers1763700000401 } from './migrations/1763700000401-create-polling-triggers.js';
 import { PollingModule } from './polling.module.js';
@@ -8,5 +8,5 @@ export const pollingService: ServiceDefinition = {
   schema: 'polling',
   module: PollingModule,
   entities: [],
-  migrations: [CreateOutboxAndInbox1763700000000, CreatePollingTriggers1763700000401],
+  migrations: [CreateOutboxAndInbox1763700000000, CreatePollingTriggers1763700000401, IndexInboxProcessedAt1763700000900],
 };

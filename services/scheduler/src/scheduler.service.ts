@@ -1,4 +1,4 @@
-import { CreateOutboxAndInbox1763700000000 } from '@runline/db';
+import { CreateOutboxAndInbox1763700000000, IndexInboxProcessedAt1763700000900 } from '@runline/db';
 import type { ServiceDefinition } from '@runline/runtime';
 import { ScheduledJobEntity } from './entities/scheduled-job.entity.js';
 import { CreateScheduledJobs1763700000201 } from './migrations/1763700000201-create-scheduled-jobs.js';
@@ -10,5 +10,5 @@ export const schedulerService: ServiceDefinition = {
   schema: 'scheduler',
   module: SchedulerModule,
   entities: [ScheduledJobEntity],
-  migrations: [CreateOutboxAndInbox1763700000000, CreateScheduledJobs1763700000201, IndexEndedJobs1763700000202],
+  migrations: [CreateOutboxAndInbox1763700000000, CreateScheduledJobs1763700000201, IndexEndedJobs1763700000202, IndexInboxProcessedAt1763700000900],
 };
