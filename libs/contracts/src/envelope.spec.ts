@@ -17,6 +17,7 @@ import { EVENT_TYPES, type EventPayload, UnknownEventTypeError } from './event-r
 import { type Envelope, EnvelopeSchema } from './gen/runline/common/v1/envelope_pb.js';
 import {
   ApiTokenRevokedSchema,
+  ProjectDeletedSchema,
   DefinitionPublishedSchema,
   EnrollmentPolicy,
   OnErrorPolicy,
@@ -121,7 +122,7 @@ describe('newEnvelope', () => {
 
   it('refuses an unregistered type', () => {
     const input = {
-      type: 'gateway.ProjectDeleted.v1',
+      type: 'gateway.ProjectArchived.v1',
       payload: create(ProjectCreatedSchema),
       orgId: 'o',
     } as unknown as Parameters<typeof newEnvelope>[0];
@@ -200,7 +201,13 @@ describe('encode / decode / unpack round trip', () => {
     }),
     newEnvelope({
       type: EVENT_TYPES.API_TOKEN_REVOKED,
-      payload: create(ApiTokenRevokedSchema, { orgId: 'org-1', projectId: 'prj-1', tokenId: 'tok-1' }),
+      payload: create(ApiTokenRevokedSchema, { orgId: 'org-1', projectId: 'prj-1', tokenId: 'tok-1', configVersion: 7n }),
+      orgId: 'org-1',
+      projectId: 'prj-1',
+    }),
+    newEnvelope({
+      type: EVENT_TYPES.PROJECT_DELETED,
+      payload: create(ProjectDeletedSchema, { orgId: 'org-1', projectId: 'prj-1', configVersion: 8n }),
       orgId: 'org-1',
       projectId: 'prj-1',
     }),

@@ -99,7 +99,7 @@ describe('event registry', () => {
     expect(isEventType('gateway.ProjectCreated.v1')).toBe(true);
     expect(isEventType('gateway.ProjectCreated.v2')).toBe(false);
     expect(isEventType('toString')).toBe(false);
-    expect(() => eventRegistration('gateway.ProjectDeleted.v1')).toThrow(UnknownEventTypeError);
+    expect(() => eventRegistration('gateway.ProjectArchived.v1')).toThrow(UnknownEventTypeError);
     expect(() => eventRegistration('')).toThrow('unknown event type ""');
   });
 });

@@ -64,6 +64,7 @@ describe('subjects', () => {
     expect(INVOCATION_REQUEST_SUBJECTS).toEqual({
       START_INVOCATION: 'invocation.req.start-invocation',
       MODIFY_INVOCATION: 'invocation.req.modify-invocation',
+      APPLY_GATEWAY_CHANGE: 'invocation.req.apply-gateway-change',
     });
     expect(SCHEDULER_REQUEST_SUBJECTS).toEqual({ CANCEL_JOB: 'scheduler.req.cancel-job', RESCHEDULE_JOB: 'scheduler.req.reschedule-job' });
     expect(SCHEDULER_COMMAND_SUBJECTS).toEqual({ SCHEDULE_JOB: 'scheduler.cmd.schedule-job' });
@@ -79,6 +80,7 @@ describe('subjects', () => {
     expect(POLLING_REQUEST_SUBJECTS).toEqual({
       REGISTER_POLLING_TRIGGER: 'polling.req.register-polling-trigger',
       DELETE_POLLING_TRIGGER: 'polling.req.delete-polling-trigger',
+      APPLY_GATEWAY_CHANGE: 'polling.req.apply-gateway-change',
     });
     expect(POLLING_QUERY_SUBJECTS).toEqual({ LIST_POLLING_TRIGGERS: 'polling.qry.list-polling-triggers' });
     expect(DEAD_LETTER_REQUEST_SUBJECTS).toEqual({ REPLAY_DEAD_LETTER: 'dead-letter.req.replay-dead-letter' });
