@@ -124,6 +124,17 @@ export class BusNoRespondersError extends Error {
   }
 }
 
+/**
+ * The transport is down right now (NATS disconnected, reconnecting): the request was not sent.
+ * Answered at once rather than after the deadline, so a caller can say 503 within a second.
+ */
+export class BusUnavailableError extends Error {
+  constructor(readonly subject: string) {
+    super(`the bus is not connected; ${subject} was not sent`);
+    this.name = 'BusUnavailableError';
+  }
+}
+
 /** The responder's handler threw; `message` is its error message. */
 export class BusRemoteError extends Error {
   constructor(readonly subject: string, message: string) {

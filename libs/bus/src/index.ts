@@ -1,7 +1,7 @@
 /**
  * `@runline/bus`: the message bus every service talks through.
  *
- * - The contract (`Bus`, its message and subscription types, and the three request errors) is
+ * - The contract (`Bus`, its message and subscription types, and the four request errors) is
  *   in `bus.ts`, documented there.
  * - `JetStreamBus` (NATS mode, `NATS_URL` set) and `InProcessBus` (embedded mode) implement it
  *   with the same delivery semantics; one contract suite (`libs/bus/test/bus.contract.ts`) runs

@@ -27,6 +27,7 @@ import type { BusLogger } from './bus-logger.js';
 import { errorMessage } from './bus-logger.js';
 import {
   BusNoRespondersError,
+  BusUnavailableError,
   BusRemoteError,
   BusTimeoutError,
   type Bus,
@@ -104,6 +105,8 @@ function withDeadline<T>(work: Promise<T>, ms: number, what: string): Promise<T>
 export class JetStreamBus implements Bus {
   private readonly subscriptions = new Set<Subscription>();
   private closing: Promise<void> | undefined;
+  /** False from a disconnect until the reconnect: requests then fail at once. */
+  private connected = true;
 
   private constructor(
     private readonly nc: NatsConnection,
@@ -112,7 +115,16 @@ export class JetStreamBus implements Bus {
     private readonly prefix: string,
     private readonly logger: BusLogger | undefined,
     private readonly pingTimeoutMs: number,
-  ) {}
+  ) {
+    void this.watchConnection();
+  }
+
+  private async watchConnection(): Promise<void> {
+    for await (const status of this.nc.status()) {
+      if (status.type === 'disconnect') this.connected = false;
+      else if (status.type === 'reconnect') this.connected = true;
+    }
+  }
 
   /** Connects to NATS and checks that JetStream is enabled. */
   static async connect(options: JetStreamBusOptions): Promise<JetStreamBus> {
@@ -235,6 +247,8 @@ export class JetStreamBus implements Bus {
     this.assertOpen();
     assertSubject(subject, false);
     assertHeaders(options.headers);
+    // nats.js would buffer the request until it reconnects or the deadline passes.
+    if (!this.connected) throw new BusUnavailableError(subject);
     let reply: Msg;
     try {
       reply = await this.nc.request(this.wireSubject(subject), data, {

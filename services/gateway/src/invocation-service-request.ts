@@ -1,4 +1,4 @@
-import { BusNoRespondersError, BusTimeoutError, type Bus } from '@runline/bus';
+import { BusNoRespondersError, BusTimeoutError, BusUnavailableError, type Bus } from '@runline/bus';
 import { API_ERRORS, ApiError } from './http/api-error.js';
 
 /**
@@ -10,7 +10,7 @@ export async function requestInvocationService(bus: Bus, subject: string, reques
   try {
     return await bus.request(subject, request, { timeoutMs });
   } catch (error) {
-    if (error instanceof BusTimeoutError || error instanceof BusNoRespondersError) {
+    if (error instanceof BusTimeoutError || error instanceof BusNoRespondersError || error instanceof BusUnavailableError) {
       throw new ApiError(503, API_ERRORS.invocationServiceUnavailable);
     }
     throw error;

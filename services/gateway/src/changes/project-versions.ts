@@ -1,9 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { ApiError } from '../http/api-error.js';
-
-/** Our message (the spec has none) when the gateway cannot read its own database. */
-export const GATEWAY_DATABASE_UNAVAILABLE = 'Service temporarily unavailable, retry shortly';
+import { API_ERRORS, ApiError } from '../http/api-error.js';
 
 /** A project's `config_version` and its organization's `plan_version`. */
 export interface ProjectVersion {
@@ -81,7 +78,7 @@ export class ProjectVersions {
         for (const { resolve } of queue) resolve(version);
       }
     } catch {
-      const unavailable = new ApiError(503, GATEWAY_DATABASE_UNAVAILABLE);
+      const unavailable = new ApiError(503, API_ERRORS.serviceTemporarilyUnavailable);
       for (const queue of waiting.values()) for (const { reject } of queue) reject(unavailable);
     }
   }

@@ -28,6 +28,8 @@ export const API_ERRORS = {
   syncTriggerFailed: 'Flow sync trigger failed',
   invocationServiceUnavailable: 'Invocation service unavailable, retry shortly',
   runNotStarted: 'The run could not be started, retry with the same idempotency key',
+  // Ours: the gateway's own database did not answer (a cut connection, a restart).
+  serviceTemporarilyUnavailable: 'Service temporarily unavailable, retry shortly',
   // Scheduling rules (async triggers and PATCH reschedule); README "Runs" gives the order.
   schedulingBothFields: 'Provide either runAt or delaySeconds, not both',
   runAtInvalid: 'runAt must be a valid ISO date-time',

@@ -1,13 +1,16 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, HttpStatus, Inject } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
+import { isTransientDatabaseError } from '@runline/db';
 import { LOGGER } from '@runline/runtime';
+import { API_ERRORS } from './api-error.js';
 import type { Logger } from '@runline/observability';
 
 /**
  * Every error leaves the gateway as `{ error: string, ...extra }`. Nest's own exceptions
- * (unknown route, validation) and Fastify's (body too large) are reshaped; unexpected errors
- * become a 500 whose details go to the log, never to the client.
+ * (unknown route, validation) and Fastify's (body too large) are reshaped; a database that is
+ * passingly unreachable is a 503 (retry); other unexpected errors become a 500 whose details go
+ * to the log, never to the client.
  */
 @Catch()
 export class ApiExceptionFilter implements ExceptionFilter {
@@ -32,6 +35,10 @@ export class ApiExceptionFilter implements ExceptionFilter {
     if (typeof fastifyError.code === 'string' && fastifyError.code.startsWith('FST_') && typeof fastifyError.statusCode === 'number' && fastifyError.statusCode < 500) {
       const message = FASTIFY_MESSAGES[fastifyError.code] ?? (exception as Error).message;
       return [fastifyError.statusCode, { error: message }];
+    }
+    if (isTransientDatabaseError(exception)) {
+      this.logger.warn({ err: exception, requestId: request.id, method: request.method, path: request.url }, 'database unavailable; answered 503');
+      return [HttpStatus.SERVICE_UNAVAILABLE, { error: API_ERRORS.serviceTemporarilyUnavailable }];
     }
     this.logger.error({ err: exception, requestId: request.id, method: request.method, path: request.url }, 'unhandled error');
     return [HttpStatus.INTERNAL_SERVER_ERROR, { error: 'Internal server error' }];

@@ -16,7 +16,7 @@ import {
   type StartInvocationReply,
   type StartInvocationRequest,
 } from '@runline/contracts';
-import { GroupCommit, TransactionRunner } from '@runline/db';
+import { GroupCommit, isTransientDatabaseError, TransactionRunner } from '@runline/db';
 import type { CompiledDefinition, JsonValue } from '@runline/engine';
 import type { Logger } from '@runline/observability';
 import { LOGGER, SecretBox } from '@runline/runtime';
@@ -39,6 +39,9 @@ const TARGETS: Partial<Record<RunTarget, TargetType>> = {
   [RunTarget.FLOW]: 'FLOW',
   [RunTarget.AUTOMATION]: 'AUTOMATION',
 };
+
+/** Our message (the spec has none): answered 503; retry with the same idempotency key. */
+export const DATABASE_UNAVAILABLE = 'The run could not be recorded right now; retry with the same idempotency key';
 
 /**
  * Starts runs for the gateway (request/reply). Async: the run is recorded QUEUED, with its
@@ -105,7 +108,15 @@ export class StartInvocationHandler implements OnModuleInit {
   @MessagePattern(INVOCATION_REQUEST_SUBJECTS.START_INVOCATION)
   async execute(@Payload() data: Uint8Array): Promise<Uint8Array> {
     const request = fromBinary(StartInvocationRequestSchema, data);
-    const reply = await this.start(request);
+    let reply: StartInvocationReply;
+    try {
+      reply = await this.start(request);
+    } catch (error) {
+      if (!isTransientDatabaseError(error)) throw error;
+      // Nothing was recorded, or the client's retry with the same idempotency key finds what was.
+      this.logger.warn({ err: error }, 'StartInvocation met a passing database error; answered unavailable');
+      reply = create(StartInvocationReplySchema, { unavailableReason: DATABASE_UNAVAILABLE });
+    }
     return toBinary(StartInvocationReplySchema, reply);
   }
 

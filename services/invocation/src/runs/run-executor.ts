@@ -4,7 +4,7 @@ import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import type { BusMessage } from '@runline/bus';
 import { JobKind } from '@runline/contracts';
-import { TransactionRunner } from '@runline/db';
+import { retryTransient, TransactionRunner } from '@runline/db';
 import {
   ENGINE_RUNTIME,
   runGraph,
@@ -108,13 +108,19 @@ export class RunExecutor implements OnApplicationShutdown {
     });
   }
 
-  /** Renews the lease while `work` runs; an unexpected error ends the attempt as failed. */
+  /**
+   * Renews the lease while `work` runs. A database error that passes (a cut connection, a
+   * restart) runs the attempt again after a pause instead of failing it, like an automation
+   * retry would; any other unexpected error ends the attempt as failed.
+   */
   private async underLease(row: InvocationRow, plan: RunPlan, work: () => Promise<Execution>): Promise<Execution> {
     const heartbeat = setInterval(() => void this.renewLease(row.id), Math.max(250, Math.floor(this.config.RUN_LEASE_MS / 3)));
     heartbeat.unref();
     this.heartbeats.add(heartbeat);
     try {
-      return await work();
+      return await retryTransient(work, {
+        onRetry: (error, attempt) => this.logger.warn({ err: error, invocationId: row.id, attempt }, 'run attempt hit a passing database error; running it again'),
+      });
     } catch (error) {
       this.logger.error({ err: error, invocationId: row.id }, 'run failed unexpectedly');
       const message = error instanceof Error ? error.message : String(error);
@@ -230,8 +236,16 @@ export class RunExecutor implements OnApplicationShutdown {
     events: InvocationEventData[],
     messages: BusMessage[] = [],
   ): Promise<InvocationDocument | null> {
-    if (row.known) return (await transitionKnown(this.transactions, row.known, expected, change, events, messages))?.document ?? null;
-    return this.transactions.run((tx) => transition(tx, row.id, expected, change, events, messages));
+    // A cut connection or a server restart must not lose the outcome of a run that ran: the
+    // write is retried, and is safe to repeat (it applies only to the run still RUNNING under
+    // this process's lease, so a write that did commit before the error is not made twice).
+    return retryTransient(
+      async () => {
+        if (row.known) return (await transitionKnown(this.transactions, row.known, expected, change, events, messages))?.document ?? null;
+        return this.transactions.run((tx) => transition(tx, row.id, expected, change, events, messages));
+      },
+      { onRetry: (error, attempt) => this.logger.warn({ err: error, invocationId: row.id, attempt }, 'recording a run outcome failed for a passing reason; retrying') },
+    );
   }
 
   /** The dead-letter event of an async automation run that failed its last attempt. */
@@ -248,7 +262,7 @@ export class RunExecutor implements OnApplicationShutdown {
 
   private async definitionFor(row: InvocationRow, plan: RunPlan): Promise<CompiledDefinition> {
     if (plan.draftDefinition !== null) return this.catalog.draft('AUTOMATION', plan.draftDefinition);
-    const project = await this.catalog.project(row.projectId, { publishedVersion: plan.definitionVersion });
+    const project = await retryTransient(() => this.catalog.project(row.projectId, { publishedVersion: plan.definitionVersion }));
     if (!project) throw new Error('project is unknown to the invocation service');
     return this.catalog.published(project);
   }

@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { QUOTA_EXCEEDED_MESSAGE } from '@runline/contracts';
-import { TransactionRunner } from '@runline/db';
+import { retryTransient, TransactionRunner } from '@runline/db';
 import type { Logger } from '@runline/observability';
 import { LOGGER, SecretBox } from '@runline/runtime';
 import type { InvocationEventData } from '../events/invocation-event.js';
@@ -146,9 +146,15 @@ export class RunStarter implements OnApplicationShutdown {
       // After a wait for a slot, what was read may be out of date (the switch turned off meanwhile).
       if (!slotWasFree) prepared = await this.prepare(invocationId, from, refusalOf);
       if (!prepared) return;
-      const run = await claim(prepared.row, prepared.plan, prepared.refusal);
+      const { row, plan, refusal } = prepared;
+      const run = await retryTransient(() => claim(row, plan, refusal));
       if (!run) return;
-      await acknowledge();
+      // The run is ours now (RUNNING under our lease): it runs even if the bus cannot take the
+      // acknowledgement. The command then comes again later, finds the run no longer waiting
+      // and is dropped, so nothing runs twice.
+      await acknowledge().catch((error: unknown) =>
+        this.logger.warn({ err: error, invocationId }, 'could not acknowledge the start command; the run goes on and the redelivery will be ignored'),
+      );
       handedOver = true;
       this.slots.track(
         run().catch((error: unknown) => {
@@ -168,10 +174,10 @@ export class RunStarter implements OnApplicationShutdown {
   ): Promise<{ row: InvocationRow; plan: RunPlan; refusal: Refusal | null } | null> {
     await this.reads.acquire();
     try {
-      const row = await readKnownInvocation(this.transactions.dataSource.manager, invocationId);
+      const row = await retryTransient(() => readKnownInvocation(this.transactions.dataSource.manager, invocationId));
       if (!row || row.status !== from.status || (from.waitingJob !== undefined && row.waitingJob !== from.waitingJob)) return null;
       const plan = JSON.parse(this.secrets.open(row.sealedPlan)) as RunPlan;
-      return { row, plan, refusal: await refusalOf(row) };
+      return { row, plan, refusal: await retryTransient(() => refusalOf(row)) };
     } finally {
       this.reads.release();
     }

@@ -1,4 +1,4 @@
-import { BusNoRespondersError, BusTimeoutError, type Bus } from '@runline/bus';
+import { BusNoRespondersError, BusTimeoutError, BusUnavailableError, type Bus } from '@runline/bus';
 import { ApiError } from '../api-error.js';
 
 /** Our message (the spec has none): the polling or dead-letter service did not answer in time. */
@@ -12,7 +12,7 @@ export async function requestService(bus: Bus, subject: string, request: Uint8Ar
   try {
     return await bus.request(subject, request, { timeoutMs });
   } catch (error) {
-    if (error instanceof BusTimeoutError || error instanceof BusNoRespondersError) throw new ApiError(503, unavailable);
+    if (error instanceof BusTimeoutError || error instanceof BusNoRespondersError || error instanceof BusUnavailableError) throw new ApiError(503, unavailable);
     throw error;
   }
 }

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { BUS, BusNoRespondersError, BusTimeoutError, type Bus } from '@runline/bus';
+import { BUS, BusNoRespondersError, BusTimeoutError, BusUnavailableError, type Bus } from '@runline/bus';
 import {
   create,
   fromBinary,
@@ -102,7 +102,7 @@ export class RunRequests {
   }
 
   private unreachable(error: unknown, mode: RunModeName): RunAnswer {
-    const timedOut = error instanceof BusTimeoutError || error instanceof BusNoRespondersError;
+    const timedOut = error instanceof BusTimeoutError || error instanceof BusNoRespondersError || error instanceof BusUnavailableError;
     this.logger.error({ err: error }, `StartInvocation failed (${mode})`);
     // A retry with the same idempotency key is safe: it returns the run if it was made.
     if (mode === 'SYNC') return { status: 500, body: { error: API_ERRORS.syncTriggerFailed } };
