@@ -4,8 +4,9 @@ import { HttpClient, queryDatabase, startTestSystem, type TestSystem } from '@ru
 import { createProject, createPublishedProject, issueToken, type ProjectFixture } from './gateway-fixtures.js';
 
 /**
- * The external API's pipeline, checked in the spec's order with exact statuses and messages:
- * version, token, project, master switch, scope, project type, body.
+ * The external API's pipeline, checked in DESIGN.md's order with exact statuses and messages:
+ * version, token (form, then known and live), project exists, token of that project, master
+ * switch, project type, scope, body, rate limit.
  */
 describe('external API pipeline', () => {
   let system: TestSystem;
@@ -111,8 +112,22 @@ describe('external API pipeline', () => {
     it('404 Project not found for a deleted project', async () => {
       const doomed = await createProject(http, 'CHATBOT');
       const token = (await issueToken(http, doomed, ['flow:trigger'])).token;
-      await sql(`UPDATE gateway.projects SET deleted_at = now() WHERE id = $1`, [doomed.projectId]);
+      expect((await http.delete(`/v1/orgs/${doomed.orgId}/projects/${doomed.projectId}`, { bearer: doomed.ownerJwt })).status).toBe(204);
       expect(await http.post(flowTrigger(doomed), body, { bearer: token })).toMatchObject({ status: 404, body: { error: 'Project not found' } });
+    });
+
+    it('404 Project not found for a project id that does not exist, before the token is matched to it', async () => {
+      const missing = { ...chatbot, projectId: '00000000-0000-4000-8000-000000000001' };
+      expect(await http.post(flowTrigger(missing), body, { bearer: flowToken })).toMatchObject({ status: 404, body: { error: 'Project not found' } });
+      expect(await http.post(flowTrigger({ ...chatbot, projectId: 'not-a-uuid' }), body, { bearer: flowToken })).toMatchObject({
+        status: 404,
+        body: { error: 'Project not found' },
+      });
+      // Another organization's existing project is not found through this orgId either.
+      expect(await http.post(flowTrigger({ ...chatbot, projectId: automation.projectId }), body, { bearer: flowToken })).toMatchObject({
+        status: 404,
+        body: { error: 'Project not found' },
+      });
     });
   });
 
@@ -137,12 +152,17 @@ describe('external API pipeline', () => {
   });
 
   describe('scope', () => {
-    it('403 Insufficient token scope, checked before the project type', async () => {
+    it('403 Insufficient token scope, checked after the project type', async () => {
       const botOnly = (await issueToken(http, chatbot, ['bot:invoke'])).token;
       expect(await http.post(flowTrigger(chatbot), body, { bearer: botOnly })).toMatchObject({ status: 403, body: { error: 'Insufficient token scope' } });
+      // An automation project's token never has bot:invoke: the wrong type is what it hears.
       expect(await http.post(`/v1/orgs/${automation.orgId}/bots/${automation.projectId}/message`, {}, { bearer: automationToken })).toMatchObject({
-        status: 403,
-        body: { error: 'Insufficient token scope' },
+        status: 400,
+        body: { error: 'Bot message API is only available for chatbot projects' },
+      });
+      expect(await http.post(`/v1/orgs/${automation.orgId}/flows/${automation.projectId}/trigger`, body, { bearer: automationToken })).toMatchObject({
+        status: 400,
+        body: { error: 'Automation projects must use the automation trigger API' },
       });
     });
   });

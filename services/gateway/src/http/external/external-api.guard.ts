@@ -4,6 +4,7 @@ import type { FastifyRequest } from 'fastify';
 import type { TokenScope } from '../../entities/api-token.entity.js';
 import type { ProjectType } from '../../entities/project.entity.js';
 import { API_ERRORS, ApiError } from '../api-error.js';
+import { isUuid } from '../console/console-access.js';
 import { assertJsonObjectBody } from '../body-parsing.js';
 import { ApiTokenFormat, hashApiToken } from '../../api-tokens/api-token-format.js';
 import { AccessDirectory } from './access-directory.js';
@@ -28,9 +29,10 @@ export interface ExternalCaller {
 export type ExternalRequest = FastifyRequest<{ Params: Record<string, string> }> & { caller: ExternalCaller };
 
 /**
- * The external API's checks, in the spec's order, each with its exact status and message:
- * token (401), project (404), master switch (403), scope (403), project type (400), then the
- * body's form (a JSON object). The version was checked before routing; the body's fields are
+ * The external API's checks, in the order of DESIGN.md's pipeline, each with its exact status
+ * and message: token present and well formed (401), token known and live (401), project exists
+ * in the organization (404), token of that project (401), master switch (403), project type
+ * (400), scope (403), then the body's form (a JSON object). The version was checked before routing; the body's fields are
  * validated right after this guard.
  */
 @Injectable()
@@ -58,14 +60,19 @@ export class ExternalApiGuard implements CanActivate {
     if (!token || token.revoked || (token.expiresAt && token.expiresAt.getTime() <= Date.now())) {
       throw new ApiError(401, API_ERRORS.invalidToken);
     }
-    if (pathProjectId !== undefined && pathProjectId !== token.projectId) throw new ApiError(401, API_ERRORS.invalidToken);
 
-    const project = await this.directory.project(token.projectId, since);
+    // The project named by the path (else the token's) must exist in that organization before
+    // the token is matched to it, so a wrong id answers 404 whatever token is presented.
+    const projectId = pathProjectId ?? token.projectId;
+    const project = isUuid(projectId) ? await this.directory.project(projectId, since) : null;
     if (!project || project.deleted || project.orgId !== orgId) throw new ApiError(404, API_ERRORS.projectNotFound);
+    if (project.id !== token.projectId) throw new ApiError(401, API_ERRORS.invalidToken);
     if (!project.externalApiEnabled) throw new ApiError(403, API_ERRORS.externalApiDisabled);
-    if (route.scope && !token.scopes.includes(route.scope)) throw new ApiError(403, API_ERRORS.insufficientScope);
+    // The project type before the scope: a route that cannot serve this project says so, even
+    // to a token that lacks its scope (no token of the project can have a scope it never gets).
     const typeError = route.projectType?.(project.type);
     if (typeError) throw new ApiError(400, typeError);
+    if (route.scope && !token.scopes.includes(route.scope)) throw new ApiError(403, API_ERRORS.insufficientScope);
     assertJsonObjectBody(request);
 
     this.usage.recordUse(token.id);
