@@ -9,11 +9,27 @@ interface BodyError {
 type RequestWithBodyError = FastifyRequest & { bodyError?: BodyError };
 
 /**
+ * Deepest nesting of objects and arrays a body may have. Real payloads stay far below; the
+ * limit keeps every later walk of the body (validation, redaction, expressions) from running
+ * out of stack on a body built to do exactly that.
+ */
+export const MAX_BODY_DEPTH = 64;
+
+export const BODY_ERRORS = {
+  notJson: 'Request body must be valid JSON',
+  notObject: 'Request body must be a JSON object',
+  tooDeep: `Request body is nested too deeply (at most ${MAX_BODY_DEPTH} levels)`,
+  notJsonType: 'Request body must be JSON (Content-Type: application/json)',
+} as const;
+
+/**
  * JSON bodies only, up to `limitBytes` (larger ones get 413 before anything else is done with
  * them). A body that is not JSON is not answered at once: it is remembered and refused at the
  * body step of the pipeline, so version, token, project, switch, scope and type errors keep
- * their documented precedence. `__proto__` and `constructor.prototype` keys are dropped so a
- * body can never reach an object's prototype.
+ * their documented precedence. The same holds for a body nested deeper than MAX_BODY_DEPTH
+ * (found by one pass over the text, before anything parses or walks it) and for a body that is
+ * JSON but not an object (`null`, an array, a string, a number). `__proto__` and
+ * `constructor.prototype` keys are dropped so a body can never reach an object's prototype.
  */
 export function registerJsonBodyParser(fastify: FastifyInstance, limitBytes: number): void {
   fastify.removeAllContentTypeParsers();
@@ -22,17 +38,31 @@ export function registerJsonBodyParser(fastify: FastifyInstance, limitBytes: num
       done(null, undefined);
       return;
     }
-    try {
-      done(null, secureJson.parse(body, undefined, { protoAction: 'remove', constructorAction: 'remove' }));
-    } catch {
-      deferBodyError(request, 400, 'Request body must be valid JSON');
+    const text = typeof body === 'string' ? body : body.toString('utf8');
+    if (nestingDepthExceeds(text, MAX_BODY_DEPTH)) {
+      deferBodyError(request, 400, BODY_ERRORS.tooDeep);
       done(null, undefined);
+      return;
     }
+    let parsed: unknown;
+    try {
+      parsed = secureJson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' });
+    } catch {
+      deferBodyError(request, 400, BODY_ERRORS.notJson);
+      done(null, undefined);
+      return;
+    }
+    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
+      deferBodyError(request, 400, BODY_ERRORS.notObject);
+      done(null, undefined);
+      return;
+    }
+    done(null, parsed);
   };
   fastify.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: limitBytes }, parseJson);
   fastify.addContentTypeParser(/^application\/[\w.-]+\+json$/, { parseAs: 'string', bodyLimit: limitBytes }, parseJson);
   fastify.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: limitBytes }, (request, _body, done) => {
-    deferBodyError(request, 415, 'Request body must be JSON (Content-Type: application/json)');
+    deferBodyError(request, 415, BODY_ERRORS.notJsonType);
     done(null, undefined);
   });
 }
@@ -49,5 +79,25 @@ export function assertJsonObjectBody(request: FastifyRequest): void {
   const { bodyError } = request as RequestWithBodyError;
   if (bodyError) throw new ApiError(bodyError.status, bodyError.message);
   if (request.body === undefined || request.body === null) request.body = {};
-  else if (typeof request.body !== 'object' || Array.isArray(request.body)) throw new ApiError(400, 'Request body must be a JSON object');
+  else if (typeof request.body !== 'object' || Array.isArray(request.body)) throw new ApiError(400, BODY_ERRORS.notObject);
+}
+
+/**
+ * Whether `{`/`[` nest deeper than `limit` anywhere in `text`, counting outside strings only.
+ * One pass, no recursion, so no body can make this overflow the stack.
+ */
+export function nestingDepthExceeds(text: string, limit: number): boolean {
+  let depth = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 0x5c) i++; // backslash: skip the escaped character
+      else if (c === 0x22) inString = false;
+    } else if (c === 0x22) inString = true;
+    else if (c === 0x7b || c === 0x5b) {
+      if (++depth > limit) return true;
+    } else if (c === 0x7d || c === 0x5d) depth--;
+  }
+  return false;
 }
