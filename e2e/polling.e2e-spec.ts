@@ -4,7 +4,7 @@ import { invocationService } from '@runline/invocation-service';
 import { createLogger } from '@runline/observability';
 import { pollingService } from '@runline/polling-service';
 import { startService, type RunningService } from '@runline/runtime';
-import { HttpClient, startTestSystem, type TestSystem } from '@runline/testing';
+import { HttpClient, queryDatabase, startTestSystem, type TestSystem } from '@runline/testing';
 import { createPublishedProject, issueToken, type ProjectFixture } from './gateway-fixtures.js';
 import { eventually } from './support/lifecycle-support.js';
 import { PollingEndpoint, reportingChatbot } from './support/polling-endpoint.js';
@@ -191,6 +191,74 @@ describe('polling triggers', () => {
         );
       }
       await http.delete(`${base()}/polling?pollKey=flaky`, { bearer: token });
+    });
+  });
+
+  describe('polls obey the project', () => {
+    /** A fresh published project with its own token, so switching it off touches nothing else. */
+    async function ownProject() {
+      const own = await createPublishedProject(http, 'CHATBOT', reportingChatbot(endpoint.url));
+      const settings = `/v1/orgs/${own.orgId}/projects/${own.projectId}/api-settings`;
+      expect((await http.patch(settings, { defaultEnrollmentPolicy: 'EVERY_MATCH' }, { bearer: own.ownerJwt })).status).toBe(200);
+      const ownToken = (await issueToken(http, own, ['flow:trigger'])).token;
+      const ownBase = `/v1/orgs/${own.orgId}/flows/${own.projectId}`;
+      return {
+        own,
+        settings,
+        register: (body: Record<string, unknown>) => http.post<{ data: Trigger }>(`${ownBase}/polling`, body, { bearer: ownToken }),
+        letters: async () => (await http.get<{ data: DeadLetter[] }>(`${ownBase}/dead-letters`, { bearer: ownToken })).body.data,
+      };
+    }
+    const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+    it('skips polls that come due while the master switch is off (no fetch, no dead letter) and resumes when it is on', async () => {
+      const { own, settings, register, letters } = await ownProject();
+      const url = endpoint.script('/api/switch', [{ json: [] }]);
+      expect((await register({ source: 'switch', pollKey: 'switch', pollEndpoint: url, intervalMs: 1000 })).status).toBe(201);
+      await eventually('a first poll', async () => (endpoint.callsTo('/api/switch').length >= 1 ? true : undefined));
+
+      expect((await http.patch(settings, { externalApiEnabled: false }, { bearer: own.ownerJwt })).status).toBe(200);
+      // A poll already under way when the switch went off may still be fetching.
+      await sleep(300);
+      const whileOff = endpoint.callsTo('/api/switch').length;
+      await sleep(3200);
+      expect(endpoint.callsTo('/api/switch')).toHaveLength(whileOff);
+
+      expect((await http.patch(settings, { externalApiEnabled: true }, { bearer: own.ownerJwt })).status).toBe(200);
+      await eventually('polling to resume', async () => (endpoint.callsTo('/api/switch').length > whileOff ? true : undefined), 5000);
+      // The token routes answer 403 while the switch is off, so the dead letters are read now.
+      expect(await letters()).toEqual([]);
+    });
+
+    it('stops polling a deleted project, and its triggers are gone', async () => {
+      const { own, register } = await ownProject();
+      const url = endpoint.script('/api/deleted', [{ json: [] }]);
+      expect((await register({ source: 'gone', pollKey: 'gone', pollEndpoint: url, intervalMs: 1000 })).status).toBe(201);
+      await eventually('a first poll', async () => (endpoint.callsTo('/api/deleted').length >= 1 ? true : undefined));
+      expect((await http.delete(`/v1/orgs/${own.orgId}/projects/${own.projectId}`, { bearer: own.ownerJwt })).status).toBe(204);
+      await sleep(300);
+      const afterDeletion = endpoint.callsTo('/api/deleted').length;
+      await sleep(2500);
+      expect(endpoint.callsTo('/api/deleted')).toHaveLength(afterDeletion);
+      const [{ triggers }] = (await queryDatabase(system.database.url, 'SELECT count(*)::int AS triggers FROM polling.polling_triggers WHERE project_id = $1', [
+        own.projectId,
+      ])) as Array<{ triggers: number }>;
+      expect(triggers).toBe(0);
+    });
+
+    it('runs the first items of a trigger registered right after create and publish, for three projects in a row', async () => {
+      const runs = [];
+      for (let i = 0; i < 3; i++) {
+        const { register, letters } = await ownProject();
+        const name = `fresh-${i}`;
+        const url = endpoint.script(`/api/${name}`, [{ json: [item(`${name}-1`)] }, { json: [] }]);
+        expect((await register({ source: 'fresh', pollKey: name, pollEndpoint: url, intervalMs: 60000 })).status).toBe(201);
+        runs.push({ name, letters });
+      }
+      for (const { name, letters } of runs) {
+        await eventually(`${name}'s item to run`, async () => (endpoint.seen(name).length === 1 ? true : undefined), 10_000);
+        expect(await letters()).toEqual([]);
+      }
     });
   });
 

@@ -13,6 +13,7 @@ import { TransactionRunner } from '@runline/db';
 import { OutboundGuard, OutboundRefusedError } from '@runline/outbound';
 import { SecretBox } from '@runline/runtime';
 import { Poller } from '../polling/poller.js';
+import { raiseVersion } from '../events/project-copies.js';
 import { upsertTrigger } from '../polling/polling-triggers.js';
 import { triggerDocument } from '../polling/trigger-document.js';
 
@@ -39,8 +40,10 @@ export class RegisterPollingTriggerHandler {
     const invalid = await this.endpointProblem(request.pollEndpoint);
     if (invalid !== null) return toBinary(RegisterPollingTriggerReplySchema, create(RegisterPollingTriggerReplySchema, { invalidReason: invalid }));
     const now = new Date();
-    const row = await this.transactions.run((tx) =>
-      upsertTrigger(
+    const row = await this.transactions.run(async (tx) => {
+      // Polled items run on a copy at least as new as what the gateway registered this from.
+      await raiseVersion(tx.manager, request.projectId, request.orgId, Number(request.configVersion));
+      return upsertTrigger(
         tx.manager,
         {
           id: randomUUID(),
@@ -54,8 +57,8 @@ export class RegisterPollingTriggerHandler {
           intervalMs: request.intervalMs || DEFAULT_INTERVAL_MS,
         },
         now,
-      ),
-    );
+      );
+    });
     this.poller.offer(row.nextPollAt);
     return toBinary(RegisterPollingTriggerReplySchema, create(RegisterPollingTriggerReplySchema, { triggerJson: JSON.stringify(triggerDocument(row)) }));
   }

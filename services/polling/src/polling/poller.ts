@@ -1,3 +1,4 @@
+import { ProjectCopies } from '../events/project-copies.js';
 import { createHash, randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
@@ -59,6 +60,7 @@ export class Poller implements OnApplicationBootstrap, OnApplicationShutdown {
   constructor(
     private readonly transactions: TransactionRunner,
     private readonly guard: OutboundGuard,
+    private readonly copies: ProjectCopies,
     @Inject(BUS) private readonly bus: Bus,
     @Inject(SecretBox) private readonly secrets: SecretBox,
     @Inject(PollingConfig) private readonly config: PollingConfig,
@@ -150,8 +152,15 @@ export class Poller implements OnApplicationBootstrap, OnApplicationShutdown {
     this.lateness.observe(Math.max(0, startedAt.getTime() - trigger.dueAt.getTime()) / 1000);
     const messages: BusMessage[] = [];
     let lastSeenValue = trigger.lastSeenValue;
-    const fetched = await this.fetch(trigger);
-    if ('problem' in fetched) {
+    let lastPolledAt: Date | null = startedAt;
+    // Read as the poll comes due, not when it was claimed: a change answered in between holds.
+    const project = await this.copies.state(this.transactions.dataSource.manager, trigger.projectId);
+    const fetched = project?.pollable === false ? null : await this.fetch(trigger);
+    if (fetched === null) {
+      // Master switch off or project deleted: nothing fetched, no dead letter; the schedule goes on.
+      this.polls.inc({ outcome: 'skipped' });
+      lastPolledAt = trigger.lastPolledAt;
+    } else if ('problem' in fetched) {
       this.polls.inc({ outcome: 'failed' });
       this.logger.info({ triggerId: trigger.id, pollKey: trigger.pollKey, reason: fetched.problem }, 'poll failed');
       messages.push(pollFailedMessage(trigger, fetched.problem));
@@ -160,7 +169,7 @@ export class Poller implements OnApplicationBootstrap, OnApplicationShutdown {
       const selection = selectItems(fetched.items, trigger.dedupeField, trigger.lastSeenValue);
       let leaseRenewedAt = Date.now();
       for (const selected of selection.selected) {
-        const failure = await this.runItem(trigger, selected);
+        const failure = await this.runItem(trigger, selected, project?.configVersion ?? 0);
         if (failure) messages.push(failure);
         if (Date.now() - leaseRenewedAt > this.config.POLLING_LEASE_MS / 4) {
           leaseRenewedAt = Date.now();
@@ -172,7 +181,7 @@ export class Poller implements OnApplicationBootstrap, OnApplicationShutdown {
     const followingDue = trigger.dueAt.getTime() + trigger.intervalMs;
     // A poll that ended after its next due time (slow items) does not make up for lost time.
     const nextPollAt = new Date(followingDue > Date.now() ? followingDue : Date.now() + trigger.intervalMs);
-    await this.complete({ id: trigger.id, leaseId: trigger.leaseId, lastSeenValue, lastPolledAt: startedAt, nextPollAt }, messages);
+    await this.complete({ id: trigger.id, leaseId: trigger.leaseId, lastSeenValue, lastPolledAt, nextPollAt }, messages);
   }
 
   /** Steps 1–2: the GET and its items, or why the poll failed (a dead letter). */
@@ -202,8 +211,11 @@ export class Poller implements OnApplicationBootstrap, OnApplicationShutdown {
     return itemsOf(body);
   }
 
-  /** Step 4: one sync flow run; the dead-letter event when it failed or could not start. */
-  private async runItem(trigger: ClaimedTrigger, selected: SelectedItem): Promise<BusMessage | null> {
+  /**
+   * Step 4: one sync flow run, on a copy of the project at least `configVersion` (what this
+   * service knew when the poll came due); the dead-letter event when it failed or could not start.
+   */
+  private async runItem(trigger: ClaimedTrigger, selected: SelectedItem, configVersion: number): Promise<BusMessage | null> {
     if (!isObject(selected.item)) {
       const payload = { value: selected.item, source: trigger.source, _pollKey: trigger.pollKey };
       return itemRunFailedMessage(trigger, this.secrets.seal(JSON.stringify(payload)), 'Polled item is not a JSON object', '');
@@ -218,6 +230,7 @@ export class Poller implements OnApplicationBootstrap, OnApplicationShutdown {
       mode: RunMode.SYNC,
       bodyJson,
       idempotencyKey: idempotencyKeyOf(trigger, selected),
+      configVersion: BigInt(configVersion),
       receivedAt: timestampFromDate(new Date()),
       triggerSource: 'POLLING',
     });

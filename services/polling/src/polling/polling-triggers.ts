@@ -140,7 +140,8 @@ export interface PollCompletion {
   id: string;
   leaseId: string;
   lastSeenValue: string | null;
-  lastPolledAt: Date;
+  /** null: nothing was polled (a skipped poll), and none was before. */
+  lastPolledAt: Date | null;
   nextPollAt: Date;
 }
 

@@ -1,0 +1,16 @@
+import { Controller } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import { create, decodeEnvelope, GatewayChangeAppliedSchema, POLLING_REQUEST_SUBJECTS, toBinary } from '@runline/contracts';
+import { ProjectCopies } from '../events/project-copies.js';
+
+/** A change the gateway hands over before answering it: stored, then acknowledged. */
+@Controller()
+export class ApplyPollingGatewayChangeHandler {
+  constructor(private readonly copies: ProjectCopies) {}
+
+  @MessagePattern(POLLING_REQUEST_SUBJECTS.APPLY_GATEWAY_CHANGE)
+  async execute(@Payload() data: Uint8Array): Promise<Uint8Array> {
+    const configVersion = await this.copies.apply(decodeEnvelope(data));
+    return toBinary(GatewayChangeAppliedSchema, create(GatewayChangeAppliedSchema, { configVersion: BigInt(configVersion) }));
+  }
+}
