@@ -77,6 +77,8 @@ describe('runs', () => {
     expected: { invocationId: unknown; environment: string; mode: string; targetType: string; steps: Array<[string, string]> },
   ): void {
     for (const field of SPEC_INVOCATION_FIELDS) expect(run).toHaveProperty(field);
+    // In the spec's order, then the fields we add.
+    expect(Object.keys(run).slice(0, SPEC_INVOCATION_FIELDS.length)).toEqual([...SPEC_INVOCATION_FIELDS]);
     expect(run).toMatchObject({
       invocationId: expected.invocationId,
       status: 'SUCCEEDED',

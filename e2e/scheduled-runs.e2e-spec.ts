@@ -4,6 +4,7 @@ import { schedulerService } from '@runline/scheduler-service';
 import { HttpClient, queryDatabase, startTestSystem, type TestSystem } from '@runline/testing';
 import { createPublishedProject, issueToken, type ProjectFixture } from './gateway-fixtures.js';
 import { eventually, startLocalServer, waitForFinalInvocation, type InvocationBody, type LocalServer } from './support/lifecycle-support.js';
+import { SPEC_INVOCATION_FIELDS } from './support/runs-support.js';
 
 /** An automation that calls the customer endpoint with its order id, then returns. */
 function callingAutomation(url: string): object {
@@ -166,6 +167,8 @@ describe('scheduled runs', () => {
       expect(typeof cancelled.body.completedAt).toBe('string');
       expect(cancelled.body).toHaveProperty('requestPayload');
       expect(cancelled.body).toHaveProperty('callbackAttempts');
+      // The spec's fields in the spec's order, then ours.
+      expect(Object.keys(cancelled.body).slice(0, SPEC_INVOCATION_FIELDS.length)).toEqual([...SPEC_INVOCATION_FIELDS]);
 
       await sleep(1500);
       expect((await read(project, token, accepted.body.invocationId)).body).toEqual(cancelled.body);

@@ -18,6 +18,7 @@ import type { ModifyInvocationBody } from '../http/external/external-bodies.dto.
 import { schedulingFieldsOf } from '../http/external/scheduling-fields.js';
 import { requestInvocationService } from '../invocation-service-request.js';
 import { GetInvocationHandler } from '../queries/get-invocation.handler.js';
+import { invocationAnswer } from '../queries/invocation-answer.js';
 
 export interface ModifyInvocationCommand {
   caller: ExternalCaller;
@@ -62,7 +63,7 @@ export class ModifyInvocationHandler {
     const reply = fromBinary(ModifyInvocationReplySchema, replyBytes);
     switch (reply.outcome) {
       case ModifyOutcome.MODIFIED:
-        return JSON.parse(reply.invocationJson) as unknown;
+        return invocationAnswer(JSON.parse(reply.invocationJson) as Record<string, unknown>);
       case ModifyOutcome.NOT_FOUND:
         throw new ApiError(404, API_ERRORS.invocationNotFound);
       case ModifyOutcome.NOT_ASYNC:

@@ -14,6 +14,7 @@ import { GatewayConfig } from '../config.js';
 import { API_ERRORS, ApiError } from '../http/api-error.js';
 import type { ExternalCaller } from '../http/external/external-api.guard.js';
 import { requestInvocationService } from '../invocation-service-request.js';
+import { invocationAnswer } from './invocation-answer.js';
 
 const SCOPE_OF_TARGET: Record<string, TokenScope> = {
   BOT: 'bot:invoke',
@@ -34,7 +35,7 @@ export class GetInvocationHandler {
 
   async execute(query: { caller: ExternalCaller; invocationId: string }): Promise<unknown> {
     const reply = await this.authorized(query);
-    return JSON.parse(reply.invocationJson) as unknown;
+    return invocationAnswer(JSON.parse(reply.invocationJson) as Record<string, unknown>);
   }
 
   /**
