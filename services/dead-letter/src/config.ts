@@ -14,4 +14,11 @@ export class DeadLetterConfig {
   @Min(100)
   @Max(600_000)
   DEAD_LETTER_REPLAY_TIMEOUT_MS: number = 45_000;
+
+  /** How often replays cut off between claim and outcome (a crash) are looked for and finished. */
+  @Type(() => Number)
+  @IsInt()
+  @Min(100)
+  @Max(3_600_000)
+  DEAD_LETTER_REPLAY_RECOVERY_INTERVAL_MS: number = 60_000;
 }

@@ -2,6 +2,8 @@ import { Module } from '@nestjs/common';
 import { ENVIRONMENT, loadConfig, SecretBox } from '@runline/runtime';
 import { ReplayDeadLetterHandler } from './commands/replay-dead-letter.handler.js';
 import { DeadLetterConfig } from './config.js';
+import { ReplayRecovery } from './dead-letters/replay-recovery.js';
+import { ReplayRuns } from './dead-letters/replay-runs.js';
 import { InvocationRetriesExhaustedHandler } from './events/invocation-retries-exhausted.handler.js';
 import { PollFailedHandler } from './events/poll-failed.handler.js';
 import { PolledItemRunFailedHandler } from './events/polled-item-run-failed.handler.js';
@@ -13,6 +15,8 @@ import { ListDeadLettersHandler } from './queries/list-dead-letters.handler.js';
   providers: [
     { provide: DeadLetterConfig, inject: [ENVIRONMENT], useFactory: (env: NodeJS.ProcessEnv) => loadConfig(DeadLetterConfig, env) },
     { provide: SecretBox, inject: [DeadLetterConfig], useFactory: (config: DeadLetterConfig) => new SecretBox(config.SECRETS_KEY) },
+    ReplayRuns,
+    ReplayRecovery,
   ],
 })
 export class DeadLetterModule {}

@@ -104,6 +104,23 @@ export async function deadLetterExists(manager: EntityManager, projectId: string
   return rows.length > 0;
 }
 
+/** Records the replay's outcome once: the first writer wins (a recovery and a late original agree anyway). */
 export async function recordReplay(manager: EntityManager, id: string, status: string, invocationId: string | null, at: Date): Promise<void> {
-  await manager.query(`UPDATE dead_letters SET replay_status = $2, replay_invocation_id = $3, updated_at = $4 WHERE id = $1`, [id, status, invocationId, at]);
+  await manager.query(`UPDATE dead_letters SET replay_status = $2, replay_invocation_id = $3, updated_at = $4 WHERE id = $1 AND replay_status IS NULL`, [
+    id,
+    status,
+    invocationId,
+    at,
+  ]);
+}
+
+/**
+ * Replays claimed before `claimedBefore` whose outcome was never recorded: the process that
+ * claimed them died (or lost its database) between the claim and the outcome.
+ */
+export async function interruptedReplays(manager: EntityManager, claimedBefore: Date, limit: number): Promise<DeadLetterRow[]> {
+  return (await manager.query(
+    `SELECT ${COLUMNS} FROM dead_letters WHERE replayed_at < $1 AND replay_status IS NULL ORDER BY replayed_at LIMIT $2`,
+    [claimedBefore, limit],
+  )) as DeadLetterRow[];
 }
