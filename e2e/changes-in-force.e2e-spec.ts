@@ -9,14 +9,17 @@ import {
   uniqueBusPrefix,
   type TestDatabase,
 } from '@runline/testing';
+import { createHmac } from 'node:crypto';
 import { createPublishedProject, issueToken, publishDefinition, type ProjectFixture } from './gateway-fixtures.js';
+import { selfSignedCertificate, startHttpsReceiver, type HttpsReceiver, type TestCertificate } from './support/https-receiver.js';
+import { PollingEndpoint } from './support/polling-endpoint.js';
 import { eventually } from './support/lifecycle-support.js';
 import { compiledEntry, freePort, runNode, waitForOk, type RunningProcess } from './support/processes.js';
 import { runPath, type Json } from './support/runs-support.js';
 
 /**
  * A change answered by one gateway replica is obeyed by the very next request to the other,
- * sent at once, with no wait in between: two gateway processes and the invocation service as
+ * sent at once, with no wait in between: two gateway processes and every other service as
  * separate processes on one database and one NATS. Each pair runs REPEAT times.
  */
 const REPEAT = 20;
@@ -29,8 +32,14 @@ describe('a change is in force for the next request on every replica', () => {
   const processes: RunningProcess[] = [];
   let a: HttpClient;
   let b: HttpClient;
+  let certificate: TestCertificate;
+  let receiver: HttpsReceiver;
+  let endpoint: PollingEndpoint;
 
   beforeAll(async () => {
+    certificate = await selfSignedCertificate();
+    receiver = await startHttpsReceiver(certificate);
+    endpoint = await PollingEndpoint.start();
     database = await createTestDatabase();
     const environment: NodeJS.ProcessEnv = {
       PATH: process.env.PATH,
@@ -41,13 +50,16 @@ describe('a change is in force for the next request on every replica', () => {
       CONSOLE_JWT_SECRET: TEST_CONSOLE_JWT_SECRET,
       SECRETS_KEY: TEST_SECRETS_KEY,
       LOG_LEVEL: 'warn',
+      OUTBOUND_ALLOWED_CIDRS: '127.0.0.0/8',
+      NODE_EXTRA_CA_CERTS: certificate.caFile,
     };
-    for (const name of ['gateway', 'invocation']) {
+    const services = ['gateway', 'invocation', 'scheduler', 'polling', 'dead-letter', 'callback'];
+    for (const name of services) {
       const migration = runNode(compiledEntry(`services/${name}/main.js`), ['migrate'], environment);
       expect(await migration.exit()).toBe(0);
     }
     const urls = await Promise.all(
-      ['gateway', 'gateway', 'invocation'].map(async (name) => {
+      ['gateway', ...services].map(async (name) => {
         const port = await freePort();
         const started = runNode(compiledEntry(`services/${name}/main.js`), [], { ...environment, PORT: String(port) });
         processes.push(started);
@@ -64,6 +76,9 @@ describe('a change is in force for the next request on every replica', () => {
     await Promise.all(processes.map((started) => started.stop()));
     await deletePrefixedStreams(testNatsUrl(), busPrefix);
     await database?.drop();
+    await receiver?.close();
+    await certificate?.remove();
+    await endpoint?.close();
   });
 
   const settingsPath = (project: ProjectFixture) => `/v1/orgs/${project.orgId}/projects/${project.projectId}/api-settings`;
@@ -169,6 +184,59 @@ describe('a change is in force for the next request on every replica', () => {
       used += 1;
     }
   }, 120_000);
+
+  it('the default callback URL and secret', async () => {
+    const project = await createPublishedProject(a, 'AUTOMATION');
+    const { token } = await issueToken(a, project, ['automation:trigger']);
+    await changeSettings(project, { rateLimitPerMinute: 10_000 });
+    for (let i = 0; i < REPEAT; i++) {
+      const secret = `default-secret-${i}`;
+      await changeSettings(project, { defaultCallbackUrl: `${receiver.url}/default-${i}`, defaultCallbackSecret: secret });
+      const accepted = await b.post<{ invocationId: string }>(runPath('automationTriggerAsync', project), { payload: { orderId: `cb-${i}`, amount: 1 } }, { bearer: token });
+      expect(accepted.status).toBe(202);
+      const [callback] = await eventually(`the callback of run ${i}`, async () => {
+        const got = receiver.at(`/default-${i}`);
+        return got.length > 0 ? got : undefined;
+      });
+      expect(JSON.parse(callback!.raw.toString())).toMatchObject({ invocationId: accepted.body.invocationId });
+      expect(callback!.headers['x-service-signature']).toBe(createHmac('sha256', secret).update(callback!.raw).digest('hex'));
+    }
+  }, 120_000);
+
+  it('a publish, for the next polled item', async () => {
+    const pollKey = 'published';
+    const reporting = (version: number) => ({
+      schemaVersion: 1,
+      bot: { start: 'hello', nodes: { hello: { type: 'message', text: 'Hi', next: 'end' }, end: { type: 'end' } } },
+      flow: {
+        trigger: { externalEnabled: true, key: 'external_event' },
+        start: 'report',
+        nodes: {
+          report: { type: 'http', method: 'POST', url: `${endpoint.url}/seen/v${version}`, body: 'payload', saveAs: 'reply', next: 'done' },
+          done: { type: 'end' },
+        },
+      },
+    });
+    const project = await createPublishedProject(a, 'CHATBOT', reporting(0));
+    const { token } = await issueToken(a, project, ['flow:trigger']);
+    await changeSettings(project, { defaultEnrollmentPolicy: 'EVERY_MATCH' });
+    // Every poll returns one new item, numbered by the poll.
+    const items = Array.from({ length: 500 }, (_, call) => ({ json: [{ id: call + 1, event: 'order.created', customerId: `c-${call + 1}` }] }));
+    const url = endpoint.script('/api/published', items);
+    expect((await b.post(`/v1/orgs/${project.orgId}/flows/${project.projectId}/polling`, { source: 's', pollKey, pollEndpoint: url, intervalMs: 1000 }, { bearer: token })).status).toBe(201);
+    for (let version = 1; version <= REPEAT; version++) {
+      await publishDefinition(a, project, reporting(version));
+      const answeredAt = Date.now();
+      // The first poll fetched after the publish was answered runs the new definition.
+      const poll = await eventually(`a poll after publish ${version}`, async () => endpoint.callsTo('/api/published').find((call) => call.at > answeredAt), 5000);
+      const itemId = endpoint.callsTo('/api/published').indexOf(poll) + 1;
+      const reportedUnder = await eventually(`item ${itemId} to run`, async () => {
+        for (let seen = 0; seen <= REPEAT; seen++) if (endpoint.seen(`v${seen}`).some((payload) => payload.id === itemId)) return seen;
+        return undefined;
+      });
+      expect(reportedUnder).toBeGreaterThanOrEqual(version);
+    }
+  }, 180_000);
 
   it('a project deletion', async () => {
     for (let i = 0; i < REPEAT; i++) {

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
+import { TransactionRunner } from '@runline/db';
 import { API_ERRORS, ApiError } from '../http/api-error.js';
 
 /** A project's `config_version` and its organization's `plan_version`. */
@@ -38,7 +38,7 @@ export class ProjectVersions {
   private waiting = new Map<string, Waiter[]>();
   private scheduled = false;
 
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly transactions: TransactionRunner) {}
 
   /**
    * The project's versions as of a moment at or after `since` (a performance.now() time, at the
@@ -64,7 +64,8 @@ export class ProjectVersions {
     this.waiting = new Map();
     const sentAt = performance.now();
     try {
-      const rows: Array<{ id: string; config_version: number; plan_version: number }> = await this.dataSource.query(
+      // A prepared statement: parsed and planned once per connection, it is on every request's path.
+      const rows = await this.transactions.runStatement<Array<{ id: string; config_version: number; plan_version: number }>>(
         `SELECT p.id, p.config_version, o.plan_version FROM projects p JOIN organizations o ON o.id = p.org_id
           WHERE p.id = ANY($1::uuid[])`,
         [[...waiting.keys()]],
