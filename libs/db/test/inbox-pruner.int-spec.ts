@@ -1,7 +1,7 @@
 import type { DataSource } from 'typeorm';
 import { createTestDatabase, type TestDatabase } from '@runline/testing';
-import { Inbox, INBOX_PRUNE_BATCH, InboxPruner } from '../src/index.js';
-import { migratedDataSource } from './support/test-schema.js';
+import { Inbox, INBOX_PRUNE_BATCH, IndexInboxProcessedAt1763700000900, InboxPruner } from '../src/index.js';
+import { migratedDataSource, TEST_MIGRATIONS } from './support/test-schema.js';
 
 const SCHEMA = 'inboxprune';
 const DAY_MS = 86_400_000;
@@ -13,7 +13,8 @@ describe('inbox pruner (real PostgreSQL)', () => {
 
   beforeAll(async () => {
     db = await createTestDatabase();
-    dataSource = await migratedDataSource(db.url, SCHEMA);
+    // As every service migrates it: the inbox with the pruner's index.
+    dataSource = await migratedDataSource(db.url, SCHEMA, { migrations: [...TEST_MIGRATIONS, IndexInboxProcessedAt1763700000900] });
   });
   afterAll(async () => {
     await dataSource?.destroy();

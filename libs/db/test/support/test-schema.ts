@@ -1,5 +1,5 @@
 import type { DataSource, MigrationInterface, QueryRunner } from 'typeorm';
-import { CreateOutboxAndInbox1763700000000, createServiceDataSource, IndexInboxProcessedAt1763700000900, migrate, type ServiceDataSourceOptions } from '../../src/index.js';
+import { CreateOutboxAndInbox1763700000000, createServiceDataSource, migrate, type ServiceDataSourceOptions } from '../../src/index.js';
 
 /** Tables the integration tests change as "state". Unqualified on purpose: search_path places them. */
 export class CreateTestTables1763700000001 implements MigrationInterface {
@@ -16,7 +16,7 @@ export class CreateTestTables1763700000001 implements MigrationInterface {
   }
 }
 
-export const TEST_MIGRATIONS = [CreateOutboxAndInbox1763700000000, CreateTestTables1763700000001, IndexInboxProcessedAt1763700000900];
+export const TEST_MIGRATIONS = [CreateOutboxAndInbox1763700000000, CreateTestTables1763700000001];
 
 export const TEST_SUBJECT = 'dbtest.evt.order-created';
 

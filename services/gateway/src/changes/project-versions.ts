@@ -28,15 +28,15 @@ const KNOWN_LIMIT = 100_000;
  * it acts on it.
  *
  * A read sent after a request arrived reflects every change answered before that request, so
- * it may serve that request and every other request that arrived before it was sent. Reads
- * are gathered per event-loop turn into one statement; under load one statement serves many
- * requests, and a request waits for at most one round trip.
+ * it may serve that request and every other request that arrived before it was sent. One
+ * read is in flight at a time and the next takes every project asked for meanwhile, so an idle
+ * gateway pays one round trip and a busy one shares a statement among many requests.
  */
 @Injectable()
 export class ProjectVersions {
   private readonly known = new Map<string, Known>();
   private waiting = new Map<string, Waiter[]>();
-  private scheduled = false;
+  private reading = false;
 
   constructor(private readonly transactions: TransactionRunner) {}
 
@@ -51,25 +51,33 @@ export class ProjectVersions {
       const queue = this.waiting.get(projectId);
       if (queue) queue.push({ resolve, reject });
       else this.waiting.set(projectId, [{ resolve, reject }]);
-      if (!this.scheduled) {
-        this.scheduled = true;
-        setImmediate(() => void this.read());
-      }
+      // One read at a time: the next is sent as soon as the one in flight ends, and takes every
+      // project asked for meanwhile. An idle gateway sends at once; a busy one batches.
+      if (!this.reading) void this.readWaiting();
     });
   }
 
+  private async readWaiting(): Promise<void> {
+    this.reading = true;
+    try {
+      while (this.waiting.size > 0) await this.read();
+    } finally {
+      this.reading = false;
+    }
+  }
+
   private async read(): Promise<void> {
-    this.scheduled = false;
     const waiting = this.waiting;
     this.waiting = new Map();
+    const ids = [...waiting.keys()];
     const sentAt = performance.now();
     try {
-      // A prepared statement: parsed and planned once per connection, it is on every request's path.
-      const rows = await this.transactions.runStatement<Array<{ id: string; config_version: number; plan_version: number }>>(
-        `SELECT p.id, p.config_version, o.plan_version FROM projects p JOIN organizations o ON o.id = p.org_id
-          WHERE p.id = ANY($1::uuid[])`,
-        [[...waiting.keys()]],
-      );
+      // Prepared statements, parsed and planned once per connection: this is on every request's
+      // path. One id (the usual case) needs no array parameter.
+      const rows =
+        ids.length === 1
+          ? await this.transactions.runStatement<VersionRow[]>(`${SELECT_VERSIONS} WHERE p.id = $1`, ids)
+          : await this.transactions.runStatement<VersionRow[]>(`${SELECT_VERSIONS} WHERE p.id = ANY($1::uuid[])`, [ids]);
       const versions = new Map(rows.map((row) => [row.id, { config: row.config_version, plan: row.plan_version }]));
       if (this.known.size > KNOWN_LIMIT) this.known.clear();
       for (const [projectId, queue] of waiting) {
@@ -84,3 +92,11 @@ export class ProjectVersions {
     }
   }
 }
+
+interface VersionRow {
+  id: string;
+  config_version: number;
+  plan_version: number;
+}
+
+const SELECT_VERSIONS = 'SELECT p.id, p.config_version, o.plan_version FROM projects p JOIN organizations o ON o.id = p.org_id';
