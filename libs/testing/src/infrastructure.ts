@@ -38,6 +38,9 @@ export async function createTestDatabase(): Promise<TestDatabase> {
 
 async function withAdminClient<T>(adminUrl: string, fn: (client: pg.Client) => Promise<T>): Promise<T> {
   const client = new pg.Client({ connectionString: adminUrl });
+  // A connection cut from outside (the fault tests terminate backends) is reported to the query
+  // in flight; without a listener the same error, arriving between queries, would crash the run.
+  client.on('error', () => undefined);
   await client.connect();
   try {
     return await fn(client);
@@ -49,6 +52,9 @@ async function withAdminClient<T>(adminUrl: string, fn: (client: pg.Client) => P
 /** Runs one statement on a test database and returns its rows (tests that look under the hood). */
 export async function queryDatabase(url: string, sql: string, parameters: unknown[] = []): Promise<Array<Record<string, unknown>>> {
   const client = new pg.Client({ connectionString: url });
+  // A connection cut from outside (the fault tests terminate backends) is reported to the query
+  // in flight; without a listener the same error, arriving between queries, would crash the run.
+  client.on('error', () => undefined);
   await client.connect();
   try {
     return (await client.query(sql, parameters)).rows as Array<Record<string, unknown>>;
