@@ -149,6 +149,53 @@ describe('a change is in force for the next request on every replica', () => {
     }
   }, 120_000);
 
+  it('the default enrollment policy', async () => {
+    const project = await createPublishedProject(a, 'CHATBOT');
+    const { token } = await issueToken(a, project, ['flow:trigger']);
+    await changeSettings(project, { rateLimitPerMinute: 10_000 });
+    const { enrollmentPolicy: _requested, ...unstated } = body;
+    for (let i = 0; i < REPEAT; i++) {
+      for (const policy of ['EVERY_MATCH', 'ONE_TIME']) {
+        await changeSettings(project, { defaultEnrollmentPolicy: policy });
+        const run = await b.post<{ invocationId: string }>(runPath('flowTrigger', project), { ...unstated, customerId: `c-${policy}-${i}` }, { bearer: token });
+        expect(run.status).toBe(200);
+        const read = await b.get(`/v1/orgs/${project.orgId}/external-invocations/${run.body.invocationId}`, { bearer: token });
+        expect(read.body).toMatchObject({ enrollmentPolicy: policy });
+      }
+    }
+  }, 120_000);
+
+  it('a publish, for a dead-letter replay', async () => {
+    // Version i fails, so its run becomes a dead letter; the fix published on one replica is
+    // what the replay on the other runs (it reports under its own name).
+    const failing = (i: number) => automationOf({ boom: { type: 'fail', error: `broken v${i}` } }, 'boom');
+    const fixed = (i: number) =>
+      automationOf(
+        {
+          report: { type: 'http', method: 'POST', url: `${endpoint.url}/seen/replay-v${i}`, body: 'payload', saveAs: 'reply', next: 'done' },
+          done: { type: 'return', value: "'ok'" },
+        },
+        'report',
+      );
+    const project = await createPublishedProject(a, 'AUTOMATION', failing(0));
+    const { token } = await issueToken(a, project, ['automation:trigger']);
+    await changeSettings(project, { rateLimitPerMinute: 10_000 });
+    const path = `/v1/orgs/${project.orgId}/automations/${project.projectId}`;
+    for (let i = 1; i <= REPEAT; i++) {
+      await publishDefinition(a, project, failing(i));
+      const accepted = await b.post(`${path}/trigger-async`, { event: 'order', payload: { orderId: `o-${i}` } }, { bearer: token });
+      expect(accepted.status).toBe(202);
+      const letter = await eventually(`the dead letter of run ${i}`, async () => {
+        const found = await b.get<{ data: Array<{ id: string; failureReason: string }> }>(`${path}/dead-letters`, { bearer: token });
+        return found.body.data.find((row) => row.failureReason === `broken v${i}`);
+      });
+      await publishDefinition(a, project, fixed(i));
+      const replayed = await b.post(`${path}/dead-letters?id=${letter.id}`, {}, { bearer: token });
+      expect(replayed).toMatchObject({ status: 200, body: { success: true } });
+      expect(endpoint.seen(`replay-v${i}`)).toEqual([{ orderId: `o-${i}` }]);
+    }
+  }, 180_000);
+
   it('the project rate limit', async () => {
     const project = await createPublishedProject(a, 'CHATBOT');
     const dry = { ...body, dryRun: true };
@@ -276,3 +323,15 @@ const failingThenReturning = {
     },
   },
 };
+
+/** An automation of `nodes` starting at `start`, one attempt per run. */
+function automationOf(nodes: object, start: string): object {
+  return {
+    schemaVersion: 1,
+    workflow: {
+      trigger: { externalEnabled: true, key: 'external_event', expectedPayload: { orderId: '' }, retry: { maxAttempts: 1, backoffSeconds: 1 } },
+      start,
+      nodes,
+    },
+  };
+}
