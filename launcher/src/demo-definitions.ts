@@ -1,4 +1,4 @@
-/** The demo projects' definitions: DESIGN.md section 4's examples. */
+/** The demo projects' definitions: the documented example of each project type (schema v1). */
 export const DEMO_CHATBOT_DEFINITION = {
   schemaVersion: 1,
   bot: {

@@ -13,8 +13,7 @@ import {
   type BusCodec,
   type StreamSpec,
 } from '@runline/bus';
-import { testNatsUrl, uniqueBusPrefix } from '@runline/testing';
-import { deleteStreamsWithPrefix } from '../test/nats-cleanup.js';
+import { deletePrefixedStreams, testNatsUrl, uniqueBusPrefix } from '@runline/testing';
 
 const STREAMS: StreamSpec[] = [{ name: 'ORDERS_EVENTS', subjects: ['orders.evt.>'], retention: 'limits' }];
 
@@ -114,7 +113,7 @@ const transports: [string, () => Promise<{ bus: Bus; cleanup: () => Promise<void
       const prefix = uniqueBusPrefix();
       return {
         bus: await JetStreamBus.connect({ url: testNatsUrl(), prefix, name: 'bus-server-test' }),
-        cleanup: () => deleteStreamsWithPrefix(prefix),
+        cleanup: () => deletePrefixedStreams(testNatsUrl(), prefix),
       };
     },
   ],

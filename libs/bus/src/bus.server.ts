@@ -4,7 +4,7 @@ import { isObservable, lastValueFrom } from 'rxjs';
 import { errorMessage } from './bus-logger.js';
 import { BusContext } from './bus.context.js';
 import type { Bus, DeliveredMessage, DurableSubscriptionSpec, StreamSpec, Subscription } from './bus.js';
-import { assertName, assertSubject, subjectCovers } from './subjects.js';
+import { assertName, assertSubject, subjectCovers } from './subject-rules.js';
 
 /** Injection token under which a service provides its `Bus` instance. */
 export const BUS = 'RUNLINE_BUS';

@@ -14,7 +14,7 @@ import {
   type Subscription,
 } from './bus.js';
 import { runHandler, type Settle } from './settlement.js';
-import { assertHeaders, assertName, assertSubject, subjectMatches, subjectsOverlap } from './subjects.js';
+import { assertHeaders, assertName, assertSubject, subjectMatches, subjectsOverlap } from './subject-rules.js';
 
 export interface InProcessBusOptions {
   /** Receives handler failures; nothing sensitive is logged. */

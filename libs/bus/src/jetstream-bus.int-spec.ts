@@ -1,9 +1,8 @@
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
 import { JetStreamBus, type Bus } from '@runline/bus';
-import { testNatsUrl, uniqueBusPrefix } from '@runline/testing';
+import { deletePrefixedStreams, testNatsUrl, uniqueBusPrefix } from '@runline/testing';
 import { describeBusContract } from '../test/bus.contract.js';
-import { deleteStreamsWithPrefix } from '../test/nats-cleanup.js';
 
 describeBusContract('JetStreamBus', async () => {
   const prefix = uniqueBusPrefix();
@@ -16,7 +15,7 @@ describeBusContract('JetStreamBus', async () => {
     },
     dispose: async () => {
       await Promise.all(opened.map((bus) => bus.close()));
-      await deleteStreamsWithPrefix(prefix);
+      await deletePrefixedStreams(testNatsUrl(), prefix);
     },
   };
 });
@@ -51,7 +50,7 @@ describe('JetStreamBus specifics', () => {
     } finally {
       await bus.close();
       await nc.close();
-      await deleteStreamsWithPrefix(prefix);
+      await deletePrefixedStreams(testNatsUrl(), prefix);
     }
   });
 
@@ -75,7 +74,7 @@ describe('JetStreamBus specifics', () => {
     } finally {
       await bus.close();
       await nc.close();
-      await deleteStreamsWithPrefix(prefix);
+      await deletePrefixedStreams(testNatsUrl(), prefix);
     }
   });
 
@@ -93,7 +92,7 @@ describe('JetStreamBus specifics', () => {
       ).rejects.toThrow(/retention/);
     } finally {
       await Promise.all(buses.map((bus) => bus.close()));
-      await deleteStreamsWithPrefix(prefix);
+      await deletePrefixedStreams(testNatsUrl(), prefix);
     }
   });
 

@@ -40,7 +40,7 @@ import {
   type Subscription,
 } from './bus.js';
 import { runHandler } from './settlement.js';
-import { assertHeaders, assertName, assertSubject } from './subjects.js';
+import { assertHeaders, assertName, assertSubject } from './subject-rules.js';
 
 export interface JetStreamBusOptions {
   /** NATS server URL(s), comma-separated, for example `nats://127.0.0.1:4222`. */

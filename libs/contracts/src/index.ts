@@ -203,7 +203,7 @@ export {
   type ScheduledJobRescheduled,
 } from './gen/runline/scheduler/v1/events_pb.js';
 
-// Generated: runline.polling.v1 requests and events (issue 6).
+// Generated: runline.polling.v1 requests and events (polling triggers and their failures).
 export {
   DeletePollingTriggerReplySchema,
   DeletePollingTriggerRequestSchema,
@@ -220,7 +220,7 @@ export {
 } from './gen/runline/polling/v1/requests_pb.js';
 export { PolledItemRunFailedSchema, PollFailedSchema, type PolledItemRunFailed, type PollFailed } from './gen/runline/polling/v1/events_pb.js';
 
-// Generated: runline.deadletter.v1 requests (issue 6).
+// Generated: runline.deadletter.v1 requests (listing and replaying dead letters).
 export {
   ListDeadLettersReplySchema,
   ListDeadLettersRequestSchema,

@@ -2,7 +2,7 @@
  * Definition schema v1: the document a project saves as its draft and later publishes.
  *
  * These types describe a document that has passed `validateDefinition`; raw input is `unknown`
- * until then. Field kinds are fixed (DESIGN.md section 4):
+ * until then. Field kinds are fixed, whatever the node type:
  * - templates (`TemplateSource`, text with `{{ expression }}` parts): `text`, `title`, `error`,
  *   `url` and header values;
  * - JSONata expressions (`ExpressionSource`) over `{ payload, vars, session, input }`: `if`,

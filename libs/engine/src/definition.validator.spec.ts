@@ -8,7 +8,7 @@ import {
   type ProjectType,
 } from '@runline/engine';
 
-// The two examples of DESIGN.md section 4, as a client would send them.
+// The documented example definition of each project type, as a client would send them.
 const chatbotExample = () => ({
   schemaVersion: 1,
   bot: {
@@ -64,7 +64,7 @@ function onlyError(projectType: ProjectType, document: unknown): DefinitionError
 }
 
 describe('validateDefinition', () => {
-  describe('given the DESIGN.md examples', () => {
+  describe('given the documented examples', () => {
     it('when a chatbot saves the chatbot example, then it validates and compiles both graphs', async () => {
       const result = validateDefinition('CHATBOT', chatbotExample());
 

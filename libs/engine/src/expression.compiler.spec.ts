@@ -126,7 +126,7 @@ describe('evaluate', () => {
 });
 
 describe('renderTemplate', () => {
-  it('given the DESIGN.md flow text, when rendered, then the order id is filled in', async () => {
+  it('given the documented chatbot flow text, when rendered, then the order id is filled in', async () => {
     await expect(renderTemplate(compileTemplate('Order {{ payload.orderId }}'), { payload: { orderId: 42 } })).resolves.toBe(
       'Order 42',
     );

@@ -39,7 +39,7 @@ function stored(outcome: RunOutcome): unknown {
 }
 
 describe('runGraph', () => {
-  describe('given the DESIGN.md example definitions', () => {
+  describe('given the documented example definitions', () => {
     it('when the chatbot flow runs with orderId 42, then it says "Order 42" and succeeds', async () => {
       const outcome = await runGraph(compileDefinition(chatbotExample), { graph: 'flow', scope: { payload: { orderId: 42 } } }, fakePorts());
 

@@ -1,6 +1,6 @@
 /**
  * `@runline/outbound`: the guard every outbound HTTP request goes through (http nodes of runs,
- * callbacks, polls). DESIGN.md §6.
+ * callbacks, polls), so that no project can make Runline reach into its own network.
  *
  * - `OutboundGuard.request` refuses any URL whose host is, or resolves to, an address that is
  *   not public unicast (unless `allowedCidrs` covers it, from `OUTBOUND_ALLOWED_CIDRS`), then
