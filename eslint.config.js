@@ -69,7 +69,9 @@ const moduleBoundaries = {
     { sourceTag: 'type:service', onlyDependOnLibsWithTags: ['type:lib'] },
     { sourceTag: 'type:launcher', onlyDependOnLibsWithTags: ['type:service', 'type:lib'] },
     // System tests start several services and speak HTTP to them like a client.
-    { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['type:service', 'type:lib', 'type:launcher'] },
+    { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['type:service', 'type:lib', 'type:launcher', 'type:example'] },
+    // Examples show what a program outside Runline needs: the published contracts, nothing else.
+    { sourceTag: 'type:example', onlyDependOnLibsWithTags: ['lib:contracts'] },
   ],
 };
 

@@ -12,5 +12,6 @@ export default {
     '^(\\.{1,2}/.*)\\.js$': '$1',
     ...Object.fromEntries(libs.map((lib) => [`^@runline/${lib}$`, `<rootDir>/libs/${lib}/src/index.ts`])),
     ...Object.fromEntries(services.map((name) => [`^@runline/${name}-service$`, `<rootDir>/services/${name}/src/index.ts`])),
+    '^@runline/invocation-subscriber-example$': '<rootDir>/examples/invocation-subscriber/invocation-subscriber.ts',
   },
 };

@@ -9,18 +9,21 @@ const root = path.resolve(import.meta.dirname, '..');
 const dist = path.join(root, 'dist');
 const { paths } = JSON.parse(readFileSync(path.join(root, 'tsconfig.base.json'), 'utf8')).compilerOptions;
 
+let linked = 0;
 for (const [alias, [target]] of Object.entries(paths)) {
-  if (alias === '@runline/testing') continue; // test-only, never built
+  // Test helpers and the examples are run from source, never built.
+  if (alias === '@runline/testing' || alias.endsWith('-example')) continue;
   const packageDir = path.join(dist, 'node_modules', alias);
   const compiled = path.join(dist, target.replace(/\.ts$/, '.js'));
   mkdirSync(packageDir, { recursive: true });
   writeFileSync(path.join(packageDir, 'package.json'), JSON.stringify({ name: alias, type: 'module', main: 'index.js' }, null, 2) + '\n');
   const relative = path.relative(packageDir, compiled).split(path.sep).join('/');
   writeFileSync(path.join(packageDir, 'index.js'), `export * from '${relative}';\n`);
+  linked++;
 }
 
 for (const service of ['gateway', 'invocation', 'scheduler', 'polling', 'dead-letter', 'callback']) {
   writeFileSync(path.join(dist, 'services', service, 'main.js'), "import './src/main.js';\n");
 }
 writeFileSync(path.join(dist, 'launcher', 'main.js'), "import './src/main.js';\n");
-console.log(`linked ${Object.keys(paths).length - 1} packages into dist/node_modules`);
+console.log(`linked ${linked} packages into dist/node_modules`);
