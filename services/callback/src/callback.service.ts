@@ -1,14 +1,12 @@
 import { CreateOutboxAndInbox1763700000000, IndexInboxProcessedAt1763700000900 } from '@runline/db';
 import type { ServiceDefinition } from '@runline/runtime';
 import { CallbackModule } from './callback.module.js';
-import { CallbackAttemptEntity } from './entities/callback-attempt.entity.js';
-import { CallbackDeliveryEntity } from './entities/callback-delivery.entity.js';
 import { CreateCallbackDeliveries1763700000301 } from './migrations/1763700000301-create-callback-deliveries.js';
 
 export const callbackService: ServiceDefinition = {
   name: 'callback',
   schema: 'callback',
   module: CallbackModule,
-  entities: [CallbackDeliveryEntity, CallbackAttemptEntity],
+  entities: [],
   migrations: [CreateOutboxAndInbox1763700000000, CreateCallbackDeliveries1763700000301, IndexInboxProcessedAt1763700000900],
 };

@@ -1,6 +1,7 @@
 import { Type } from 'class-transformer';
 import { IsInt, IsOptional, IsString, Max, Min, MinLength } from 'class-validator';
 import { IsCidrList } from '@runline/runtime';
+import { ACK_WINDOW_MS } from './deliveries/delivery-rules.js';
 
 const int = (min: number, max: number) => (target: object, property: string) => {
   Type(() => Number)(target, property);
@@ -10,9 +11,8 @@ const int = (min: number, max: number) => (target: object, property: string) => 
 };
 
 /**
- * The callback service's own environment, validated once at boot. The delivery rules (3
- * attempts, waits of 0.5 s then 1 s, 10 s to acknowledge) are the spec's and not configurable;
- * see `deliveries/delivery-rules.ts`.
+ * The callback service's own environment, validated once at boot. The delivery rules (attempts,
+ * waits between them, acknowledgement window) are not configurable: `deliveries/delivery-rules.ts`.
  */
 export class CallbackConfig {
   /** Opens the sealed callback secrets; the same key as every other service. */
@@ -28,9 +28,9 @@ export class CallbackConfig {
   /**
    * How long a replica owns a delivery it is attempting. If it dies mid-attempt, another
    * replica (or itself after a restart) repeats that attempt once this has passed. Must exceed
-   * the 10 s acknowledgement window.
+   * the acknowledgement window by at least a second.
    */
-  @int(11_000, 600_000)
+  @int(ACK_WINDOW_MS + 1_000, 600_000)
   CALLBACK_LEASE_MS: number = 30_000;
 
   /** How often the table is looked at for due attempts this process has no timer for. */

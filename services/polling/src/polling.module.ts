@@ -1,9 +1,9 @@
 import { Module } from '@nestjs/common';
 import { OutboundGuard } from '@runline/outbound';
 import { ENVIRONMENT, loadConfig, SecretBox } from '@runline/runtime';
-import { ApplyPollingGatewayChangeHandler } from './commands/apply-gateway-change.handler.js';
 import { DeletePollingTriggerHandler } from './commands/delete-polling-trigger.handler.js';
 import { RegisterPollingTriggerHandler } from './commands/register-polling-trigger.handler.js';
+import { UpdateProjectCopyHandler } from './commands/update-project-copy.handler.js';
 import { PollingConfig } from './config.js';
 import { ProjectCopies } from './events/project-copies.js';
 import { ProjectCopiesProjector } from './events/project-copies.projector.js';
@@ -16,7 +16,7 @@ import { ListPollingTriggersHandler } from './queries/list-polling-triggers.hand
     RegisterPollingTriggerHandler,
     DeletePollingTriggerHandler,
     ListPollingTriggersHandler,
-    ApplyPollingGatewayChangeHandler,
+    UpdateProjectCopyHandler,
     ProjectCopiesProjector,
   ],
   providers: [

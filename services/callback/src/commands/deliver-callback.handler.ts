@@ -12,7 +12,7 @@ import {
 import type { Logger } from '@runline/observability';
 import { LOGGER } from '@runline/runtime';
 import { DeliveryDispatcher } from '../deliveries/delivery-dispatcher.js';
-import type { NewDelivery } from '../deliveries/delivery-store.js';
+import type { NewDelivery } from '../deliveries/callback-deliveries.repository.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 

@@ -9,7 +9,7 @@ import {
   timestampFromDate,
   toBusMessage,
 } from '@runline/contracts';
-import type { AttemptOutcomeName, AttemptRecord, NewDelivery } from './delivery-store.js';
+import type { AttemptOutcomeName, AttemptRecord, NewDelivery } from './callback-deliveries.repository.js';
 
 const OUTCOMES: Record<AttemptOutcomeName, CallbackAttemptOutcome> = {
   ACKNOWLEDGED: CallbackAttemptOutcome.ACKNOWLEDGED,

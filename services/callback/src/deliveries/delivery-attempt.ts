@@ -1,7 +1,7 @@
 import { OutboundError, type OutboundGuard } from '@runline/outbound';
 import { callbackHeaders } from './callback-signature.js';
 import { ACK_WINDOW_MS } from './delivery-rules.js';
-import type { AttemptOutcomeName, ClaimedDelivery } from './delivery-store.js';
+import type { AttemptOutcomeName, ClaimedDelivery } from './callback-deliveries.repository.js';
 
 /** What one attempt came to, before it is recorded. */
 export interface AttemptResult {

@@ -7,7 +7,7 @@ import { LOGGER, METRICS_REGISTRY, SecretBox } from '@runline/runtime';
 import { CallbackConfig } from '../config.js';
 import { callbackAttemptedMessage } from './callback-messages.js';
 import { attemptDelivery } from './delivery-attempt.js';
-import { waitAfter } from './delivery-rules.js';
+import { afterAttempt } from './delivery-rules.js';
 import {
   claimDelivery,
   claimDueDeliveries,
@@ -17,7 +17,7 @@ import {
   type AttemptRecord,
   type ClaimedDelivery,
   type NewDelivery,
-} from './delivery-store.js';
+} from './callback-deliveries.repository.js';
 
 const SWEEP_BATCH = 500;
 
@@ -26,8 +26,8 @@ const SWEEP_BATCH = 500;
  *
  * - A new delivery is inserted already claimed by this replica (group-committed with others
  *   arriving at the same time) and its first attempt starts right after the commit.
- * - After a failed attempt the delivery is PENDING with its next attempt time persisted, and a
- *   timer of this replica claims it then (0.5 s, then 1 s later).
+ * - After a failed attempt the delivery is PENDING with its next attempt time persisted (the
+ *   delivery rules give the wait), and a timer of this replica claims it then.
  * - A sweep every CALLBACK_SWEEP_INTERVAL_MS claims due deliveries nobody holds (a replica that
  *   died between or during attempts, after its lease) and sets timers for the ones due before
  *   the next sweep. It runs first at start, so a restart resumes at once.
@@ -163,14 +163,11 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnApplication
     const secret = delivery.sealedSecret === null ? null : this.secrets.open(delivery.sealedSecret);
     const result = await attemptDelivery(this.guard, delivery, secret, this.config.CALLBACK_MAX_RESPONSE_BYTES);
     const endedAt = Date.now();
-    const wait = result.outcome === 'ACKNOWLEDGED' ? null : waitAfter(attempt);
     const record: AttemptRecord = {
       deliveryId: delivery.id,
       attempt,
       ...result,
-      status: result.outcome === 'ACKNOWLEDGED' ? 'DELIVERED' : wait === null ? 'FAILED' : 'PENDING',
-      // The wait runs from the end of this attempt, so the gap the receiver sees is never shorter.
-      nextAttemptAt: wait === null ? null : new Date(endedAt + wait),
+      ...afterAttempt(attempt, result.outcome === 'ACKNOWLEDGED', endedAt),
     };
     const applied = await this.records.submit({ delivery, record });
     this.attemptSeconds.observe(result.durationMs / 1000);

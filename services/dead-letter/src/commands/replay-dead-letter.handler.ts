@@ -13,7 +13,7 @@ import {
 import { TransactionRunner } from '@runline/db';
 import type { Logger } from '@runline/observability';
 import { LOGGER } from '@runline/runtime';
-import { claimReplay, deadLetterExists, recordReplay } from '../dead-letters/dead-letters.js';
+import { claimReplay, deadLetterExists, recordReplay } from '../dead-letters/dead-letters.repository.js';
 import { ReplayRuns, type ReplayVersions } from '../dead-letters/replay-runs.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;

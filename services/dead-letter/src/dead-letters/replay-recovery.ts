@@ -3,7 +3,7 @@ import { TransactionRunner } from '@runline/db';
 import type { Logger } from '@runline/observability';
 import { LOGGER } from '@runline/runtime';
 import { DeadLetterConfig } from '../config.js';
-import { interruptedReplays, recordReplay } from './dead-letters.js';
+import { interruptedReplays, recordReplay } from './dead-letters.repository.js';
 import { ReplayRuns } from './replay-runs.js';
 
 const BATCH = 100;

@@ -14,7 +14,7 @@ import {
 } from '@runline/contracts';
 import { SecretBox } from '@runline/runtime';
 import { DeadLetterConfig } from '../config.js';
-import type { DeadLetterRow } from './dead-letters.js';
+import type { DeadLetterRow } from './dead-letters.repository.js';
 
 /** What the gateway knew of the project when it asked for the replay; the run is never older. */
 export interface ReplayVersions {

@@ -4,7 +4,7 @@ import { EventPattern, Payload } from '@nestjs/microservices';
 import { EVENT_TYPES, POLLING_EVENT_SUBJECTS, unpackPayloadAs, type Envelope } from '@runline/contracts';
 import { Inbox, TransactionRunner } from '@runline/db';
 import { SecretBox } from '@runline/runtime';
-import { insertDeadLetter } from '../dead-letters/dead-letters.js';
+import { insertDeadLetter } from '../dead-letters/dead-letters.repository.js';
 
 /** Inbox consumer name. Persistent: renaming it forgets what was processed. */
 const CONSUMER = 'dead-letter.poll-failed';

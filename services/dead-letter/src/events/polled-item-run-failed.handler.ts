@@ -3,7 +3,7 @@ import { Controller } from '@nestjs/common';
 import { EventPattern, Payload } from '@nestjs/microservices';
 import { EVENT_TYPES, POLLING_EVENT_SUBJECTS, unpackPayloadAs, type Envelope } from '@runline/contracts';
 import { Inbox, TransactionRunner } from '@runline/db';
-import { insertDeadLetter } from '../dead-letters/dead-letters.js';
+import { insertDeadLetter } from '../dead-letters/dead-letters.repository.js';
 
 /** Inbox consumer name. Persistent: renaming it forgets what was processed. */
 const CONSUMER = 'dead-letter.polled-item-run-failed';

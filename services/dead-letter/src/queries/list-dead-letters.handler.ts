@@ -3,7 +3,7 @@ import { MessagePattern, Payload } from '@nestjs/microservices';
 import { create, DEAD_LETTER_QUERY_SUBJECTS, fromBinary, ListDeadLettersReplySchema, ListDeadLettersRequestSchema, toBinary } from '@runline/contracts';
 import { TransactionRunner } from '@runline/db';
 import { SecretBox } from '@runline/runtime';
-import { listDeadLetters, type DeadLetterRow } from '../dead-letters/dead-letters.js';
+import { listDeadLetters, type DeadLetterRow } from '../dead-letters/dead-letters.repository.js';
 
 /** A page of the project's dead letters, newest first, in the spec's Dead-letter event shape. */
 @Controller()

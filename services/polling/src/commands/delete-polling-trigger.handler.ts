@@ -2,7 +2,7 @@ import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { create, DeletePollingTriggerReplySchema, DeletePollingTriggerRequestSchema, fromBinary, POLLING_REQUEST_SUBJECTS, toBinary } from '@runline/contracts';
 import { TransactionRunner } from '@runline/db';
-import { deleteTrigger } from '../polling/polling-triggers.js';
+import { deleteTrigger } from '../polling/polling-triggers.repository.js';
 
 /** Stops polling: the row goes; a poll in flight completes without writing back. */
 @Controller()

@@ -12,13 +12,14 @@ import {
 import { TransactionRunner } from '@runline/db';
 import { OutboundGuard, OutboundRefusedError } from '@runline/outbound';
 import { SecretBox } from '@runline/runtime';
+import { raiseVersion } from '../events/project-copies.repository.js';
+import { DEFAULT_DEDUPE_FIELD } from '../polling/poll-items.js';
 import { Poller } from '../polling/poller.js';
-import { raiseVersion } from '../events/project-copies.js';
-import { upsertTrigger } from '../polling/polling-triggers.js';
+import { upsertTrigger } from '../polling/polling-triggers.repository.js';
 import { triggerDocument } from '../polling/trigger-document.js';
 
+/** How often a trigger that names no interval is polled. */
 export const DEFAULT_INTERVAL_MS = 60_000;
-export const DEFAULT_DEDUPE_FIELD = 'id';
 
 /**
  * Registers a trigger, or updates the project's trigger with the same poll key; its first poll

@@ -5,7 +5,7 @@ import { ProjectCopies } from './project-copies.js';
 
 /**
  * Gateway events from JetStream, applied to the project copies; most arrive here a second time
- * (the gateway hands each change over first, ApplyGatewayChangeHandler), and the inbox makes
+ * (the gateway hands each change over first, UpdateProjectCopyHandler), and the inbox makes
  * that delivery a no-op.
  */
 @Controller()

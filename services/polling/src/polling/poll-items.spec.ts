@@ -1,4 +1,4 @@
-import { dedupeValueOf, itemPayload, itemsOf, selectItems } from './poll-items.js';
+import { DEFAULT_DEDUPE_FIELD, dedupeValueOf, itemPayload, itemRunKey, itemsOf, selectItems } from './poll-items.js';
 
 describe('poll response shapes', () => {
   it('takes an array, an object with a data array, or a single object', () => {
@@ -63,5 +63,26 @@ describe('item payloads', () => {
       source: 'shop',
       _pollKey: 'orders',
     });
+  });
+});
+
+describe('item run keys', () => {
+  const poll = { id: '5f0c1c9e-1d2b-4c41-9a55-3f1f3c0f2a10', dueAt: new Date('2030-01-01T00:00:00.000Z') };
+
+  it('the same trigger, due time and item give the same key; any of them changed, another', () => {
+    const key = itemRunKey(poll, { index: 0, item: { id: 'a' }, dedupeValue: 'a' });
+    expect(key).toMatch(/^poll-[0-9a-f]{48}$/);
+    expect(itemRunKey({ ...poll }, { index: 0, item: { id: 'a', extra: 1 }, dedupeValue: 'a' })).toBe(key);
+    const others = [
+      itemRunKey({ ...poll, id: 'a8d8a3c2-0c43-4c53-8a0f-2b1f8c7e7d11' }, { index: 0, item: {}, dedupeValue: 'a' }),
+      itemRunKey({ ...poll, dueAt: new Date('2030-01-01T00:01:00.000Z') }, { index: 0, item: {}, dedupeValue: 'a' }),
+      itemRunKey(poll, { index: 1, item: {}, dedupeValue: 'a' }),
+      itemRunKey(poll, { index: 0, item: {}, dedupeValue: null }),
+    ];
+    expect(new Set([key, ...others]).size).toBe(5);
+  });
+
+  it('a trigger that names no dedupe field dedupes on id', () => {
+    expect(DEFAULT_DEDUPE_FIELD).toBe('id');
   });
 });

@@ -1,10 +1,15 @@
+import { createHash } from 'node:crypto';
+
 /**
- * What a poll response means (spec "Poll behaviour", steps 2–4), pure: which items it holds,
- * which of them run under the lastSeenValue rule, what each run's payload is, and what
- * lastSeenValue becomes.
+ * What a poll response means, pure: which items it holds, which of them run (polling dedupe:
+ * the dedupeField and lastSeenValue rule, decided here only), what each run's payload and
+ * idempotency key are, and what lastSeenValue becomes.
  */
 
 export type JsonObject = Record<string, unknown>;
+
+/** The item field that dedupes when a trigger names none. */
+export const DEFAULT_DEDUPE_FIELD = 'id';
 
 /** The items of a parsed poll response, or why the response holds none we can use. */
 export function itemsOf(body: unknown): { items: unknown[] } | { problem: string } {
@@ -32,7 +37,7 @@ export interface SelectedItem {
 }
 
 /**
- * Step 3 as written: an item whose dedupeField value equals the one remembered from earlier
+ * The dedupe rule: an item whose dedupeField value equals the one remembered from earlier
  * polls is skipped; every other item runs, in response order. Only the last processed value is
  * remembered, so items older than it that come back are processed again. Items without the
  * field always run and leave the remembered value as it is.
@@ -49,9 +54,19 @@ export function selectItems(items: readonly unknown[], dedupeField: string, last
   return { selected, lastSeenValue: last };
 }
 
-/** Step 4: the item's fields plus source and _pollKey (which win over item fields of that name). */
+/** The run's payload: the item's fields plus source and _pollKey (which win over item fields of that name). */
 export function itemPayload(item: JsonObject, source: string, pollKey: string): JsonObject {
   return { ...item, source, _pollKey: pollKey };
+}
+
+/**
+ * The idempotency key of an item's run. The same trigger, due time and item give the same key,
+ * so a poll taken up again after its replica died replays the runs it already made instead of
+ * starting them again.
+ */
+export function itemRunKey(poll: { id: string; dueAt: Date }, selected: SelectedItem): string {
+  const hash = createHash('sha256').update(`${poll.id}|${poll.dueAt.toISOString()}|${selected.index}|${selected.dedupeValue ?? ''}`).digest('hex');
+  return `poll-${hash.slice(0, 48)}`;
 }
 
 export function isObject(value: unknown): value is JsonObject {

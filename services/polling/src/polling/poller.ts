@@ -1,5 +1,4 @@
-import { ProjectCopies } from '../events/project-copies.js';
-import { createHash, randomUUID } from 'node:crypto';
+import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
 import { Counter, Histogram, type Registry } from 'prom-client';
@@ -21,9 +20,10 @@ import type { Logger } from '@runline/observability';
 import { OutboundError, OutboundGuard } from '@runline/outbound';
 import { FireTimer, LOGGER, METRICS_REGISTRY, PassLoop, SecretBox, systemTimers } from '@runline/runtime';
 import { PollingConfig } from '../config.js';
-import { isObject, itemPayload, itemsOf, selectItems, type SelectedItem } from './poll-items.js';
+import { projectState } from '../events/project-copies.repository.js';
+import { isObject, itemPayload, itemRunKey, itemsOf, selectItems, type SelectedItem } from './poll-items.js';
 import { itemRunFailedMessage, pollFailedMessage } from './polling-messages.js';
-import { claimDueTriggers, completePolls, nextDueAt, renewLease, type ClaimedTrigger, type PollCompletion } from './polling-triggers.js';
+import { claimDueTriggers, completePolls, nextDueAt, renewLease, type ClaimedTrigger, type PollCompletion } from './polling-triggers.repository.js';
 
 /**
  * Polls on time, each trigger once per due time across replicas.
@@ -60,7 +60,6 @@ export class Poller implements OnApplicationBootstrap, OnApplicationShutdown {
   constructor(
     private readonly transactions: TransactionRunner,
     private readonly guard: OutboundGuard,
-    private readonly copies: ProjectCopies,
     @Inject(BUS) private readonly bus: Bus,
     @Inject(SecretBox) private readonly secrets: SecretBox,
     @Inject(PollingConfig) private readonly config: PollingConfig,
@@ -154,7 +153,7 @@ export class Poller implements OnApplicationBootstrap, OnApplicationShutdown {
     let lastSeenValue = trigger.lastSeenValue;
     let lastPolledAt: Date | null = startedAt;
     // Read as the poll comes due, not when it was claimed: a change answered in between holds.
-    const project = await this.copies.state(this.transactions.dataSource.manager, trigger.projectId);
+    const project = await projectState(this.transactions.dataSource.manager, trigger.projectId);
     const fetched = project?.pollable === false ? null : await this.fetch(trigger);
     if (fetched === null) {
       // Master switch off or project deleted: nothing fetched, no dead letter; the schedule goes on.
@@ -184,7 +183,7 @@ export class Poller implements OnApplicationBootstrap, OnApplicationShutdown {
     await this.complete({ id: trigger.id, leaseId: trigger.leaseId, lastSeenValue, lastPolledAt, nextPollAt }, messages);
   }
 
-  /** Steps 1–2: the GET and its items, or why the poll failed (a dead letter). */
+  /** The GET and the items of its answer, or why the poll failed (a dead letter). */
   private async fetch(trigger: ClaimedTrigger): Promise<{ items: unknown[] } | { problem: string }> {
     const headers: Record<string, string> = { 'content-type': 'application/json', accept: 'application/json' };
     if (trigger.sealedAuthHeader !== null) headers.authorization = this.secrets.open(trigger.sealedAuthHeader);
@@ -212,7 +211,7 @@ export class Poller implements OnApplicationBootstrap, OnApplicationShutdown {
   }
 
   /**
-   * Step 4: one sync flow run, on a copy of the project at least `configVersion` (what this
+   * An item's run: one sync flow run, on a copy of the project at least `configVersion` (what this
    * service knew when the poll came due); the dead-letter event when it failed or could not start.
    */
   private async runItem(trigger: ClaimedTrigger, selected: SelectedItem, configVersion: number): Promise<BusMessage | null> {
@@ -229,7 +228,7 @@ export class Poller implements OnApplicationBootstrap, OnApplicationShutdown {
       target: RunTarget.FLOW,
       mode: RunMode.SYNC,
       bodyJson,
-      idempotencyKey: idempotencyKeyOf(trigger, selected),
+      idempotencyKey: itemRunKey(trigger, selected),
       configVersion: BigInt(configVersion),
       receivedAt: timestampFromDate(new Date()),
       triggerSource: 'POLLING',
@@ -289,14 +288,4 @@ export class Poller implements OnApplicationBootstrap, OnApplicationShutdown {
     }
     for (const { completion } of batch) if (written.has(completion.id)) this.offer(completion.nextPollAt);
   }
-
-}
-
-/**
- * The same trigger, due time and item give the same key, so a poll taken up again after its
- * replica died replays the runs it already made instead of starting them again.
- */
-function idempotencyKeyOf(trigger: ClaimedTrigger, selected: SelectedItem): string {
-  const hash = createHash('sha256').update(`${trigger.id}|${trigger.dueAt.toISOString()}|${selected.index}|${selected.dedupeValue ?? ''}`).digest('hex');
-  return `poll-${hash.slice(0, 48)}`;
 }

@@ -1,6 +1,6 @@
 import type { BusMessage } from '@runline/bus';
 import { create, EVENT_TYPES, newEnvelope, PolledItemRunFailedSchema, PollFailedSchema, toBusMessage } from '@runline/contracts';
-import type { ClaimedTrigger } from './polling-triggers.js';
+import type { ClaimedTrigger } from './polling-triggers.repository.js';
 
 export function pollFailedMessage(trigger: ClaimedTrigger, reason: string): BusMessage {
   return toBusMessage(

@@ -1,4 +1,4 @@
-import type { TriggerRow } from './polling-triggers.js';
+import type { TriggerRow } from './polling-triggers.repository.js';
 
 /** A trigger in the spec's Polling trigger shape (authHeader only where the caller lists triggers). */
 export function triggerDocument(row: TriggerRow, authHeader?: string | null): Record<string, unknown> {

@@ -3,7 +3,7 @@ import { MessagePattern, Payload } from '@nestjs/microservices';
 import { create, fromBinary, ListPollingTriggersReplySchema, ListPollingTriggersRequestSchema, POLLING_QUERY_SUBJECTS, toBinary } from '@runline/contracts';
 import { TransactionRunner } from '@runline/db';
 import { SecretBox } from '@runline/runtime';
-import { listTriggers } from '../polling/polling-triggers.js';
+import { listTriggers } from '../polling/polling-triggers.repository.js';
 import { triggerDocument } from '../polling/trigger-document.js';
 
 /** The project's triggers, with authHeader opened: the spec lists it (and calls it sensitive). */

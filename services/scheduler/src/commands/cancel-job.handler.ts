@@ -14,7 +14,7 @@ import type { Logger } from '@runline/observability';
 import { LOGGER } from '@runline/runtime';
 import { JobFirer } from '../jobs/job-firer.js';
 import { jobCancelledMessage, jobProblem, kindName } from '../jobs/job-messages.js';
-import { cancelWaitingJob, insertJob } from '../jobs/scheduled-jobs.js';
+import { cancelWaitingJob, insertJob } from '../jobs/scheduled-jobs.repository.js';
 import { decideJobChange, requestedJob } from './job-change.js';
 
 /**

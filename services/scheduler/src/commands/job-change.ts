@@ -1,7 +1,7 @@
 import type { EntityManager } from 'typeorm';
 import { JobChangeOutcome } from '@runline/contracts';
 import type { JobKindName, JobStatus } from '../entities/scheduled-job.entity.js';
-import { jobStatus, type JobFields } from '../jobs/scheduled-jobs.js';
+import { jobStatus, type JobFields } from '../jobs/scheduled-jobs.repository.js';
 
 /**
  * How often a cancel or reschedule tries when the job's ScheduleJob commits between its

@@ -15,7 +15,7 @@ import type { Logger } from '@runline/observability';
 import { LOGGER } from '@runline/runtime';
 import { JobFirer } from '../jobs/job-firer.js';
 import { jobProblem, jobRescheduledMessage, kindName } from '../jobs/job-messages.js';
-import { insertJob, moveWaitingJob } from '../jobs/scheduled-jobs.js';
+import { insertJob, moveWaitingJob } from '../jobs/scheduled-jobs.repository.js';
 import { decideJobChange, requestedJob } from './job-change.js';
 
 /**

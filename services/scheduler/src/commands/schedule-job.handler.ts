@@ -15,7 +15,7 @@ import type { Logger } from '@runline/observability';
 import { LOGGER } from '@runline/runtime';
 import { JobFirer } from '../jobs/job-firer.js';
 import { jobProblem, kindName } from '../jobs/job-messages.js';
-import { insertJob, type JobFields } from '../jobs/scheduled-jobs.js';
+import { insertJob, type JobFields } from '../jobs/scheduled-jobs.repository.js';
 
 /** Inbox consumer name of this handler. Persistent: renaming it forgets what was processed. */
 const CONSUMER = 'scheduler.schedule-job';

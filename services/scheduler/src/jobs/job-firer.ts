@@ -5,7 +5,7 @@ import type { Logger } from '@runline/observability';
 import { FireTimer, LOGGER, PassLoop, METRICS_REGISTRY, systemTimers } from '@runline/runtime';
 import { SchedulerConfig } from '../config.js';
 import { jobFiredMessage } from './job-messages.js';
-import { claimDueJobs, nextDueAt } from './scheduled-jobs.js';
+import { claimDueJobs, nextDueAt } from './scheduled-jobs.repository.js';
 
 /** Passes are at least lead / this apart (see JobFirer). */
 const PASS_SPACING_DIVISOR = 4;

@@ -11,7 +11,7 @@ import {
   toBusMessage,
 } from '@runline/contracts';
 import type { JobKindName } from '../entities/scheduled-job.entity.js';
-import type { ClaimedJob, JobRow } from './scheduled-jobs.js';
+import type { ClaimedJob, JobRow } from './scheduled-jobs.repository.js';
 
 const KINDS: Record<JobKindName, JobKind> = {
   START_RUN: JobKind.START_RUN,

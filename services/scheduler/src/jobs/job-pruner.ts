@@ -3,7 +3,7 @@ import { TransactionRunner } from '@runline/db';
 import type { Logger } from '@runline/observability';
 import { LOGGER } from '@runline/runtime';
 import { SchedulerConfig } from '../config.js';
-import { pruneEndedJobs } from './scheduled-jobs.js';
+import { pruneEndedJobs } from './scheduled-jobs.repository.js';
 
 /** Jobs deleted per statement: short statements, so firing passes never wait long behind one. */
 const PRUNE_BATCH = 1000;

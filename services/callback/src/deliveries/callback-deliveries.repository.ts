@@ -5,7 +5,10 @@
  * still at the attempt before it, so an attempt repeated after a lost lease is recorded once.
  */
 import type { EntityManager } from 'typeorm';
-import type { DeliveryStatus } from '../entities/callback-delivery.entity.js';
+import { returningRows } from '@runline/db';
+
+/** Where a delivery stands: attempts to come (PENDING) or ended. */
+export type DeliveryStatus = 'PENDING' | 'DELIVERED' | 'FAILED';
 
 /** A DeliverCallback as the handler accepted it. */
 export interface NewDelivery {
@@ -65,7 +68,7 @@ const COLUMNS = 'id, invocation_id, org_id, project_id, url, sealed_secret, body
  */
 export async function insertDeliveries(manager: EntityManager, items: readonly NewDelivery[], now: Date, leaseUntil: Date): Promise<Set<string>> {
   if (items.length === 0) return new Set();
-  const rows = rowsOf<{ id: string }>(
+  const rows = returningRows<{ id: string }>(
     await manager.query(
       `INSERT INTO callback_deliveries (id, invocation_id, org_id, project_id, url, sealed_secret, body, run_status,
                                         correlation_id, traceparent, status, attempts_made, next_attempt_at, created_at, updated_at)
@@ -95,7 +98,7 @@ export async function insertDeliveries(manager: EntityManager, items: readonly N
 
 /** Claims up to `limit` PENDING deliveries whose next attempt is due by `now`, earliest first. */
 export async function claimDueDeliveries(manager: EntityManager, now: Date, leaseUntil: Date, limit: number): Promise<ClaimedDelivery[]> {
-  const rows = rowsOf<RawDelivery>(
+  const rows = returningRows<RawDelivery>(
     await manager.query(
       `UPDATE callback_deliveries SET next_attempt_at = $2::timestamptz, updated_at = $1::timestamptz
         WHERE id = ANY(ARRAY(
@@ -114,7 +117,7 @@ export async function claimDueDeliveries(manager: EntityManager, now: Date, leas
 
 /** Claims one delivery if its next attempt is due by `now` (a timer of this replica went off). */
 export async function claimDelivery(manager: EntityManager, id: string, now: Date, leaseUntil: Date): Promise<ClaimedDelivery | null> {
-  const [row] = rowsOf<RawDelivery>(
+  const [row] = returningRows<RawDelivery>(
     await manager.query(
       `UPDATE callback_deliveries SET next_attempt_at = $3, updated_at = $2
         WHERE id = $1 AND status = 'PENDING' AND next_attempt_at <= $2
@@ -127,7 +130,7 @@ export async function claimDelivery(manager: EntityManager, id: string, now: Dat
 
 /** PENDING deliveries due by `horizon` (for timers), earliest first. */
 export async function dueSoon(manager: EntityManager, horizon: Date, limit: number): Promise<Array<{ id: string; nextAttemptAt: Date }>> {
-  const rows = rowsOf<{ id: string; next_attempt_at: Date }>(
+  const rows = returningRows<{ id: string; next_attempt_at: Date }>(
     await manager.query(
       `SELECT id, next_attempt_at FROM callback_deliveries
         WHERE status = 'PENDING' AND next_attempt_at <= $1
@@ -145,7 +148,7 @@ export async function dueSoon(manager: EntityManager, horizon: Date, limit: numb
  */
 export async function recordAttempts(manager: EntityManager, records: readonly AttemptRecord[], now: Date): Promise<AttemptRecord[]> {
   if (records.length === 0) return [];
-  const applied = rowsOf<{ id: string }>(
+  const applied = returningRows<{ id: string }>(
     await manager.query(
       `UPDATE callback_deliveries d
           SET status = u.status, attempts_made = u.attempt, next_attempt_at = u.next_attempt_at, updated_at = $5::timestamptz,
@@ -191,9 +194,4 @@ function deliveryOf(row: RawDelivery): ClaimedDelivery {
     traceparent: row.traceparent,
     attemptsMade: row.attempts_made,
   };
-}
-
-/** TypeORM answers UPDATE … RETURNING with `[rows, count]` and other statements with `rows`. */
-function rowsOf<T>(result: unknown): T[] {
-  return (Array.isArray(result) && Array.isArray(result[0]) ? result[0] : result) as T[];
 }

@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+import { returningRows } from '@runline/db';
 
 /** A trigger row as the poller and the handlers read it. */
 export interface TriggerRow {
@@ -58,7 +59,7 @@ export interface NewTrigger {
  * lastSeenValue). Either way its next poll is due at `at`.
  */
 export async function upsertTrigger(manager: EntityManager, trigger: NewTrigger, at: Date): Promise<TriggerRow> {
-  const [row] = rowsOf<RawRow>(
+  const [row] = returningRows<RawRow>(
     await manager.query(
       `INSERT INTO polling_triggers (id, org_id, project_id, poll_key, source, poll_endpoint, dedupe_field, sealed_auth_header, interval_ms,
                                      next_poll_at, created_at, updated_at)
@@ -76,7 +77,7 @@ export async function upsertTrigger(manager: EntityManager, trigger: NewTrigger,
 }
 
 export async function listTriggers(manager: EntityManager, projectId: string, pollKey: string | null): Promise<TriggerRow[]> {
-  const rows = rowsOf<RawRow>(
+  const rows = returningRows<RawRow>(
     await manager.query(
       `SELECT ${COLUMNS} FROM polling_triggers WHERE project_id = $1 AND ($2::text IS NULL OR poll_key = $2) ORDER BY created_at, id`,
       [projectId, pollKey],
@@ -87,8 +88,13 @@ export async function listTriggers(manager: EntityManager, projectId: string, po
 
 /** Deletes the trigger; false when the project has none with that key. */
 export async function deleteTrigger(manager: EntityManager, projectId: string, pollKey: string): Promise<boolean> {
-  const rows = rowsOf<{ id: string }>(await manager.query(`DELETE FROM polling_triggers WHERE project_id = $1 AND poll_key = $2 RETURNING id`, [projectId, pollKey]));
+  const rows = returningRows<{ id: string }>(await manager.query(`DELETE FROM polling_triggers WHERE project_id = $1 AND poll_key = $2 RETURNING id`, [projectId, pollKey]));
   return rows.length > 0;
+}
+
+/** Deletes every trigger of the project (it was deleted); a poll in flight writes nothing back. */
+export async function deleteProjectTriggers(manager: EntityManager, projectId: string): Promise<void> {
+  await manager.query('DELETE FROM polling_triggers WHERE project_id = $1', [projectId]);
 }
 
 /**
@@ -99,7 +105,7 @@ export async function deleteTrigger(manager: EntityManager, projectId: string, p
  * is claimed by one replica only.
  */
 export async function claimDueTriggers(manager: EntityManager, now: Date, horizon: Date, leasedUntil: Date, leaseId: string, limit: number): Promise<ClaimedTrigger[]> {
-  const rows = rowsOf<RawRow>(
+  const rows = returningRows<RawRow>(
     await manager.query(
       `UPDATE polling_triggers SET leased_until = $3, lease_id = $4
         WHERE id = ANY(ARRAY(
@@ -121,7 +127,7 @@ export async function claimDueTriggers(manager: EntityManager, now: Date, horizo
 
 /** The earliest due time of a trigger no live lease holds, or null. */
 export async function nextDueAt(manager: EntityManager, now: Date): Promise<Date | null> {
-  const rows = rowsOf<{ next_poll_at: Date }>(
+  const rows = returningRows<{ next_poll_at: Date }>(
     await manager.query(`SELECT next_poll_at FROM polling_triggers WHERE leased_until IS NULL OR leased_until <= $1 ORDER BY next_poll_at LIMIT 1`, [now]),
   );
   return rows[0]?.next_poll_at ?? null;
@@ -129,7 +135,7 @@ export async function nextDueAt(manager: EntityManager, now: Date): Promise<Date
 
 /** Extends a lease this replica still holds; false when it lost it (expired and taken, or deleted). */
 export async function renewLease(manager: EntityManager, id: string, leaseId: string, leasedUntil: Date): Promise<boolean> {
-  const rows = rowsOf<{ id: string }>(
+  const rows = returningRows<{ id: string }>(
     await manager.query(`UPDATE polling_triggers SET leased_until = $3 WHERE id = $1 AND lease_id = $2 RETURNING id`, [id, leaseId, leasedUntil]),
   );
   return rows.length > 0;
@@ -151,7 +157,7 @@ export interface PollCompletion {
  */
 export async function completePolls(manager: EntityManager, completions: readonly PollCompletion[], at: Date): Promise<Set<string>> {
   if (completions.length === 0) return new Set();
-  const rows = rowsOf<{ id: string }>(
+  const rows = returningRows<{ id: string }>(
     await manager.query(
       `UPDATE polling_triggers t
           SET last_seen_value = c.last_seen_value, last_polled_at = c.last_polled_at, next_poll_at = c.next_poll_at,
@@ -190,9 +196,4 @@ function rowOf(row: RawRow): TriggerRow {
     createdAt: row.created_at,
     updatedAt: row.updated_at,
   };
-}
-
-/** TypeORM answers UPDATE/DELETE … RETURNING with `[rows, count]` and other statements with `rows`. */
-function rowsOf<T>(result: unknown): T[] {
-  return (Array.isArray(result) && Array.isArray(result[0]) ? result[0] : result) as T[];
 }

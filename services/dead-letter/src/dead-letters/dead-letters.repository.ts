@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+import { returningRows } from '@runline/db';
 
 export type RunTargetName = 'FLOW' | 'AUTOMATION';
 
@@ -92,11 +93,13 @@ export async function listDeadLetters(manager: EntityManager, filter: ListFilter
  * project has no such event or it was replayed (or is being replayed) already.
  */
 export async function claimReplay(manager: EntityManager, projectId: string, id: string, at: Date): Promise<DeadLetterRow | null> {
-  const result = (await manager.query(
-    `UPDATE dead_letters SET replayed_at = $3, updated_at = $3 WHERE id = $1 AND project_id = $2 AND replayed_at IS NULL RETURNING ${COLUMNS}`,
-    [id, projectId, at],
-  )) as [DeadLetterRow[], number];
-  return result[0][0] ?? null;
+  const [row] = returningRows<DeadLetterRow>(
+    await manager.query(
+      `UPDATE dead_letters SET replayed_at = $3, updated_at = $3 WHERE id = $1 AND project_id = $2 AND replayed_at IS NULL RETURNING ${COLUMNS}`,
+      [id, projectId, at],
+    ),
+  );
+  return row ?? null;
 }
 
 export async function deadLetterExists(manager: EntityManager, projectId: string, id: string): Promise<boolean> {

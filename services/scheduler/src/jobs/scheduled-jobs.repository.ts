@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+import { returningRows } from '@runline/db';
 import { ScheduledJobEntity, type JobKindName, type JobStatus } from '../entities/scheduled-job.entity.js';
 
 /** A job as a command describes it. `dueAt` is null only for a tombstone. */
@@ -39,7 +40,7 @@ const COLUMNS = 'name, kind, invocation_id, org_id, project_id, due_at, correlat
  * its job was cancelled or moved): true if it was inserted.
  */
 export async function insertJob(manager: EntityManager, job: JobFields, status: 'SCHEDULED' | 'CANCELLED', at: Date): Promise<boolean> {
-  const inserted = rowsOf<{ name: string }>(
+  const inserted = returningRows<{ name: string }>(
     await manager.query(
       `INSERT INTO scheduled_jobs (${COLUMNS}, status, created_at, updated_at, cancelled_at)
        VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $11, $12)
@@ -75,7 +76,7 @@ export async function claimDueJobs(manager: EntityManager, horizon: Date, firedA
   // may be planned as a join that scans the table). The status check on the locked rows is
   // spelled NOT IN so it cannot match the partial index: without fresh statistics the planner
   // would otherwise AND in a scan of every waiting job.
-  const rows = rowsOf<RawJobRow>(
+  const rows = returningRows<RawJobRow>(
     await manager.query(
       `UPDATE scheduled_jobs SET status = 'FIRED', fired_at = $2, updated_at = $2
         WHERE name = ANY(ARRAY(
@@ -94,7 +95,7 @@ export async function claimDueJobs(manager: EntityManager, horizon: Date, firedA
 
 /** The earliest due time of a waiting job, or null (one step down the partial index). */
 export async function nextDueAt(manager: EntityManager): Promise<Date | null> {
-  const rows = rowsOf<{ due_at: Date }>(
+  const rows = returningRows<{ due_at: Date }>(
     await manager.query(`SELECT due_at FROM scheduled_jobs WHERE status = 'SCHEDULED' ORDER BY due_at LIMIT 1`),
   );
   return rows[0]?.due_at ?? null;
@@ -102,7 +103,7 @@ export async function nextDueAt(manager: EntityManager): Promise<Date | null> {
 
 /** Cancels the job if it is waiting; the row lock decides a race with a firing pass. */
 export async function cancelWaitingJob(manager: EntityManager, name: string, at: Date): Promise<JobRow | null> {
-  const [row] = rowsOf<RawJobRow>(
+  const [row] = returningRows<RawJobRow>(
     await manager.query(
       `UPDATE scheduled_jobs SET status = 'CANCELLED', cancelled_at = $2, updated_at = $2
         WHERE name = $1 AND status = 'SCHEDULED'
@@ -121,11 +122,11 @@ export async function moveWaitingJob(
   at: Date,
 ): Promise<{ job: JobRow; previousDueAt: Date } | null> {
   // Locked first, so the due time it had is the one this move replaces.
-  const [locked] = rowsOf<{ due_at: Date }>(
+  const [locked] = returningRows<{ due_at: Date }>(
     await manager.query(`SELECT due_at FROM scheduled_jobs WHERE name = $1 AND status = 'SCHEDULED' FOR UPDATE`, [name]),
   );
   if (!locked) return null;
-  const [row] = rowsOf<RawJobRow>(
+  const [row] = returningRows<RawJobRow>(
     await manager.query(`UPDATE scheduled_jobs SET due_at = $2, updated_at = $3 WHERE name = $1 RETURNING ${COLUMNS}`, [name, dueAt, at]),
   );
   if (!row) throw new Error(`scheduled job ${name} vanished while locked`);
@@ -152,17 +153,12 @@ function jobOf(row: RawJobRow): JobRow {
   };
 }
 
-/** TypeORM answers UPDATE … RETURNING with `[rows, count]` and other statements with `rows`. */
-function rowsOf<T>(result: unknown): T[] {
-  return (Array.isArray(result) && Array.isArray(result[0]) ? result[0] : result) as T[];
-}
-
 /**
  * Deletes up to `limit` jobs that FIRED or were CANCELLED before `endedBefore`, oldest first;
  * rows another transaction holds are left for the next round. Returns how many went.
  */
 export async function pruneEndedJobs(manager: EntityManager, endedBefore: Date, limit: number): Promise<number> {
-  const rows = rowsOf<{ name: string }>(
+  const rows = returningRows<{ name: string }>(
     await manager.query(
       `DELETE FROM scheduled_jobs
         WHERE name = ANY(ARRAY(

@@ -3,9 +3,12 @@ import { MessagePattern, Payload } from '@nestjs/microservices';
 import { create, decodeEnvelope, GatewayChangeAppliedSchema, POLLING_REQUEST_SUBJECTS, toBinary } from '@runline/contracts';
 import { ProjectCopies } from '../events/project-copies.js';
 
-/** A change the gateway hands over before answering it: stored, then acknowledged. */
+/**
+ * Updates the project copy from a change the gateway hands over before answering it: stored,
+ * then acknowledged with the configuration version it carried.
+ */
 @Controller()
-export class ApplyPollingGatewayChangeHandler {
+export class UpdateProjectCopyHandler {
   constructor(private readonly copies: ProjectCopies) {}
 
   @MessagePattern(POLLING_REQUEST_SUBJECTS.APPLY_GATEWAY_CHANGE)
