@@ -8,7 +8,7 @@ import { GatewayCopies } from '../events/gateway-copies.js';
  * acknowledged, so the change is in force here from the moment its client is answered.
  */
 @Controller()
-export class ApplyGatewayChangeHandler {
+export class StoreGatewayChangeHandler {
   constructor(private readonly copies: GatewayCopies) {}
 
   @MessagePattern(INVOCATION_REQUEST_SUBJECTS.APPLY_GATEWAY_CHANGE)

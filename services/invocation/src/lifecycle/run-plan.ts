@@ -12,7 +12,7 @@ import {
   type GraphName,
   type OnErrorPolicy,
 } from '@runline/engine';
-import type { RunModeName, TargetType } from '../events/invocation-event.js';
+import type { RunModeName, TargetType } from './invocation-event.js';
 
 export const GRAPH_OF_TARGET: Record<TargetType, GraphName> = { BOT: 'bot', FLOW: 'flow', AUTOMATION: 'workflow' };
 
