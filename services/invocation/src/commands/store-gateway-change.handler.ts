@@ -1,7 +1,7 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { create, decodeEnvelope, GatewayChangeAppliedSchema, INVOCATION_REQUEST_SUBJECTS, toBinary } from '@runline/contracts';
-import { GatewayCopies } from '../events/gateway-copies.js';
+import { GatewayCopies } from '../runs/gateway-copies.repository.js';
 
 /**
  * A change the gateway hands over before answering it: stored in the copies, then
