@@ -19,7 +19,7 @@ import { TransactionRunner } from '@runline/db';
 import type { Logger } from '@runline/observability';
 import { LOGGER } from '@runline/runtime';
 import type { InvocationDocument } from '../lifecycle/invocation.projector.js';
-import { cancelled, rescheduled, type Transition } from '../lifecycle/run-lifecycle.js';
+import { cancelled, modifyBlockerOf, notScheduledOutcome, rescheduled, type Transition } from '../lifecycle/run-lifecycle.js';
 import { jobRef } from '../lifecycle/scheduler-jobs.js';
 import { readDocument, readInvocation } from '../runs/run-reads.repository.js';
 import { transition } from '../runs/run-transitions.repository.js';
@@ -47,9 +47,9 @@ export class ChangeScheduledRunHandler {
 
   private async modify(request: ModifyInvocationRequest): Promise<ModifyInvocationReply> {
     const row = await readInvocation(this.transactions.dataSource.manager, request.invocationId);
-    if (!row || row.orgId !== request.orgId) return outcome(ModifyOutcome.NOT_FOUND);
-    if (row.mode !== 'ASYNC') return outcome(ModifyOutcome.NOT_ASYNC);
-    if (row.status !== 'SCHEDULED' || row.waitingJob === null) return outcome(await this.notScheduled(row.id, request));
+    const blocker = modifyBlockerOf(row, request.orgId);
+    if (blocker === ModifyOutcome.NOT_SCHEDULED) return outcome(await this.notScheduled(row!.id, request));
+    if (blocker !== null || !row?.waitingJob) return outcome(blocker ?? ModifyOutcome.NOT_SCHEDULED);
     const job = jobRef(JobKind.START_RUN, row.waitingJob, row);
 
     let changed: InvocationDocument | null;
@@ -88,24 +88,12 @@ export class ChangeScheduledRunHandler {
     return this.transactions.run((tx) => transition(tx, invocationId, change.expected, change.change, change.events));
   }
 
-  /**
-   * A run that is not SCHEDULED: if it was scheduled and its job fired after the gateway
-   * received this request, it started while the request was in flight (NO_LONGER_SCHEDULED);
-   * otherwise it was not scheduled when asked (NOT_SCHEDULED).
-   */
+  /** A run that is not SCHEDULED: did it leave while the request was in flight? */
   private async notScheduled(invocationId: string, request: ModifyInvocationRequest): Promise<ModifyOutcome> {
     if (!request.receivedAt) return ModifyOutcome.NOT_SCHEDULED;
     const document = await readDocument(this.transactions.dataSource.manager, invocationId);
-    const left = document ? leftScheduleAt(document) : null;
-    return left !== null && left >= timestampDate(request.receivedAt).getTime() ? ModifyOutcome.NO_LONGER_SCHEDULED : ModifyOutcome.NOT_SCHEDULED;
+    return notScheduledOutcome(document, timestampDate(request.receivedAt));
   }
-}
-
-/** The document's time at which a scheduled run left SCHEDULED (it started, or failed as it came up). */
-function leftScheduleAt(document: InvocationDocument): number | null {
-  if (document.schedulerStatus !== 'FIRED') return null;
-  const at = document.startedAt ?? document.completedAt;
-  return at === null ? null : Date.parse(at);
 }
 
 function outcome(value: ModifyOutcome): ModifyInvocationReply {

@@ -1,4 +1,4 @@
-import { decodeEnvelope, EVENT_TYPES, JobKind, timestampDate, unpackPayloadAs } from '@runline/contracts';
+import { decodeEnvelope, EVENT_TYPES, JobKind, ModifyOutcome, timestampDate, unpackPayloadAs } from '@runline/contracts';
 import { ENGINE_RUNTIME, type RunOutcome } from '@runline/engine';
 import { SecretBox } from '@runline/runtime';
 import { TEST_SECRETS_KEY } from '@runline/testing';
@@ -13,6 +13,8 @@ import {
   claimedStart,
   endedFirstRecordOf,
   firstRecordOf,
+  modifyBlockerOf,
+  notScheduledOutcome,
   PROJECT_DELETED_MESSAGE,
   projectRefusalOf,
   QUOTA_REFUSAL,
@@ -182,6 +184,27 @@ describe('run lifecycle: a run that comes up', () => {
       change: { status: 'SCHEDULED', runAfter: runAt },
       events: [{ type: 'InvocationRescheduled', scheduledFor: runAt.toISOString() }],
     });
+  });
+});
+
+describe('run lifecycle: a client cancels or moves a scheduled run', () => {
+  const scheduled = { orgId: run.orgId, mode: 'ASYNC' as const, status: 'SCHEDULED' as const, waitingJob: `run-${run.id}` };
+
+  it('given the run as read, then another organization, a sync run or a run not waiting for its start are told apart; the scheduler decides the rest', () => {
+    expect(modifyBlockerOf(null, run.orgId)).toBe(ModifyOutcome.NOT_FOUND);
+    expect(modifyBlockerOf(scheduled, 'another-org')).toBe(ModifyOutcome.NOT_FOUND);
+    expect(modifyBlockerOf({ ...scheduled, mode: 'SYNC' }, run.orgId)).toBe(ModifyOutcome.NOT_ASYNC);
+    expect(modifyBlockerOf({ ...scheduled, status: 'RUNNING', waitingJob: null }, run.orgId)).toBe(ModifyOutcome.NOT_SCHEDULED);
+    expect(modifyBlockerOf(scheduled, run.orgId)).toBeNull();
+  });
+
+  it('given a run no longer SCHEDULED, then it is "no longer scheduled" only if its job fired after the request was received', () => {
+    const [first] = historiesOf([{ ...run, occurredAt: new Date(now), events: [{ type: 'InvocationScheduled', request: info, scheduledFor: new Date(now + 1000).toISOString(), schedulerJobName: 'run-x' }] }]).events;
+    const started = foldEvents(foldEvents(null, [first!]), nextEvents(run, 1, [{ type: 'InvocationStarted', attempt: 1 }], new Date(now + 1000)));
+    expect(notScheduledOutcome(started, new Date(now + 900))).toBe(ModifyOutcome.NO_LONGER_SCHEDULED);
+    expect(notScheduledOutcome(started, new Date(now + 1100))).toBe(ModifyOutcome.NOT_SCHEDULED);
+    expect(notScheduledOutcome(foldEvents(null, [first!]), new Date(now))).toBe(ModifyOutcome.NOT_SCHEDULED);
+    expect(notScheduledOutcome(null, new Date(now))).toBe(ModifyOutcome.NOT_SCHEDULED);
   });
 });
 

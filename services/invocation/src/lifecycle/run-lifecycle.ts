@@ -7,10 +7,11 @@
  * Handlers load what these need, call them and hand the result to a repository.
  */
 import type { BusMessage } from '@runline/bus';
-import { JobKind, QUOTA_EXCEEDED_MESSAGE } from '@runline/contracts';
+import { JobKind, ModifyOutcome, QUOTA_EXCEEDED_MESSAGE } from '@runline/contracts';
 import type { CompiledDefinition } from '@runline/engine';
 import type { SecretBox } from '@runline/runtime';
 import type { InvocationEventData, RequestInfo, RunModeName } from './invocation-event.js';
+import type { InvocationDocument } from './invocation.projector.js';
 import { callbackOnEnd, type CallbackTarget } from './run-callback.js';
 import { runInvocationCommand } from './run-commands.js';
 import type { RunPlan } from './run-plan.js';
@@ -216,4 +217,37 @@ export function rescheduled(jobName: string, runAt: Date): Transition {
     events: [{ type: 'InvocationRescheduled', scheduledFor: runAt.toISOString() }],
     messages: [],
   };
+}
+
+/**
+ * Why a client's cancel or reschedule cannot apply to the run as read: another organization's
+ * run or none (NOT_FOUND), a sync run (NOT_ASYNC), a run that does not wait for its start job
+ * (NOT_SCHEDULED: see `notScheduledOutcome` for whether it left while the request was in
+ * flight); null when the scheduler's job row may decide.
+ */
+export function modifyBlockerOf(
+  row: { orgId: string; mode: RunModeName; status: InvocationStatus; waitingJob: string | null } | null,
+  orgId: string,
+): ModifyOutcome | null {
+  if (!row || row.orgId !== orgId) return ModifyOutcome.NOT_FOUND;
+  if (row.mode !== 'ASYNC') return ModifyOutcome.NOT_ASYNC;
+  if (row.status !== 'SCHEDULED' || row.waitingJob === null) return ModifyOutcome.NOT_SCHEDULED;
+  return null;
+}
+
+/**
+ * A run that is not SCHEDULED: if it was scheduled and its job fired after the gateway
+ * received the request (`receivedAt`), it started while the request was in flight
+ * (NO_LONGER_SCHEDULED); otherwise it was not scheduled when asked (NOT_SCHEDULED).
+ */
+export function notScheduledOutcome(document: InvocationDocument | null, receivedAt: Date): ModifyOutcome {
+  const left = document ? leftScheduleAt(document) : null;
+  return left !== null && left >= receivedAt.getTime() ? ModifyOutcome.NO_LONGER_SCHEDULED : ModifyOutcome.NOT_SCHEDULED;
+}
+
+/** The document's time at which a scheduled run left SCHEDULED (it started, or failed as it came up). */
+function leftScheduleAt(document: InvocationDocument): number | null {
+  if (document.schedulerStatus !== 'FIRED') return null;
+  const at = document.startedAt ?? document.completedAt;
+  return at === null ? null : Date.parse(at);
 }
