@@ -1,32 +1,34 @@
 import { Module } from '@nestjs/common';
 import { OutboundGuard } from '@runline/outbound';
 import { ENVIRONMENT, loadConfig, SecretBox } from '@runline/runtime';
-import { ApplyGatewayChangeHandler } from './commands/apply-gateway-change.handler.js';
-import { ModifyInvocationHandler } from './commands/modify-invocation.handler.js';
+import { ChangeScheduledRunHandler } from './commands/change-scheduled-run.handler.js';
 import { RunInvocationHandler } from './commands/run-invocation.handler.js';
 import { StartInvocationHandler } from './commands/start-invocation.handler.js';
+import { StoreGatewayChangeHandler } from './commands/store-gateway-change.handler.js';
 import { InvocationConfig } from './config.js';
 import { CallbackAttemptedHandler } from './events/callback-attempted.handler.js';
-import { GatewayCopies } from './events/gateway-copies.js';
 import { GatewayCopiesProjector } from './events/gateway-copies.projector.js';
 import { ScheduledJobCancelledHandler } from './events/scheduled-job-cancelled.handler.js';
 import { ScheduledJobFiredHandler } from './events/scheduled-job-fired.handler.js';
-import { GetInvocationHandler } from './queries/get-invocation.handler.js';
+import { ReadRunViewHandler } from './queries/read-run-view.handler.js';
 import { BotSessions } from './runs/bot-sessions.js';
 import { DefinitionCatalog } from './runs/definition-catalog.js';
+import { GatewayCopies } from './runs/gateway-copies.repository.js';
 import { RunExecutor } from './runs/run-executor.js';
+import { RunLease } from './runs/run-lease.js';
+import { RunRecorder } from './runs/run-recorder.js';
 import { RunStarter } from './runs/run-starter.js';
 import { RunSweeper } from './runs/run-sweeper.js';
-import { SchedulerClient } from './runs/scheduler-jobs.js';
+import { SchedulerClient } from './runs/scheduler-client.js';
 
 /** Accepts and records runs, executes definitions, starts what the scheduler fires, answers invocation queries. */
 @Module({
   controllers: [
     GatewayCopiesProjector,
-    ApplyGatewayChangeHandler,
-    GetInvocationHandler,
+    StoreGatewayChangeHandler,
+    ReadRunViewHandler,
     StartInvocationHandler,
-    ModifyInvocationHandler,
+    ChangeScheduledRunHandler,
     RunInvocationHandler,
     ScheduledJobFiredHandler,
     ScheduledJobCancelledHandler,
@@ -43,6 +45,8 @@ import { SchedulerClient } from './runs/scheduler-jobs.js';
     GatewayCopies,
     DefinitionCatalog,
     BotSessions,
+    RunLease,
+    RunRecorder,
     RunExecutor,
     RunStarter,
     RunSweeper,

@@ -17,7 +17,7 @@ import { createServiceDataSource } from '@runline/db';
 import { migrateServices, SecretBox } from '@runline/runtime';
 import { createTestDatabase, TEST_SECRETS_KEY, type TestDatabase } from '@runline/testing';
 import type { InvocationConfig } from '../src/config.js';
-import { GatewayCopies } from '../src/events/gateway-copies.js';
+import { GatewayCopies } from '../src/runs/gateway-copies.repository.js';
 import { invocationService } from '../src/invocation.service.js';
 import { DefinitionCatalog, StaleProjectCopyError } from '../src/runs/definition-catalog.js';
 

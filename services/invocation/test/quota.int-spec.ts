@@ -4,11 +4,12 @@ import type { DataSource } from 'typeorm';
 import { createServiceDataSource, GroupCommit, TransactionRunner } from '@runline/db';
 import { migrateServices } from '@runline/runtime';
 import { createTestDatabase, type TestDatabase } from '@runline/testing';
-import type { RequestInfo } from '../src/events/invocation-event.js';
 import { invocationService } from '../src/invocation.service.js';
-import type { NewInvocation } from '../src/runs/invocation-store.js';
-import { QUOTA_LOCK_TIMEOUT_MS, recordWithinQuota, scheduledStartVerdict, type QuotaOutcome } from '../src/runs/quota-ledger.js';
-import { quotaPeriodOf } from '../src/runs/quota-period.js';
+import type { RequestInfo } from '../src/lifecycle/invocation-event.js';
+import { quotaPeriodOf } from '../src/lifecycle/monthly-quota.js';
+import type { NewInvocation } from '../src/runs/new-runs.repository.js';
+import { recordWithinQuota, scheduledStartVerdict, type QuotaOutcome } from '../src/runs/run-recorder.js';
+import { QUOTA_LOCK_TIMEOUT_MS } from '../src/runs/usage-counters.repository.js';
 
 const request: RequestInfo = {
   targetType: 'FLOW',

@@ -1,11 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import { Controller, Inject, type OnModuleInit } from '@nestjs/common';
+import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import {
   create,
   fromBinary,
   INVOCATION_REQUEST_SUBJECTS,
-  JobKind,
   RunMode,
   RunTarget,
   StartInvocationReplySchema,
@@ -16,23 +15,23 @@ import {
   type StartInvocationReply,
   type StartInvocationRequest,
 } from '@runline/contracts';
-import { GroupCommit, isTransientDatabaseError, TransactionRunner } from '@runline/db';
+import { isTransientDatabaseError, TransactionRunner } from '@runline/db';
 import type { CompiledDefinition, JsonValue } from '@runline/engine';
 import type { Logger } from '@runline/observability';
 import { LOGGER, SecretBox } from '@runline/runtime';
-import type { InvocationEventData, RequestInfo, RunModeName, TargetType } from '../events/invocation-event.js';
+import type { RequestInfo, RunModeName, TargetType } from '../lifecycle/invocation-event.js';
+import type { InvocationDocument } from '../lifecycle/invocation.projector.js';
+import type { QuotaFigures } from '../lifecycle/monthly-quota.js';
+import { redactSecrets } from '../lifecycle/redaction.js';
+import { endingOf } from '../lifecycle/run-endings.js';
+import { endedFirstRecordOf, firstRecordOf, recordsOnceEnded } from '../lifecycle/run-lifecycle.js';
+import { checkTrigger, GRAPH_OF_TARGET, planRun, retriesAutomatically, type BotSessionRef, type RunPlan, type TriggerValidation } from '../lifecycle/run-plan.js';
 import { DefinitionCatalog, DefinitionUnavailableError, StaleProjectCopyError, type ProjectCopy } from '../runs/definition-catalog.js';
-import { insertInvocationsAtOnce, readDocument, type NewInvocation } from '../runs/invocation-store.js';
-import type { InvocationDocument } from '../events/invocation.projector.js';
-import { recordWithinQuota, type QuotaFigures, type QuotaOutcome } from '../runs/quota-ledger.js';
-import { redactSecrets } from '../runs/redaction.js';
-import { runInvocationCommand } from '../runs/run-commands.js';
+import type { NewInvocation } from '../runs/new-runs.repository.js';
 import { RunExecutor } from '../runs/run-executor.js';
-import { jobNames, waitForJob } from '../runs/scheduler-jobs.js';
-import { checkTrigger, GRAPH_OF_TARGET, planRun, retriesAutomatically, type BotSessionRef, type RunPlan, type TriggerValidation } from '../runs/run-plan.js';
-
-/** How long an organization seen with a quota skips the one-statement path. */
-const QUOTA_HINT_MS = 10_000;
+import { RunLease } from '../runs/run-lease.js';
+import { readDocument } from '../runs/run-reads.repository.js';
+import { RunRecorder } from '../runs/run-recorder.js';
 
 const TARGETS: Partial<Record<RunTarget, TargetType>> = {
   [RunTarget.BOT]: 'BOT',
@@ -47,63 +46,21 @@ export const DATABASE_UNAVAILABLE = 'The run could not be recorded right now; re
  * Starts runs for the gateway (request/reply). Async: the run is recorded QUEUED, with its
  * RunInvocation command in the outbox, before the reply; with a start time (runAt,
  * delaySeconds) it is recorded SCHEDULED with a ScheduleJob command for the scheduler instead.
- * Sync: recorded RUNNING, executed here, and the reply carries the result. New runs of concurrent requests share transactions (group
- * commit); an idempotency key already used answers with the earlier run.
+ * Sync: recorded RUNNING, executed here, and the reply carries the result. The lifecycle core
+ * decides what is recorded (`firstRecordOf`), the recorder writes it with the monthly quota
+ * counted; an idempotency key already used answers with the earlier run.
  */
 @Controller()
-export class StartInvocationHandler implements OnModuleInit {
-  private commit!: GroupCommit<NewInvocation, QuotaOutcome>;
-  /** Organizations last seen with a monthly quota, until when (ms): their batches skip the one-statement attempt. */
-  private readonly quotaBoundUntil = new Map<string, number>();
-
+export class StartInvocationHandler {
   constructor(
     private readonly transactions: TransactionRunner,
     private readonly catalog: DefinitionCatalog,
+    private readonly recorder: RunRecorder,
     private readonly executor: RunExecutor,
+    private readonly lease: RunLease,
     @Inject(SecretBox) private readonly secrets: SecretBox,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
-
-  onModuleInit(): void {
-    // Two transactions in flight: while one commits, the next batch fills (larger batches, fewer
-    // commits per run than with more parallel transactions; bench/README.md).
-    // The monthly quota is checked and counted in the transaction that records the runs.
-    this.commit = new GroupCommit((items) => this.writeBatch(items), 2);
-  }
-
-  /**
-   * One statement for the runs of organizations without a monthly quota (the usual case); a
-   * transaction that counts the quota under a lock for the others. Organizations seen with a
-   * quota go straight to the transaction for a while, so their runs do not pay for both.
-   */
-  private async writeBatch(items: NewInvocation[]): Promise<QuotaOutcome[]> {
-    const now = Date.now();
-    const hinted = (item: NewInvocation) => (this.quotaBoundUntil.get(item.orgId) ?? 0) > now;
-    const counted = items.filter(hinted);
-    let free = items.filter((item) => !hinted(item));
-    const outcomes = new Map<NewInvocation, QuotaOutcome>();
-    if (free.length > 0) {
-      const written = await insertInvocationsAtOnce(this.transactions, free);
-      if ('outcomes' in written) {
-        free.forEach((item, index) => outcomes.set(item, written.outcomes[index]!));
-        free = [];
-      } else {
-        this.rememberQuotaBound(written.quotaBound, now);
-      }
-    }
-    const rest = [...counted, ...free];
-    if (rest.length > 0) {
-      const results = await this.transactions.run((tx) => recordWithinQuota(tx, rest));
-      rest.forEach((item, index) => outcomes.set(item, results[index]!));
-    }
-    return items.map((item) => outcomes.get(item)!);
-  }
-
-  /** Hints that these organizations have a quota; the hints of others, expired, are dropped. */
-  private rememberQuotaBound(orgIds: readonly string[], now: number): void {
-    for (const [orgId, until] of this.quotaBoundUntil) if (until <= now) this.quotaBoundUntil.delete(orgId);
-    for (const orgId of orgIds) this.quotaBoundUntil.set(orgId, now + QUOTA_HINT_MS);
-  }
 
   @MessagePattern(INVOCATION_REQUEST_SUBJECTS.START_INVOCATION)
   async execute(@Payload() data: Uint8Array): Promise<Uint8Array> {
@@ -189,36 +146,14 @@ export class StartInvocationHandler implements OnModuleInit {
       occurredAt: now,
       idempotency: request.idempotencyKey ? { projectId: request.projectId, targetType: target, mode, key: request.idempotencyKey } : null,
     };
-    let item: NewInvocation;
-    if (rejection !== null) {
-      const failed: InvocationEventData = {
-        type: 'InvocationFailed',
-        errorMessage: rejection,
-        kind: 'TRIGGER_CHECK',
-        attempt: 0,
-        request: info,
-        steps: [],
-        trace: null,
-        durationMs: 0,
-      };
-      item = { ...base, status: 'FAILED', attempt: 0, lease: null, waitingJob: null, events: [failed], messages: [] };
-    } else if (runAt !== null) {
-      const wait = waitForJob(JobKind.START_RUN, jobNames.start(id), base, runAt);
-      const scheduled: InvocationEventData = { type: 'InvocationScheduled', request: info, scheduledFor: runAt.toISOString(), schedulerJobName: wait.name };
-      item = { ...base, status: 'SCHEDULED', attempt: 0, lease: null, waitingJob: wait.name, events: [scheduled], messages: [wait.command] };
-    } else if (mode === 'ASYNC') {
-      const queued: InvocationEventData = { type: 'InvocationQueued', request: info };
-      item = { ...base, status: 'QUEUED', attempt: 0, lease: null, waitingJob: null, events: [queued], messages: [runInvocationCommand(base)] };
-    } else {
-      const started: InvocationEventData = { type: 'InvocationStarted', attempt: 1, request: info };
-      if (compiled && recordsOnceEnded(plan, compiled)) return this.runThenRecord(base, started, plan, compiled, session);
-      item = { ...base, status: 'RUNNING', attempt: 1, lease: this.executor.lease(), waitingJob: null, events: [started], messages: [] };
-    }
+    const sync = rejection === null && runAt === null && mode === 'SYNC';
+    if (sync && compiled && recordsOnceEnded(plan, compiled)) return this.runThenRecord(base, info, plan, compiled, session);
+    const item: NewInvocation = { ...base, ...firstRecordOf(base, { mode, info, rejection, runAt, lease: () => this.lease.next() }) };
 
     const settled = await this.record(item);
     if ('reply' in settled) return settled.reply;
     const recorded = settled.document;
-    if (rejection !== null || mode === 'ASYNC') {
+    if (!sync) {
       const reply = answer(id, recorded.status, null, recorded.errorMessage, session);
       if (recorded.scheduledFor !== null) reply.scheduledFor = timestampFromDate(new Date(recorded.scheduledFor));
       return reply;
@@ -241,31 +176,21 @@ export class StartInvocationHandler implements OnModuleInit {
    */
   private async runThenRecord(
     base: Omit<NewInvocation, 'status' | 'attempt' | 'lease' | 'waitingJob' | 'events' | 'messages'>,
-    started: InvocationEventData,
+    info: RequestInfo,
     plan: RunPlan,
     compiled: CompiledDefinition,
     session: BotSessionRef | null,
   ): Promise<StartInvocationReply> {
     const outcome = await this.executor.runUnrecorded(plan, compiled);
-    const ending = this.executor.endingOf({ ...base, attempt: 1 }, plan, outcome);
-    const endedAt = new Date();
-    const settled = await this.record({
-      ...base,
-      status: ending.change.status,
-      attempt: 1,
-      lease: null,
-      waitingJob: null,
-      events: [started, ...ending.events],
-      eventTimes: [base.occurredAt, ...ending.events.map(() => endedAt)],
-      messages: ending.messages,
-    });
+    const ending = endingOf({ ...base, attempt: 1 }, plan, outcome, this.secrets);
+    const settled = await this.record({ ...base, ...endedFirstRecordOf(info, ending, base.occurredAt, new Date()) });
     if ('reply' in settled) return settled.reply;
     return answer(base.id, settled.document.status, ending.liveResult, settled.document.errorMessage, session);
   }
 
   /** Records a new run (group commit); a refusal or an idempotent replay comes back as the reply. */
   private async record(item: NewInvocation): Promise<{ document: InvocationDocument } | { reply: StartInvocationReply }> {
-    const outcome = await this.commit.submit(item);
+    const outcome = await this.recorder.record(item);
     if ('quotaExceeded' in outcome) return { reply: quotaExceededReply(outcome.quotaExceeded) };
     if ('quotaUnavailable' in outcome) {
       this.logger.warn({ orgId: item.orgId, reason: outcome.quotaUnavailable }, 'monthly quota could not be checked; request refused');
@@ -305,17 +230,6 @@ function quotaExceededReply(figures: QuotaFigures): StartInvocationReply {
   });
 }
 
-/**
- * Whether a sync run may be executed before it is recorded (`runThenRecord`): its graph is
- * self-contained, and it writes nothing else on the way (a bot turn saves its session; a
- * ONE_TIME enrollment is claimed before the run).
- */
-function recordsOnceEnded(plan: RunPlan, compiled: CompiledDefinition): boolean {
-  if (plan.mode !== 'SYNC' || plan.target === 'BOT') return false;
-  if (plan.enrollmentPolicy === 'ONE_TIME' && plan.enrollmentSubject !== null) return false;
-  return compiled.graphs[plan.graph]?.selfContained === true;
-}
-
 /** Bots: sessionId, else userId, else a new random session. */
 function sessionOf(body: Record<string, unknown>): BotSessionRef {
   const text = (value: unknown) => (typeof value === 'string' && value !== '' ? value : null);
@@ -331,7 +245,7 @@ function requestInfo(request: StartInvocationRequest, plan: RunPlan, project: Pr
   return {
     targetType: plan.target,
     mode: plan.mode,
-    // Polled items and dead-letter replays say so (issue 6); API calls leave it empty.
+    // Polled items and dead-letter replays say where they came from; API calls leave it empty.
     triggerSource: request.triggerSource === 'POLLING' || request.triggerSource === 'REPLAY' ? request.triggerSource : scheduled ? 'SCHEDULE' : 'WEBHOOK',
     environment: draft ? 'TEST' : 'PRODUCTION',
     requestPayload: redactSecrets(plan.body) as Record<string, JsonValue>,

@@ -10,8 +10,8 @@ import {
   type Envelope,
 } from '@runline/contracts';
 import { TransactionRunner } from '@runline/db';
-import { recordCallbackAttempt } from '../runs/callback-attempts.js';
-import type { CallbackAttemptEntry } from './invocation.projector.js';
+import { recordCallbackAttempt } from '../runs/callback-attempts.repository.js';
+import type { CallbackAttemptEntry } from '../lifecycle/invocation.projector.js';
 
 const OUTCOME_NAMES: Partial<Record<CallbackAttemptOutcome, string>> = {
   [CallbackAttemptOutcome.ACKNOWLEDGED]: 'ACKNOWLEDGED',

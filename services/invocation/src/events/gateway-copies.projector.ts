@@ -1,12 +1,12 @@
 import { Controller } from '@nestjs/common';
 import { EventPattern, Payload } from '@nestjs/microservices';
 import { GATEWAY_EVENT_SUBJECTS, type Envelope } from '@runline/contracts';
-import { GatewayCopies } from './gateway-copies.js';
+import { GatewayCopies } from '../runs/gateway-copies.repository.js';
 
 /**
  * Gateway events from JetStream, applied to the invocation service's copies. Most arrive a
  * second time here: the gateway hands each change over directly before answering it
- * (ApplyGatewayChangeHandler), and the inbox makes this delivery a no-op then.
+ * (StoreGatewayChangeHandler), and the inbox makes this delivery a no-op then.
  */
 @Controller()
 export class GatewayCopiesProjector {

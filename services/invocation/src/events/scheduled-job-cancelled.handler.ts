@@ -2,7 +2,8 @@ import { Controller } from '@nestjs/common';
 import { EventPattern, Payload } from '@nestjs/microservices';
 import { EVENT_TYPES, JobKind, SCHEDULER_EVENT_SUBJECTS, unpackPayloadAs, type Envelope } from '@runline/contracts';
 import { TransactionRunner } from '@runline/db';
-import { recordCancel } from '../runs/scheduled-run-changes.js';
+import { cancelled } from '../lifecycle/run-lifecycle.js';
+import { transition } from '../runs/run-transitions.repository.js';
 
 /**
  * The backstop of a cancel: ModifyInvocation records the cancel itself as soon as the scheduler
@@ -18,6 +19,7 @@ export class ScheduledJobCancelledHandler {
   async handle(@Payload() envelope: Envelope): Promise<void> {
     const job = unpackPayloadAs(envelope, EVENT_TYPES.SCHEDULED_JOB_CANCELLED);
     if (job.kind !== JobKind.START_RUN) return;
-    await recordCancel(this.transactions, job.invocationId, job.name);
+    const change = cancelled(job.name);
+    await this.transactions.run((tx) => transition(tx, job.invocationId, change.expected, change.change, change.events));
   }
 }

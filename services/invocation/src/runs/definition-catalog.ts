@@ -3,7 +3,7 @@ import { DataSource } from 'typeorm';
 import { compileDefinition, validateDefinition, type CompiledDefinition, type Definition, type ProjectType } from '@runline/engine';
 import { SecretBox } from '@runline/runtime';
 import { InvocationConfig } from '../config.js';
-import type { ProjectDefaults } from './run-plan.js';
+import type { ProjectDefaults } from '../lifecycle/run-plan.js';
 
 /** A project as the invocation service knows it (its copy of the gateway's data). */
 export interface ProjectCopy extends ProjectDefaults {

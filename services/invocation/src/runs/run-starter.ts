@@ -1,18 +1,28 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
-import { QUOTA_EXCEEDED_MESSAGE } from '@runline/contracts';
 import { retryTransient, TransactionRunner } from '@runline/db';
 import type { Logger } from '@runline/observability';
 import { LOGGER, SecretBox } from '@runline/runtime';
-import type { InvocationEventData } from '../events/invocation-event.js';
 import { InvocationConfig } from '../config.js';
-import { callbackTargetOf } from './callback-request.js';
+import {
+  claimedResume,
+  claimedStart,
+  projectRefusalOf,
+  QUOTA_REFUSAL,
+  rechecksQuota,
+  refusedStart,
+  type Expectation,
+  type Refusal,
+  type Transition,
+} from '../lifecycle/run-lifecycle.js';
+import type { RunPlan } from '../lifecycle/run-plan.js';
 import { DefinitionCatalog } from './definition-catalog.js';
-import { readKnownInvocation, transition, transitionKnown, type Expectation, type InvocationRow, type KnownRun, type StateChange } from './invocation-store.js';
-import { scheduledStartVerdict } from './quota-ledger.js';
 import { RunExecutor, type Execution } from './run-executor.js';
-import type { RunPlan } from './run-plan.js';
+import { RunLease } from './run-lease.js';
+import { readKnownInvocation, type InvocationRow } from './run-reads.repository.js';
+import { RunRecorder } from './run-recorder.js';
 import { RunSlots } from './run-slots.js';
+import { transition, transitionKnown, type KnownRun } from './run-transitions.repository.js';
 
 /** Settles the message that asked for the start, once the claim is committed. */
 export type Acknowledge = () => Promise<void>;
@@ -20,16 +30,7 @@ export type Acknowledge = () => Promise<void>;
 /** When the run may start (epoch ms): the run is read and prepared before, claimed only then. */
 export type NotBefore = number;
 
-/** Why a run that came up fails instead of starting: what its InvocationFailed says. */
-interface Refusal {
-  errorMessage: string;
-  kind: 'EXTERNAL_API_DISABLED' | 'QUOTA_EXCEEDED' | 'PROJECT_DELETED';
-}
-
 const noRefusal = (): Promise<Refusal | null> => Promise.resolve(null);
-
-/** Our message: a queued or scheduled run whose project was deleted before it came up. */
-export const PROJECT_DELETED_MESSAGE = 'The project was deleted before the run started';
 
 /**
  * Starts waiting runs in this process: a QUEUED run (RunInvocation), a SCHEDULED run or a
@@ -49,6 +50,8 @@ export class RunStarter implements OnApplicationShutdown {
     private readonly transactions: TransactionRunner,
     private readonly catalog: DefinitionCatalog,
     private readonly executor: RunExecutor,
+    private readonly lease: RunLease,
+    private readonly recorder: RunRecorder,
     @Inject(SecretBox) private readonly secrets: SecretBox,
     @Inject(InvocationConfig) config: InvocationConfig,
     @Inject(LOGGER) private readonly logger: Logger,
@@ -71,16 +74,13 @@ export class RunStarter implements OnApplicationShutdown {
   start(invocationId: string, from: Expectation, acknowledge: Acknowledge, notBefore: NotBefore = 0): Promise<void> {
     return this.inSlot(invocationId, from, acknowledge, notBefore, (row) => this.refusalOf(row, from), async (row, plan, refusal) => {
       if (refusal) {
-        await this.transactions.run((tx) =>
-          transition(tx, row.id, from, { status: 'FAILED', waitingJob: null, callback: callbackTargetOf(plan, this.secrets) }, [
-            { type: 'InvocationFailed', ...refusal, attempt: row.attempt, steps: [], trace: null, durationMs: 0 },
-          ]),
-        );
+        const refused = refusedStart(row, plan, from, refusal, this.secrets);
+        await this.transactions.run((tx) => transition(tx, row.id, refused.expected, refused.change, refused.events));
         return null;
       }
-      const attempt = row.attempt + 1;
-      const claimed = await this.claim(row, from, { status: 'RUNNING', attempt, lease: this.executor.lease(), waitingJob: null }, { type: 'InvocationStarted', attempt });
-      return claimed ? () => this.executor.execute({ ...row, status: 'RUNNING', attempt, known: claimed.known }, plan, null) : null;
+      const claim = claimedStart(row, from, this.lease.next());
+      const claimed = await this.claim(row, claim);
+      return claimed ? () => this.executor.execute({ ...row, status: 'RUNNING', attempt: claim.change.attempt!, known: claimed.known }, plan, null) : null;
     });
   }
 
@@ -88,34 +88,28 @@ export class RunStarter implements OnApplicationShutdown {
   private async refusalOf(row: InvocationRow, from: Expectation): Promise<Refusal | null> {
     // Read afresh: a change answered while the run waited (the switch turned off, the project
     // deleted) must hold when it starts.
-    const project = await this.catalog.project(row.projectId, { fresh: true });
-    if (project?.deleted) return { errorMessage: PROJECT_DELETED_MESSAGE, kind: 'PROJECT_DELETED' };
-    if (project && !project.externalApiEnabled) return { errorMessage: 'External API access is disabled for this project', kind: 'EXTERNAL_API_DISABLED' };
-    if (from.status !== 'SCHEDULED') return null;
-    const verdict = await scheduledStartVerdict(this.transactions.dataSource.manager, row.id, row.orgId);
+    const refusal = projectRefusalOf(await this.catalog.project(row.projectId, { fresh: true }));
+    if (refusal || !rechecksQuota(from)) return refusal;
+    const verdict = await this.recorder.scheduledStartVerdict(row.id, row.orgId);
     if (verdict.allowed) return null;
     this.logger.info({ invocationId: row.id, orgId: row.orgId, ...verdict.figures }, 'scheduled run refused: monthly quota used up');
-    return { errorMessage: QUOTA_EXCEEDED_MESSAGE, kind: 'QUOTA_EXCEEDED' };
+    return QUOTA_REFUSAL;
   }
 
   /** Resumes a run SUSPENDED at a Wait node, waiting for job `waitingJob`. */
   resume(invocationId: string, waitingJob: string, acknowledge: Acknowledge, notBefore: NotBefore = 0): Promise<void> {
     const from: Expectation = { status: 'SUSPENDED', waitingJob };
     return this.inSlot(invocationId, from, acknowledge, notBefore, noRefusal, async (row, plan) => {
-      const claimed = await this.claim(row, from, { status: 'RUNNING', lease: this.executor.lease(), waitingJob: null }, { type: 'InvocationResumed', attempt: row.attempt });
+      const claimed = await this.claim(row, claimedResume(row, waitingJob, this.lease.next()));
       return claimed ? () => this.executor.resume({ ...row, status: 'RUNNING', known: claimed.known }, plan) : null;
     });
   }
 
   /** Moves the run to RUNNING under this process's lease: one statement when the run is as read. */
-  private async claim(
-    row: InvocationRow,
-    from: Expectation,
-    change: StateChange,
-    event: InvocationEventData,
-  ): Promise<{ known: KnownRun | null } | null> {
-    if (row.known) return transitionKnown(this.transactions, row.known, from, change, [event]);
-    const document = await this.transactions.run((tx) => transition(tx, row.id, from, change, [event]));
+  private async claim(row: InvocationRow, claim: Transition): Promise<{ known: KnownRun | null } | null> {
+    const { expected, change, events } = claim;
+    if (row.known) return transitionKnown(this.transactions, row.known, expected, change, events);
+    const document = await this.transactions.run((tx) => transition(tx, row.id, expected, change, events));
     return document ? { known: null } : null;
   }
 

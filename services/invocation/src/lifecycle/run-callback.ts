@@ -1,7 +1,8 @@
 /**
- * The run-finished callback as the invocation service asks for it: a DeliverCallback command
- * sent through the outbox in the transaction that records the run's final event (see
- * `transition`), so it is never lost and never sent for a run that did not end.
+ * The one answer to "does this run call back, to where, with what secret", and the
+ * DeliverCallback command that asks the callback service for it. The command goes through the
+ * outbox in the transaction that records the run's final event, so it is never lost and never
+ * sent for a run that did not end.
  *
  * Which runs call back: async runs (bot invoke, flow and automation trigger-async, scheduled
  * ones included) with a callback URL, when they end SUCCEEDED, FAILED or TIMEOUT (once: a
@@ -13,7 +14,7 @@ import type { BusMessage } from '@runline/bus';
 import { create, DeliverCallbackSchema, EVENT_TYPES, newEnvelope, toBusMessage } from '@runline/contracts';
 import type { JsonValue } from '@runline/engine';
 import type { SecretBox } from '@runline/runtime';
-import type { InvocationDocument } from '../events/invocation.projector.js';
+import type { InvocationDocument } from './invocation.projector.js';
 import type { RunPlan } from './run-plan.js';
 
 /** Where a run calls back; the secret sealed with SECRETS_KEY for the trip and the callback service's table. */
@@ -24,9 +25,9 @@ export interface CallbackTarget {
 
 const CALLING_BACK: ReadonlySet<string> = new Set(['SUCCEEDED', 'FAILED', 'TIMEOUT']);
 
-/** The callback of an async run with a URL; undefined when the run does not call back. */
-export function callbackTargetOf(plan: Pick<RunPlan, 'mode' | 'callback'>, secrets: SecretBox): CallbackTarget | undefined {
-  if (plan.mode !== 'ASYNC' || !plan.callback.url) return undefined;
+/** Where a run that ends `status` calls back; undefined when it does not (not async, no URL, or not an ending that calls back). */
+export function callbackOnEnd(plan: Pick<RunPlan, 'mode' | 'callback'>, status: string, secrets: SecretBox): CallbackTarget | undefined {
+  if (!CALLING_BACK.has(status) || plan.mode !== 'ASYNC' || !plan.callback.url) return undefined;
   return { url: plan.callback.url, sealedSecret: plan.callback.secret ? secrets.seal(plan.callback.secret) : null };
 }
 

@@ -3,18 +3,11 @@ import type { DataSource } from 'typeorm';
 import { createServiceDataSource, GroupCommit, TransactionRunner } from '@runline/db';
 import { migrateServices } from '@runline/runtime';
 import { createTestDatabase, type TestDatabase } from '@runline/testing';
-import type { RequestInfo } from '../src/events/invocation-event.js';
 import { invocationService } from '../src/invocation.service.js';
-import {
-  insertInvocations,
-  insertInvocationsAtOnce,
-  readDocument,
-  readKnownInvocation,
-  transition,
-  transitionKnown,
-  type InsertOutcome,
-  type NewInvocation,
-} from '../src/runs/invocation-store.js';
+import type { RequestInfo } from '../src/lifecycle/invocation-event.js';
+import { insertInvocations, insertInvocationsAtOnce, type InsertOutcome, type NewInvocation } from '../src/runs/new-runs.repository.js';
+import { readDocument, readKnownInvocation } from '../src/runs/run-reads.repository.js';
+import { transition, transitionKnown } from '../src/runs/run-transitions.repository.js';
 
 const request: RequestInfo = {
   targetType: 'FLOW',
@@ -31,7 +24,7 @@ const request: RequestInfo = {
 };
 
 /** The invocation write side on a real PostgreSQL: idempotency under concurrency, guarded transitions. */
-describe('invocation store', () => {
+describe('run repositories', () => {
   let database: TestDatabase;
   let dataSource: DataSource;
   let transactions: TransactionRunner;

@@ -1,4 +1,4 @@
-import { quotaPeriodOf } from './quota-period.js';
+import { quotaPeriodOf } from './monthly-quota.js';
 
 const utc = (text: string) => new Date(text);
 

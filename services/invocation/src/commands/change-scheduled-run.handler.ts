@@ -18,10 +18,12 @@ import {
 import { TransactionRunner } from '@runline/db';
 import type { Logger } from '@runline/observability';
 import { LOGGER } from '@runline/runtime';
-import type { InvocationDocument } from '../events/invocation.projector.js';
-import { readDocument, readInvocation } from '../runs/invocation-store.js';
-import { recordCancel, recordReschedule } from '../runs/scheduled-run-changes.js';
-import { jobRef, SchedulerClient } from '../runs/scheduler-jobs.js';
+import type { InvocationDocument } from '../lifecycle/invocation.projector.js';
+import { cancelled, modifyBlockerOf, notScheduledOutcome, rescheduled, type Transition } from '../lifecycle/run-lifecycle.js';
+import { jobRef } from '../lifecycle/scheduler-jobs.js';
+import { readDocument, readInvocation } from '../runs/run-reads.repository.js';
+import { transition } from '../runs/run-transitions.repository.js';
+import { SchedulerClient } from '../runs/scheduler-client.js';
 
 /**
  * Cancels or moves a SCHEDULED async run (PATCH /external-invocations/{id}; the gateway has
@@ -30,7 +32,7 @@ import { jobRef, SchedulerClient } from '../runs/scheduler-jobs.js';
  * recorded here. A cancelled run never executes; a fired one answers NO_LONGER_SCHEDULED.
  */
 @Controller()
-export class ModifyInvocationHandler {
+export class ChangeScheduledRunHandler {
   constructor(
     private readonly transactions: TransactionRunner,
     private readonly scheduler: SchedulerClient,
@@ -45,9 +47,9 @@ export class ModifyInvocationHandler {
 
   private async modify(request: ModifyInvocationRequest): Promise<ModifyInvocationReply> {
     const row = await readInvocation(this.transactions.dataSource.manager, request.invocationId);
-    if (!row || row.orgId !== request.orgId) return outcome(ModifyOutcome.NOT_FOUND);
-    if (row.mode !== 'ASYNC') return outcome(ModifyOutcome.NOT_ASYNC);
-    if (row.status !== 'SCHEDULED' || row.waitingJob === null) return outcome(await this.notScheduled(row.id, request));
+    const blocker = modifyBlockerOf(row, request.orgId);
+    if (blocker === ModifyOutcome.NOT_SCHEDULED) return outcome(await this.notScheduled(row!.id, request));
+    if (blocker !== null || !row?.waitingJob) return outcome(blocker ?? ModifyOutcome.NOT_SCHEDULED);
     const job = jobRef(JobKind.START_RUN, row.waitingJob, row);
 
     let changed: InvocationDocument | null;
@@ -55,16 +57,16 @@ export class ModifyInvocationHandler {
       const result = await this.scheduler.cancel(job);
       if (result === JobChangeOutcome.ALREADY_FIRED) return outcome(ModifyOutcome.NO_LONGER_SCHEDULED);
       // ALREADY_CANCELLED: an earlier cancel reached the scheduler but was not recorded here yet.
-      changed = await recordCancel(this.transactions, row.id, job.name);
+      changed = await this.record(row.id, cancelled(job.name));
     } else if (request.action === ModifyAction.RESCHEDULE && request.runAt) {
       const runAt = timestampDate(request.runAt);
       const result = await this.scheduler.reschedule(job, runAt);
       if (result === JobChangeOutcome.ALREADY_FIRED) return outcome(ModifyOutcome.NO_LONGER_SCHEDULED);
       if (result === JobChangeOutcome.ALREADY_CANCELLED) {
-        await recordCancel(this.transactions, row.id, job.name);
+        await this.record(row.id, cancelled(job.name));
         return outcome(ModifyOutcome.NOT_SCHEDULED);
       }
-      changed = await recordReschedule(this.transactions, row.id, job.name, runAt);
+      changed = await this.record(row.id, rescheduled(job.name, runAt));
     } else {
       throw new Error(`ModifyInvocation: unsupported action ${request.action} (reschedule needs run_at)`);
     }
@@ -81,24 +83,17 @@ export class ModifyInvocationHandler {
     return create(ModifyInvocationReplySchema, { outcome: ModifyOutcome.MODIFIED, invocationJson: JSON.stringify(document) });
   }
 
-  /**
-   * A run that is not SCHEDULED: if it was scheduled and its job fired after the gateway
-   * received this request, it started while the request was in flight (NO_LONGER_SCHEDULED);
-   * otherwise it was not scheduled when asked (NOT_SCHEDULED).
-   */
+  /** Records the cancel or the new time; null when the run no longer waits for the job. */
+  private record(invocationId: string, change: Transition): Promise<InvocationDocument | null> {
+    return this.transactions.run((tx) => transition(tx, invocationId, change.expected, change.change, change.events));
+  }
+
+  /** A run that is not SCHEDULED: did it leave while the request was in flight? */
   private async notScheduled(invocationId: string, request: ModifyInvocationRequest): Promise<ModifyOutcome> {
     if (!request.receivedAt) return ModifyOutcome.NOT_SCHEDULED;
     const document = await readDocument(this.transactions.dataSource.manager, invocationId);
-    const left = document ? leftScheduleAt(document) : null;
-    return left !== null && left >= timestampDate(request.receivedAt).getTime() ? ModifyOutcome.NO_LONGER_SCHEDULED : ModifyOutcome.NOT_SCHEDULED;
+    return notScheduledOutcome(document, timestampDate(request.receivedAt));
   }
-}
-
-/** The document's time at which a scheduled run left SCHEDULED (it started, or failed as it came up). */
-function leftScheduleAt(document: InvocationDocument): number | null {
-  if (document.schedulerStatus !== 'FIRED') return null;
-  const at = document.startedAt ?? document.completedAt;
-  return at === null ? null : Date.parse(at);
 }
 
 function outcome(value: ModifyOutcome): ModifyInvocationReply {

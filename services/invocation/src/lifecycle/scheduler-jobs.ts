@@ -1,30 +1,9 @@
 /**
- * The invocation service's side of the scheduler: the jobs runs wait for (their names, the
- * ScheduleJob command that goes out through the outbox with the state change that decided
- * it), and cancel/reschedule requests, which the scheduler's job row decides.
+ * The jobs runs wait for at the scheduler: their names, and the ScheduleJob command that goes
+ * out through the outbox with the state change that decided it.
  */
-import { Inject, Injectable } from '@nestjs/common';
-import { BUS, type Bus, type BusMessage } from '@runline/bus';
-import {
-  CancelJobReplySchema,
-  CancelJobRequestSchema,
-  create,
-  EVENT_TYPES,
-  fromBinary,
-  JobChangeOutcome,
-  JobKind,
-  newEnvelope,
-  RescheduleJobReplySchema,
-  RescheduleJobRequestSchema,
-  SCHEDULER_REQUEST_SUBJECTS,
-  ScheduleJobSchema,
-  timestampFromDate,
-  toBinary,
-  toBusMessage,
-} from '@runline/contracts';
-
-/** How long a cancel or reschedule waits for the scheduler's answer. */
-const SCHEDULER_REQUEST_TIMEOUT_MS = 5000;
+import type { BusMessage } from '@runline/bus';
+import { create, EVENT_TYPES, JobKind, newEnvelope, ScheduleJobSchema, timestampFromDate, toBusMessage } from '@runline/contracts';
 
 /** Job names: one per thing a run waits for, unique across the run's life. */
 export const jobNames = {
@@ -68,25 +47,4 @@ export function scheduleJobCommand(job: JobRef, dueAt: Date): BusMessage {
       invocationId: job.invocationId,
     }),
   );
-}
-
-/** Cancel and reschedule, answered by the scheduler (request/reply). */
-@Injectable()
-export class SchedulerClient {
-  constructor(@Inject(BUS) private readonly bus: Bus) {}
-
-  async cancel(job: JobRef): Promise<JobChangeOutcome> {
-    const reply = await this.bus.request(SCHEDULER_REQUEST_SUBJECTS.CANCEL_JOB, toBinary(CancelJobRequestSchema, create(CancelJobRequestSchema, job)), {
-      timeoutMs: SCHEDULER_REQUEST_TIMEOUT_MS,
-    });
-    return fromBinary(CancelJobReplySchema, reply).outcome;
-  }
-
-  async reschedule(job: JobRef, dueAt: Date): Promise<JobChangeOutcome> {
-    const request = create(RescheduleJobRequestSchema, { ...job, dueAt: timestampFromDate(dueAt) });
-    const reply = await this.bus.request(SCHEDULER_REQUEST_SUBJECTS.RESCHEDULE_JOB, toBinary(RescheduleJobRequestSchema, request), {
-      timeoutMs: SCHEDULER_REQUEST_TIMEOUT_MS,
-    });
-    return fromBinary(RescheduleJobReplySchema, reply).outcome;
-  }
 }

@@ -1,8 +1,10 @@
 /**
- * From an accepted request to what a run needs: which graph, what the expressions see
- * (DESIGN.md §4 "What a run sees"), the policies and callback resolved request → trigger →
- * project default, the retry setting, and the trigger checks. Pure apart from evaluating an
- * enrollment-key expression.
+ * From an accepted request to what a run needs: which graph, what the expressions see (for
+ * flows and polled items, `payload` is the body's top-level fields less the control fields;
+ * for automations, the body's `payload` object, with `event` beside it in `input`; for bots,
+ * `input` holds message, sessionId, userId, userName and platform), the policies and callback
+ * resolved request → trigger → project default, the retry setting, and the trigger checks.
+ * Pure apart from evaluating an enrollment-key expression.
  */
 import {
   evaluate,
@@ -12,7 +14,7 @@ import {
   type GraphName,
   type OnErrorPolicy,
 } from '@runline/engine';
-import type { RunModeName, TargetType } from '../events/invocation-event.js';
+import type { RunModeName, TargetType } from './invocation-event.js';
 
 export const GRAPH_OF_TARGET: Record<TargetType, GraphName> = { BOT: 'bot', FLOW: 'flow', AUTOMATION: 'workflow' };
 

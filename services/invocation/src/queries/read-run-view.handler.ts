@@ -18,7 +18,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * another organization's run is "not found", never "forbidden".
  */
 @Controller()
-export class GetInvocationHandler {
+export class ReadRunViewHandler {
   constructor(private readonly dataSource: DataSource) {}
 
   @MessagePattern(INVOCATION_QUERY_SUBJECTS.GET_INVOCATION)

@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import { applyCallbackAttempt, type CallbackAttemptEntry, type InvocationDocument } from '../events/invocation.projector.js';
+import { applyCallbackAttempt, type CallbackAttemptEntry, type InvocationDocument } from '../lifecycle/invocation.projector.js';
 
 /**
  * Records one callback attempt of a run and folds it into the run's read model, in the

@@ -1,0 +1,85 @@
+/**
+ * Reads of runs: the state row, with the run's sequence and read model when the caller goes on
+ * to change it (`KnownRun`), and the read model alone.
+ */
+import type { EntityManager } from 'typeorm';
+import type { RunModeName, TargetType } from '../lifecycle/invocation-event.js';
+import type { InvocationDocument } from '../lifecycle/invocation.projector.js';
+import type { InvocationStatus } from '../lifecycle/run-lifecycle.js';
+import type { KnownRun } from './run-transitions.repository.js';
+
+/** The state row of one run. */
+export interface InvocationRow {
+  id: string;
+  orgId: string;
+  projectId: string;
+  targetType: TargetType;
+  mode: RunModeName;
+  status: InvocationStatus;
+  attempt: number;
+  maxAttempts: number;
+  sealedPlan: string;
+  sealedResumeState: string | null;
+  waitingJob: string | null;
+  /** The run with its sequence and document, when this process has them (`transitionKnown`). */
+  known?: KnownRun | null;
+}
+
+export async function readInvocation(manager: EntityManager, id: string): Promise<InvocationRow | null> {
+  const rows: Array<Record<string, unknown>> = await manager.query(
+    `SELECT id, org_id, project_id, target_type, mode, status, attempt, max_attempts, sealed_plan, sealed_resume_state, waiting_job
+       FROM invocations WHERE id = $1`,
+    [id],
+  );
+  const row = rows[0];
+  return row ? invocationRowOf(row) : null;
+}
+
+/** `readInvocation` with the run's sequence and document (`known`), in one read. */
+export async function readKnownInvocation(manager: EntityManager, id: string): Promise<InvocationRow | null> {
+  const rows: Array<Record<string, unknown>> = await manager.query(
+    `SELECT i.id, i.org_id, i.project_id, i.target_type, i.mode, i.status, i.attempt, i.max_attempts, i.sealed_plan,
+            i.sealed_resume_state, i.waiting_job, i.sequence, v.document
+       FROM invocations i JOIN invocation_views v ON v.id = i.id WHERE i.id = $1`,
+    [id],
+  );
+  const row = rows[0];
+  if (!row) return null;
+  const invocation = invocationRowOf(row);
+  const known = { id: invocation.id, orgId: invocation.orgId, projectId: invocation.projectId, sequence: row.sequence as number, document: row.document as InvocationDocument };
+  return { ...invocation, known };
+}
+
+function invocationRowOf(row: Record<string, unknown>): InvocationRow {
+  return {
+    id: row.id as string,
+    orgId: row.org_id as string,
+    projectId: row.project_id as string,
+    targetType: row.target_type as TargetType,
+    mode: row.mode as RunModeName,
+    status: row.status as InvocationStatus,
+    attempt: row.attempt as number,
+    maxAttempts: row.max_attempts as number,
+    sealedPlan: row.sealed_plan as string,
+    sealedResumeState: (row.sealed_resume_state as string | null) ?? null,
+    waitingJob: (row.waiting_job as string | null) ?? null,
+  };
+}
+
+export async function readDocument(manager: EntityManager, id: string): Promise<InvocationDocument | null> {
+  const rows: Array<{ document: InvocationDocument }> = await manager.query('SELECT document FROM invocation_views WHERE id = $1', [id]);
+  return rows[0]?.document ?? null;
+}
+
+/**
+ * RUNNING runs whose lease expired (their process stopped), oldest first, locked for the
+ * caller's transaction; rows another replica is ending are skipped.
+ */
+export async function expiredLeases(manager: EntityManager, limit: number, now: Date = new Date()): Promise<Array<{ id: string; lease_owner: string }>> {
+  return manager.query(
+    `SELECT id, lease_owner FROM invocations
+      WHERE status = 'RUNNING' AND lease_expires_at < $1
+      ORDER BY lease_expires_at LIMIT ${limit} FOR UPDATE SKIP LOCKED`,
+    [now],
+  );
+}

@@ -1,0 +1,143 @@
+/**
+ * Records new runs, and reads what the monthly quota needs when a scheduled run comes up. New
+ * runs of concurrent requests share writes (group commit): one statement for the runs of
+ * organizations without a monthly quota (the usual case); a transaction that counts the quota
+ * under a lock for the others, so a refused request leaves nothing behind. Every quota
+ * decision is `monthly-quota.ts`'s; this file only orders the reads and writes around them.
+ */
+import { Injectable, type OnModuleInit } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { GroupCommit, TransactionRunner, type TransactionContext } from '@runline/db';
+import {
+  grantOf,
+  QUOTA_HINT_MS,
+  quotaBound,
+  quotaGroupsOf,
+  refundsOf,
+  scheduledStartVerdict as verdictOf,
+  type QuotaFigures,
+  type QuotaGroup,
+  type ScheduledStartVerdict,
+} from '../lifecycle/monthly-quota.js';
+import { insertInvocations, insertInvocationsAtOnce, type InsertOutcome, type NewInvocation } from './new-runs.repository.js';
+import { addUsage, lockedUsage, plansOf, scheduledStartUsage, takenKeys, withinSavepoint } from './usage-counters.repository.js';
+
+/** What became of one request: recorded, answered from an earlier run, or refused by the quota. */
+export type QuotaOutcome = InsertOutcome | { created: false; quotaExceeded: QuotaFigures } | { created: false; quotaUnavailable: string };
+
+@Injectable()
+export class RunRecorder implements OnModuleInit {
+  private commit!: GroupCommit<NewInvocation, QuotaOutcome>;
+  /** Organizations last seen with a monthly quota, until when (ms): their batches skip the one-statement attempt. */
+  private readonly quotaBoundUntil = new Map<string, number>();
+
+  constructor(private readonly transactions: TransactionRunner) {}
+
+  onModuleInit(): void {
+    // Two transactions in flight: while one commits, the next batch fills (larger batches, fewer
+    // commits per run than with more parallel transactions; bench/README.md).
+    this.commit = new GroupCommit((items) => this.writeBatch(items), 2);
+  }
+
+  /** Records a new run with the others of its batch. */
+  record(item: NewInvocation): Promise<QuotaOutcome> {
+    return this.commit.submit(item);
+  }
+
+  /** Whether a SCHEDULED run that comes up may start under its organization's quota. */
+  scheduledStartVerdict(invocationId: string, orgId: string): Promise<ScheduledStartVerdict> {
+    return scheduledStartVerdict(this.transactions.dataSource.manager, invocationId, orgId);
+  }
+
+  /**
+   * Organizations seen with a quota go straight to the transaction for a while, so their runs
+   * do not pay for both.
+   */
+  private async writeBatch(items: NewInvocation[]): Promise<QuotaOutcome[]> {
+    const now = Date.now();
+    const hinted = (item: NewInvocation) => (this.quotaBoundUntil.get(item.orgId) ?? 0) > now;
+    const counted = items.filter(hinted);
+    let free = items.filter((item) => !hinted(item));
+    const outcomes = new Map<NewInvocation, QuotaOutcome>();
+    if (free.length > 0) {
+      const written = await insertInvocationsAtOnce(this.transactions, free);
+      if ('outcomes' in written) {
+        free.forEach((item, index) => outcomes.set(item, written.outcomes[index]!));
+        free = [];
+      } else {
+        this.rememberQuotaBound(written.quotaBound, now);
+      }
+    }
+    const rest = [...counted, ...free];
+    if (rest.length > 0) {
+      const results = await this.transactions.run((tx) => recordWithinQuota(tx, rest));
+      rest.forEach((item, index) => outcomes.set(item, results[index]!));
+    }
+    return items.map((item) => outcomes.get(item)!);
+  }
+
+  /** Hints that these organizations have a quota; the hints of others, expired, are dropped. */
+  private rememberQuotaBound(orgIds: readonly string[], now: number): void {
+    for (const [orgId, until] of this.quotaBoundUntil) if (until <= now) this.quotaBoundUntil.delete(orgId);
+    for (const orgId of orgIds) this.quotaBoundUntil.set(orgId, now + QUOTA_HINT_MS);
+  }
+}
+
+/**
+ * Records `items` (one group-commit batch) as insertInvocations does, within their
+ * organizations' quotas, in the caller's transaction. A request whose idempotency key is
+ * already taken is not charged (it is answered from the earlier run); one that is charged but
+ * loses its key to a concurrent request is refunded before the commit. When the counters
+ * cannot be locked in time, the quota-bound requests of the batch come back
+ * `quotaUnavailable` and the others are recorded.
+ */
+export async function recordWithinQuota(tx: TransactionContext, items: readonly NewInvocation[]): Promise<QuotaOutcome[]> {
+  const { manager } = tx;
+  const plans = await plansOf(manager, [...new Set(items.map((item) => item.orgId))]);
+  if (plans.size === 0) return insertInvocations(tx, items);
+
+  const bound = quotaBound(items, plans);
+  const taken = await takenKeys(manager, bound.map((index) => items[index]!));
+  const groups = quotaGroupsOf(items, bound, plans, taken);
+
+  const refused = new Map<number, QuotaOutcome>();
+  const charged = new Map<number, QuotaGroup>();
+  try {
+    await withinSavepoint(manager, async () => {
+      for (const group of groups) {
+        const used = await lockedUsage(manager, group.orgId, group.period);
+        const grant = grantOf(group, used);
+        if (grant.granted > 0) await addUsage(manager, group, grant.granted);
+        group.indices.forEach((index, position) => {
+          if (position < grant.granted) charged.set(index, group);
+          else refused.set(index, { created: false, quotaExceeded: grant.refused });
+        });
+      }
+    });
+  } catch (error) {
+    charged.clear();
+    const reason = error instanceof Error ? error.message : String(error);
+    for (const group of groups) for (const index of group.indices) refused.set(index, { created: false, quotaUnavailable: reason });
+  }
+
+  const recorded = [...items.keys()].filter((index) => !refused.has(index));
+  const results = await insertInvocations(tx, recorded.map((index) => items[index]!));
+  const outcomes = new Map<number, QuotaOutcome>(refused);
+  recorded.forEach((index, position) => outcomes.set(index, results[position]!));
+  const refunds = refundsOf(
+    charged,
+    recorded.filter((_index, position) => !results[position]!.created),
+  );
+  for (const [group, count] of refunds) await addUsage(manager, group, -count);
+  return items.map((_item, index) => outcomes.get(index)!);
+}
+
+/**
+ * The spec's re-check when a SCHEDULED run comes up: may it start? An organization without a
+ * quota costs one query. Throws when the counter cannot be read in time (the start is then
+ * retried).
+ */
+export async function scheduledStartVerdict(manager: EntityManager, invocationId: string, orgId: string, now: Date = new Date()): Promise<ScheduledStartVerdict> {
+  const usage = await scheduledStartUsage(manager, invocationId, orgId, now);
+  return usage ? verdictOf(usage.plan, usage.period, usage.used, usage.countedInPeriod) : { allowed: true };
+}
