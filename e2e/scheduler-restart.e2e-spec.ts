@@ -125,7 +125,7 @@ describe('scheduler processes: restart and replicas', () => {
     first.child.kill('SIGKILL');
     expect(await first.exit()).toBe('SIGKILL');
 
-    // Everything comes due while no scheduler runs.
+    // Everything comes due while no scheduler runs (a wait for the time, not for work).
     await new Promise((resolve) => setTimeout(resolve, base + 50 * 20 + 500 - Date.now()));
     const before = await startedAt(runs.map((run) => run.id));
     expect([...before.values()].every((run) => run.status === 'SCHEDULED')).toBe(true);
@@ -146,7 +146,14 @@ describe('scheduler processes: restart and replicas', () => {
     const runs = await schedule(1000, 200, (n) => new Date(base + (n - 1000) * 5));
     await until('every run to start', async () => [...(await startedAt(runs.map((run) => run.id))).values()].every((run) => run.started !== null), 15_000);
     await until('every call', async () => runs.every((run) => hitsOf(run.n) >= 1), 10_000);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // One ScheduledJobFired per job, counted where the replicas wrote them (with each claim): no
+    // second fire is on its way, so no run can start again later.
+    const [emitted] = await sql(
+      `SELECT count(*)::int AS events FROM scheduler.outbox AS outbox JOIN unnest($1::text[]) AS run(id) ON position(convert_to(run.id, 'UTF8') IN outbox.data) > 0
+        WHERE outbox.subject LIKE '%scheduled-job-fired'`,
+      [runs.map((run) => run.id)],
+    );
+    expect(Number(emitted?.events)).toBe(runs.length);
     await expectEachStartedOnce(runs);
     const [fired] = await sql(`SELECT count(*)::int AS fired FROM scheduler.scheduled_jobs WHERE status = 'FIRED' AND invocation_id = ANY($1::uuid[])`, [
       runs.map((run) => run.id),
