@@ -242,10 +242,21 @@ describe('scheduler (fire lead 10 ms)', () => {
   });
 
   it('settles every cancel racing with the firing either way, never both', async () => {
-    const base = Date.now() + 1500;
-    const jobs = Array.from({ length: 200 }, (_, i) => ({ name: jobName('race'), dueAt: base + i * 5 }));
-    for (const { name, dueAt } of jobs) await harness.schedule(name, dueAt);
-    await until(async () => (await harness.rows(jobs.map(({ name }) => name))).size === jobs.length, 5000, 'all jobs stored');
+    // Stored an hour ahead (no race with the clock however long that takes), then moved in the
+    // table to 5 ms apart from `base`; a job due just before them wakes the timer, and each pass
+    // arms it for the next due time it reads from the table.
+    const far = Date.now() + 3_600_000;
+    const names = Array.from({ length: 200 }, () => jobName('race'));
+    for (const [i, name] of names.entries()) await harness.schedule(name, far + i);
+    await until(async () => (await harness.rows(names)).size === names.length, 10_000, 'all jobs stored');
+    const base = Date.now() + 1000;
+    const jobs = names.map((name, i) => ({ name, dueAt: base + i * 5 }));
+    await harness.query(
+      `UPDATE scheduler.scheduled_jobs AS job SET due_at = to_timestamp(moved.due_ms / 1000.0)
+         FROM unnest($1::text[], $2::float8[]) AS moved(name, due_ms) WHERE job.name = moved.name`,
+      [jobs.map(({ name }) => name), jobs.map(({ dueAt }) => dueAt)],
+    );
+    await harness.schedule(jobName('race-waker'), base - 100);
     expect(Date.now()).toBeLessThan(base - 50);
 
     // Each cancel is sent within a few ms of the moment its job becomes claimable (due − lead).
