@@ -51,20 +51,19 @@ describe('scheduler processes: restart and replicas', () => {
     return started;
   };
 
-  /** Schedules `count` runs numbered from `first`, due at `dueAt(n)`. */
-  const schedule = (first: number, count: number, dueAt: (n: number) => Date) =>
+  /** Schedules `count` runs numbered from `first`, each with the `when` of `schedule(n)` (runAt or delaySeconds). */
+  const schedule = (first: number, count: number, when: (n: number) => { runAt: string } | { delaySeconds: number }) =>
     Promise.all(
       Array.from({ length: count }, async (_, i) => {
         const n = first + i;
-        const runAt = dueAt(n);
         const answer = await http.post<InvocationBody>(
           `/v1/orgs/${project.orgId}/automations/${project.projectId}/trigger-async`,
-          { payload: { n }, runAt: runAt.toISOString() },
+          { payload: { n }, ...when(n) },
           { bearer: token },
         );
         expect(answer.status).toBe(202);
         expect(answer.body.status).toBe('SCHEDULED');
-        return { n, id: answer.body.invocationId, runAt };
+        return { n, id: answer.body.invocationId };
       }),
     );
 
@@ -115,7 +114,7 @@ describe('scheduler processes: restart and replicas', () => {
   it('jobs that came due while the scheduler was down fire within 5 s of its start, each once', async () => {
     const first = await startScheduler();
     const base = Date.now() + 1500;
-    const runs = await schedule(0, 50, (n) => new Date(base + n * 20));
+    const runs = await schedule(0, 50, (n) => ({ runAt: new Date(base + n * 20).toISOString() }));
     // Jobs reach the scheduler through its queue; let it take them, then kill it before any is due.
     await until('the jobs to reach the scheduler', async () => {
       const [row] = await sql(`SELECT count(*)::int AS jobs FROM scheduler.scheduled_jobs`);
@@ -142,8 +141,9 @@ describe('scheduler processes: restart and replicas', () => {
   it('two scheduler replicas fire every job exactly once', async () => {
     // One replica runs from the test before; start a second one beside it.
     await startScheduler();
-    const base = Date.now() + 2000;
-    const runs = await schedule(1000, 200, (n) => new Date(base + (n - 1000) * 5));
+    // Due 2 s after each request arrives, 5 ms apart: relative to arrival, so a machine slow to
+    // accept all 200 spreads them a little more but never sends a time already past.
+    const runs = await schedule(1000, 200, (n) => ({ delaySeconds: 2 + (n - 1000) * 0.005 }));
     await until('every run to start', async () => [...(await startedAt(runs.map((run) => run.id))).values()].every((run) => run.started !== null), 15_000);
     await until('every call', async () => runs.every((run) => hitsOf(run.n) >= 1), 10_000);
     // One ScheduledJobFired per job, counted where the replicas wrote them (with each claim): no
