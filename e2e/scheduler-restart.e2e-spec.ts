@@ -4,6 +4,7 @@ import { HttpClient, queryDatabase, startTestSystem, TEST_SECRETS_KEY, testNatsU
 import { createPublishedProject, issueToken, setRateLimit, type ProjectFixture } from './gateway-fixtures.js';
 import { startLocalServer, type InvocationBody, type LocalServer } from './support/lifecycle-support.js';
 import { compiledEntry, freePort, runNode, waitForOk, type RunningProcess } from './support/processes.js';
+import { holdRows } from './support/row-locks.js';
 
 /** An automation whose workflow calls the endpoint once with its run number. */
 function countingAutomation(url: string): object {
@@ -113,19 +114,26 @@ describe('scheduler processes: restart and replicas', () => {
 
   it('jobs that came due while the scheduler was down fire within 5 s of its start, each once', async () => {
     const first = await startScheduler();
-    const base = Date.now() + 1500;
-    const runs = await schedule(0, 50, (n) => ({ runAt: new Date(base + n * 20).toISOString() }));
+    // Due 3 s after each request arrives, 20 ms apart: relative to arrival, never a time already past.
+    const runs = await schedule(0, 50, (n) => ({ delaySeconds: 3 + n * 0.02 }));
     // Jobs reach the scheduler through its queue; let it take them, then kill it before any is due.
     await until('the jobs to reach the scheduler', async () => {
       const [row] = await sql(`SELECT count(*)::int AS jobs FROM scheduler.scheduled_jobs`);
       return Number(row?.jobs) >= runs.length;
-    }, 5000);
-    expect(Date.now()).toBeLessThan(base);
-    first.child.kill('SIGKILL');
-    expect(await first.exit()).toBe('SIGKILL');
+    }, 10_000);
+    // Every job held from here until the scheduler is dead (its claim skips held rows), so it
+    // cannot fire one however slowly the kill comes; all 50 still waiting when taken.
+    const held = await holdRows(system.database.url, `SELECT name FROM scheduler.scheduled_jobs WHERE status = 'SCHEDULED' FOR KEY SHARE`, [], runs.length);
+    try {
+      first.child.kill('SIGKILL');
+      expect(await first.exit()).toBe('SIGKILL');
+    } finally {
+      await held.release();
+    }
 
     // Everything comes due while no scheduler runs (a wait for the time, not for work).
-    await new Promise((resolve) => setTimeout(resolve, base + 50 * 20 + 500 - Date.now()));
+    const [{ last }] = (await sql(`SELECT max(due_at) AS last FROM scheduler.scheduled_jobs`)) as Array<{ last: Date }>;
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, last.getTime() + 500 - Date.now())));
     const before = await startedAt(runs.map((run) => run.id));
     expect([...before.values()].every((run) => run.status === 'SCHEDULED')).toBe(true);
 
