@@ -2,12 +2,19 @@ import { createHmac, timingSafeEqual } from 'node:crypto';
 import { gatewayService } from '@runline/gateway-service';
 import { invocationService } from '@runline/invocation-service';
 import { schedulerService } from '@runline/scheduler-service';
-import { HttpClient, startTestSystem, type TestSystem } from '@runline/testing';
+import { HttpClient, queryDatabase, startTestSystem, type TestSystem } from '@runline/testing';
 import { createPublishedProject, issueToken, type ProjectFixture } from './gateway-fixtures.js';
 import { startCallbackProcess } from './support/callback-process.js';
-import { selfSignedCertificate, startHttpsReceiver, type HttpsReceiver, type ReceivedCallback, type TestCertificate } from './support/https-receiver.js';
+import {
+  selfSignedCertificate,
+  startCuttingReceiver,
+  startHttpsReceiver,
+  type HttpsReceiver,
+  type ReceivedCallback,
+  type TestCertificate,
+} from './support/https-receiver.js';
 import { eventually, startLocalServer, waitForFinalInvocation, type InvocationBody, type LocalServer } from './support/lifecycle-support.js';
-import type { RunningProcess } from './support/processes.js';
+import { freePort, type RunningProcess } from './support/processes.js';
 
 type Json = Record<string, unknown>;
 
@@ -65,6 +72,21 @@ describe('run-finished callbacks over HTTPS', () => {
       return attempts.length >= count ? attempts : undefined;
     }, 20_000);
 
+  const sql = (query: string, parameters: unknown[]) => queryDatabase(system.database.url, query, parameters);
+  /**
+   * Waits until the callback service has ended the run's delivery: DELIVERED (a 2xx) or FAILED
+   * (every attempt used). An ended delivery has no next attempt, so the receiver's count is final.
+   */
+  const deliveryEnded = (id: string, status: 'DELIVERED' | 'FAILED') =>
+    eventually(`the callback of ${id} to be ${status}`, async () => {
+      const [row] = await sql('SELECT status FROM callback.callback_deliveries WHERE invocation_id = $1', [id]);
+      return row?.status === status ? true : undefined;
+    }, 20_000);
+  /** Callback deliveries the callback service has for the runs `ids`. */
+  const deliveriesOf = async (ids: string[]) =>
+    ((await sql('SELECT count(*)::int AS deliveries FROM callback.callback_deliveries WHERE invocation_id = ANY($1::uuid[])', [ids])) as Array<{ deliveries: number }>)[0]!
+      .deliveries;
+
   beforeAll(async () => {
     certificate = await selfSignedCertificate();
     receiver = await startHttpsReceiver(certificate);
@@ -109,7 +131,7 @@ describe('run-finished callbacks over HTTPS', () => {
     expect(attempt).toMatchObject({ attempt: 1, statusCode: 200, outcome: 'ACKNOWLEDGED', error: null, webhookId: request!.headers['webhook-id'] });
     expect(typeof attempt!.durationMs).toBe('number');
     expect(Date.parse(String(attempt!.attemptedAt))).not.toBeNaN();
-    await new Promise((resolve) => setTimeout(resolve, 700));
+    await deliveryEnded(id, 'DELIVERED');
     expect(receiver.at(hook)).toHaveLength(1);
   });
 
@@ -118,7 +140,7 @@ describe('run-finished callbacks over HTTPS', () => {
     receiver.on(hook, (call) => ({ status: call < 3 ? 500 : 200 }));
     const id = await triggerAsync({ webhookUrl: `${receiver.url}${hook}`, webhookSecret: 'whs-2' });
     const attempts = await attemptsOf(id, 3);
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    await deliveryEnded(id, 'DELIVERED');
 
     const requests = receiver.at(hook);
     expect(requests).toHaveLength(3);
@@ -159,7 +181,7 @@ describe('run-finished callbacks over HTTPS', () => {
     receiver.on(hook, () => ({ status: 301, headers: { location: `${receiver.url}${moved}` } }));
     const id = await triggerAsync({ webhookUrl: `${receiver.url}${hook}` });
     const attempts = await attemptsOf(id, 3);
-    await new Promise((resolve) => setTimeout(resolve, 1200));
+    await deliveryEnded(id, 'FAILED');
     expect(attempts.map((attempt) => [attempt.statusCode, attempt.outcome])).toEqual([
       [301, 'HTTP_ERROR'],
       [301, 'HTTP_ERROR'],
@@ -191,8 +213,13 @@ describe('run-finished callbacks over HTTPS', () => {
         { defaultCallbackUrl: `${receiver.url}${defaultHook}`, defaultCallbackSecret: 'default-secret' }, { bearer: plain.ownerJwt })).status,
     ).toBe(200);
     const defaultTarget = { project: plain, token: (await issueToken(http, plain, ['automation:trigger'])).token };
-    // The gateway's settings reach the invocation service as events.
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // The gateway's settings reach the invocation service as events: wait until its copies have them.
+    await eventually('the default callbacks to reach the invocation service', async () => {
+      const copies = await sql('SELECT default_callback_url FROM invocation.project_copies WHERE project_id = ANY($1::uuid[])', [
+        [withOverride.projectId, plain.projectId],
+      ]);
+      return copies.length === 2 && copies.every((copy) => copy.default_callback_url === `${receiver.url}${defaultHook}`) ? true : undefined;
+    });
 
     const byRequest = await triggerAsync({ webhookUrl: `${receiver.url}${requestHook}`, webhookSecret: 'request-secret' }, overrideTarget);
     const byOverride = await triggerAsync({}, overrideTarget);
@@ -216,7 +243,11 @@ describe('run-finished callbacks over HTTPS', () => {
       { bearer: defaultTarget.token },
     );
     expect(sync.status).toBe(200);
+    // Nothing marks a callback that is not sent, so this is a bounded wait: a callback leaves
+    // within milliseconds of its run's end (the ones above did), and 1.5 s is also longer than
+    // the first retry wait. The callback service never heard of the run either.
     await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(await deliveriesOf([sync.body.invocationId])).toBe(0);
     expect(receiver.at(defaultHook).map(bodyOf)).toEqual([byDefault]);
     expect((await read(sync.body.invocationId, defaultTarget)).body.callbackAttempts).toEqual([]);
   });
@@ -225,7 +256,9 @@ describe('run-finished callbacks over HTTPS', () => {
     const before = receiver.received.length;
     const id = await triggerAsync({});
     await waitForFinalInvocation(http, project.orgId, id, token);
+    // A bounded wait, as for the sync run above: nothing marks a callback that is not sent.
     await new Promise((resolve) => setTimeout(resolve, 1500));
+    expect(await deliveriesOf([id])).toBe(0);
     expect(receiver.received.length).toBe(before);
     expect((await read(id)).body.callbackAttempts).toEqual([]);
   });
@@ -282,5 +315,91 @@ describe('run-finished callbacks over HTTPS', () => {
     await eventually('flow and bot callbacks', async () => (receiver.at(flowHook).length && receiver.at(botHook).length ? true : undefined));
     expect(JSON.parse(receiver.at(flowHook)[0]!.raw.toString('utf8'))).toMatchObject({ invocationId: flow.body.invocationId, status: 'SUCCEEDED' });
     expect(JSON.parse(receiver.at(botHook)[0]!.raw.toString('utf8'))).toMatchObject({ invocationId: bot.body.invocationId, status: 'SUCCEEDED' });
+  });
+  describe('failed attempts are recorded with their kind and reason', () => {
+    /** The three attempts of a callback that cannot be delivered, once the delivery has FAILED. */
+    const failedAttempts = async (webhookUrl: string) => {
+      const id = await triggerAsync({ webhookUrl });
+      const attempts = await attemptsOf(id, 3);
+      await deliveryEnded(id, 'FAILED');
+      expect((await read(id)).body.callbackAttempts).toHaveLength(3);
+      return attempts;
+    };
+    const kinds = (attempts: Json[]) => attempts.map((attempt) => [attempt.attempt, attempt.statusCode, attempt.outcome, attempt.error]);
+
+    it('a refused connection (nothing listens on the port): CONNECTION_ERROR, connection refused', async () => {
+      const port = await freePort();
+      const attempts = await failedAttempts(`https://127.0.0.1:${port}/hook`);
+      const error = 'network error reaching 127.0.0.1: connection refused';
+      expect(kinds(attempts)).toEqual([
+        [1, null, 'CONNECTION_ERROR', error],
+        [2, null, 'CONNECTION_ERROR', error],
+        [3, null, 'CONNECTION_ERROR', error],
+      ]);
+    });
+
+    it('an untrusted certificate: TLS_ERROR naming the certificate problem, and nothing reaches the receiver', async () => {
+      const untrusted = await selfSignedCertificate();
+      const stranger = await startHttpsReceiver(untrusted);
+      try {
+        const attempts = await failedAttempts(`${stranger.url}/hook`);
+        const error = 'network error reaching 127.0.0.1: TLS certificate rejected (DEPTH_ZERO_SELF_SIGNED_CERT)';
+        expect(kinds(attempts)).toEqual([
+          [1, null, 'TLS_ERROR', error],
+          [2, null, 'TLS_ERROR', error],
+          [3, null, 'TLS_ERROR', error],
+        ]);
+        expect(stranger.received).toHaveLength(0);
+      } finally {
+        await stranger.close();
+        await untrusted.remove();
+      }
+    });
+
+    it('a trusted certificate for another address: TLS_ERROR, the certificate does not match the host name', async () => {
+      // The trusted certificate names 127.0.0.1 only; this receiver listens on 127.0.0.2 with it.
+      const elsewhere = await startHttpsReceiver(certificate, '127.0.0.2');
+      try {
+        const attempts = await failedAttempts(`${elsewhere.url}/hook`);
+        const error = 'network error reaching 127.0.0.2: TLS certificate does not match the host name';
+        expect(kinds(attempts)).toEqual([
+          [1, null, 'TLS_ERROR', error],
+          [2, null, 'TLS_ERROR', error],
+          [3, null, 'TLS_ERROR', error],
+        ]);
+        expect(elsewhere.received).toHaveLength(0);
+      } finally {
+        await elsewhere.close();
+      }
+    });
+
+    it('a host the outbound guard refuses (a local host name): REFUSED with the reason, and nothing is sent', async () => {
+      const hook = nextPath();
+      // localhost reaches this very receiver, but the guard refuses local host names before it connects.
+      const attempts = await failedAttempts(`${receiver.url.replace('127.0.0.1', 'localhost')}${hook}`);
+      const error = 'refused: localhost is a local host name';
+      expect(kinds(attempts)).toEqual([
+        [1, null, 'REFUSED', error],
+        [2, null, 'REFUSED', error],
+        [3, null, 'REFUSED', error],
+      ]);
+      expect(receiver.at(hook)).toHaveLength(0);
+    });
+
+    it('a connection cut in the middle of the answer: CONNECTION_ERROR, connection reset', async () => {
+      const cutting = await startCuttingReceiver(certificate);
+      try {
+        const attempts = await failedAttempts(`${cutting.url}/hook`);
+        const error = 'network error reaching 127.0.0.1: connection reset';
+        expect(kinds(attempts)).toEqual([
+          [1, null, 'CONNECTION_ERROR', error],
+          [2, null, 'CONNECTION_ERROR', error],
+          [3, null, 'CONNECTION_ERROR', error],
+        ]);
+        expect(cutting.cuts()).toBe(3);
+      } finally {
+        await cutting.close();
+      }
+    });
   });
 });

@@ -2,7 +2,7 @@ import { deadLetterService } from '@runline/dead-letter-service';
 import { gatewayService } from '@runline/gateway-service';
 import { invocationService } from '@runline/invocation-service';
 import { pollingService } from '@runline/polling-service';
-import { HttpClient, startTestSystem, type TestSystem } from '@runline/testing';
+import { HttpClient, queryDatabase, startTestSystem, type TestSystem } from '@runline/testing';
 import { createPublishedProject, issueToken, publishDefinition, type ProjectFixture } from './gateway-fixtures.js';
 import { eventually } from './support/lifecycle-support.js';
 import { failingChatbot, PollingEndpoint, reportingChatbot } from './support/polling-endpoint.js';
@@ -15,7 +15,6 @@ type DeadLetter = Record<string, unknown> & {
   replayStatus: string | null;
   requestPayload: Record<string, unknown>;
 };
-const settle = () => new Promise((resolve) => setTimeout(resolve, 2500));
 type Page = { data: DeadLetter[]; total: number; limit: number; offset: number; error?: string };
 
 /** Listing and replaying dead letters through the HTTP API, including the /automations extension. */
@@ -37,7 +36,8 @@ describe('dead letters', () => {
     expect(created.status).toBe(201);
     return eventually(`${expected} dead letters of ${source}`, async () => {
       const found = await page(`?source=${source}`);
-      return found.total === expected ? found.data : undefined;
+      // The page and the total are read apart: wait until both show every letter.
+      return found.total === expected && found.data.length === expected ? found.data : undefined;
     });
   }
 
@@ -116,9 +116,18 @@ describe('dead letters', () => {
 
   it('replays successfully (200, SUCCESS), and of 10 concurrent replays of one event exactly one runs', async () => {
     await publishDefinition(http, project, failingChatbot('downstream unavailable'));
-    // Polls carry no published version: they run what the invocation service's project copy
-    // holds, which follows a publish within its cache time (1 s) plus the projection lag.
-    await settle();
+    // Polls carry no published version but the configuration version of the polling service's
+    // copy of the project: once that copy has the publish, the invocation service runs at
+    // least that version.
+    await eventually('the publish to reach the polling service', async () => {
+      const [row] = await queryDatabase(
+        system.database.url,
+        `SELECT (SELECT config_version FROM gateway.projects WHERE id = $1) AS published,
+                (SELECT config_version FROM polling.project_copies WHERE project_id = $1) AS held`,
+        [project.projectId],
+      );
+      return row && row.held !== null && Number(row.held) >= Number(row.published) ? true : undefined;
+    });
     const items = [1, 2].map((id) => ({ id: `g${id}`, event: 'e', customerId: `c${id}` }));
     const letters = await pollOnce('gamma', 'gamma', items, 2);
     expect(letters[0]!.failureReason).toBe('downstream unavailable');

@@ -210,6 +210,13 @@ describe('polling triggers', () => {
       };
     }
     const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+    const sql = (query: string, parameters: unknown[]) => queryDatabase(system.database.url, query, parameters);
+    /** A trigger's lease and next due time, as the pollers share them. */
+    const triggerRow = async (projectId: string, pollKey: string) => {
+      const [row] = await sql('SELECT leased_until, next_poll_at FROM polling.polling_triggers WHERE project_id = $1 AND poll_key = $2', [projectId, pollKey]);
+      if (!row) throw new Error(`no trigger ${pollKey}`);
+      return row as { leased_until: Date | null; next_poll_at: Date };
+    };
 
     it('skips polls that come due while the master switch is off (no fetch, no dead letter) and resumes when it is on', async () => {
       const { own, settings, register, letters } = await ownProject();
@@ -218,10 +225,24 @@ describe('polling triggers', () => {
       await eventually('a first poll', async () => (endpoint.callsTo('/api/switch').length >= 1 ? true : undefined));
 
       expect((await http.patch(settings, { externalApiEnabled: false }, { bearer: own.ownerJwt })).status).toBe(200);
-      // A poll already under way when the switch went off may still be fetching.
-      await sleep(300);
+      await eventually('the switch to reach the polling service', async () => {
+        const [copy] = await sql('SELECT external_api_enabled FROM polling.project_copies WHERE project_id = $1', [own.projectId]);
+        return copy?.external_api_enabled === false ? true : undefined;
+      });
+      // A poll reads the switch as it comes due. One that read it before it went off may still
+      // be fetching: once no poll holds the trigger and the next is due after the switch went
+      // off here, every poll still to come reads it off.
+      const offAt = Date.now();
+      const settled = await eventually('the poll under way to end', async () => {
+        const row = await triggerRow(own.projectId, 'switch');
+        return row.leased_until === null && row.next_poll_at.getTime() > offAt ? row : undefined;
+      });
       const whileOff = endpoint.callsTo('/api/switch').length;
-      await sleep(3200);
+      // Three polls come due and end while the switch is off (the schedule goes on): none fetches.
+      await eventually('three polls to come due while off', async () => {
+        const row = await triggerRow(own.projectId, 'switch');
+        return row.leased_until === null && row.next_poll_at.getTime() >= settled.next_poll_at.getTime() + 3 * 1000 ? true : undefined;
+      }, 15_000);
       expect(endpoint.callsTo('/api/switch')).toHaveLength(whileOff);
 
       expect((await http.patch(settings, { externalApiEnabled: true }, { bearer: own.ownerJwt })).status).toBe(200);
@@ -236,14 +257,23 @@ describe('polling triggers', () => {
       expect((await register({ source: 'gone', pollKey: 'gone', pollEndpoint: url, intervalMs: 1000 })).status).toBe(201);
       await eventually('a first poll', async () => (endpoint.callsTo('/api/deleted').length >= 1 ? true : undefined));
       expect((await http.delete(`/v1/orgs/${own.orgId}/projects/${own.projectId}`, { bearer: own.ownerJwt })).status).toBe(204);
+      await eventually('the deletion to reach the polling service', async () => {
+        const [copy] = await sql('SELECT deleted FROM polling.project_copies WHERE project_id = $1', [own.projectId]);
+        return copy?.deleted === true ? true : undefined;
+      });
+      const triggersOf = async () =>
+        ((await sql('SELECT count(*)::int AS triggers FROM polling.polling_triggers WHERE project_id = $1', [own.projectId])) as Array<{ triggers: number }>)[0]!
+          .triggers;
+      expect(await triggersOf()).toBe(0);
+      // With its trigger gone there is no schedule left to watch, so the proof that no poll comes
+      // is a bounded wait. 300 ms for a poll that read the project just before the deletion (its
+      // GET follows that read at once), then 2.5 s: two more of its due times, which would each
+      // have fetched.
       await sleep(300);
       const afterDeletion = endpoint.callsTo('/api/deleted').length;
       await sleep(2500);
       expect(endpoint.callsTo('/api/deleted')).toHaveLength(afterDeletion);
-      const [{ triggers }] = (await queryDatabase(system.database.url, 'SELECT count(*)::int AS triggers FROM polling.polling_triggers WHERE project_id = $1', [
-        own.projectId,
-      ])) as Array<{ triggers: number }>;
-      expect(triggers).toBe(0);
+      expect(await triggersOf()).toBe(0);
     });
 
     it('runs the first items of a trigger registered right after create and publish, for three projects in a row', async () => {
@@ -274,7 +304,7 @@ describe('polling triggers', () => {
       const keys = Array.from({ length: 20 }, (_, n) => `r${n}`);
       const started = Date.now();
       for (const key of keys) await register({ source: 'replicas', pollKey: key, pollEndpoint: endpoint.script(`/api/${key}`, [{ json: [] }]), intervalMs: 1000 });
-      await new Promise((resolve) => setTimeout(resolve, 6000));
+      await eventually('four polls of every trigger', async () => (keys.every((key) => endpoint.callsTo(`/api/${key}`).length >= 4) ? true : undefined), 20_000);
       for (const key of keys) await http.delete(`${base()}/polling?pollKey=${key}`, { bearer: token });
       const elapsed = Date.now() - started;
       for (const key of keys) {

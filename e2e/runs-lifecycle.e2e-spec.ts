@@ -61,6 +61,19 @@ describe('runs: lifecycle', () => {
   let recorder: InvocationEventRecorder;
   const servers: LocalServer[] = [];
   const sql = (query: string, parameters: unknown[] = []) => queryDatabase(system.database.url, query, parameters);
+  /**
+   * Waits until the recorder has every event the invocation service has emitted for run `id`
+   * (its outbox, written with each change of the run). Once the run has ended nothing emits
+   * more, so what the recorder holds then is all there is: no wait for stray events is needed.
+   */
+  const everyEventOf = (id: string) =>
+    eventually(`every event of ${id}`, async () => {
+      const [row] = await sql(
+        `SELECT count(*)::int AS emitted FROM invocation.outbox WHERE subject LIKE 'invocation.evt.%' AND position(convert_to($1, 'UTF8') IN data) > 0`,
+        [id],
+      );
+      return recorder.of(id).length >= Number(row?.emitted) ? true : undefined;
+    });
 
   async function server(reply: (call: number) => LocalReply | Promise<LocalReply>): Promise<LocalServer> {
     const started = await startLocalServer(reply);
@@ -167,8 +180,7 @@ describe('runs: lifecycle', () => {
       const id = answer.body.invocationId;
 
       const failed = await recorder.waitFor(id, EVENT_TYPES.INVOCATION_FAILED);
-      // Give any stray follow-up event the time to arrive before asserting there is none.
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      await everyEventOf(id);
       expect(recorder.typesOf(id)).toEqual(['invocation.InvocationFailed.v1']);
       const payload = payloadOf(failed, EVENT_TYPES.INVOCATION_FAILED);
       expect(payload).toMatchObject({ kind: FailureKind.TRIGGER_CHECK, errorMessage: 'Payload is missing required keys: customerId', attempt: 0 });
@@ -217,7 +229,7 @@ describe('runs: lifecycle', () => {
       expect(endpoint.calls).toHaveLength(2);
 
       const exhausted = await recorder.waitFor(id, EVENT_TYPES.INVOCATION_RETRIES_EXHAUSTED);
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      await everyEventOf(id);
       expect(recorder.of(id).filter((event) => event.envelope.type === EVENT_TYPES.INVOCATION_RETRIES_EXHAUSTED)).toHaveLength(1);
       // README: published right after the run's InvocationFailed.
       expect(recorder.typesOf(id).slice(-2)).toEqual(['invocation.InvocationFailed.v1', 'invocation.InvocationRetriesExhausted.v1']);
@@ -248,8 +260,9 @@ describe('runs: lifecycle', () => {
 
       const finished = await waitForFinalInvocation(http, project.orgId, id, token);
       expect(finished).toMatchObject({ status: 'FAILED', attempts: 1, maxAttempts: 1 });
-      // Long enough for a retry to have come (sweeps every 50 ms) if one were scheduled.
-      await new Promise((resolve) => setTimeout(resolve, 800));
+      // FAILED is final: no retry can come. Every event it emitted has arrived.
+      await recorder.waitFor(id, EVENT_TYPES.INVOCATION_RETRIES_EXHAUSTED);
+      await everyEventOf(id);
       expect(endpoint.calls).toHaveLength(1);
       expect(recorder.typesOf(id)).not.toContain(EVENT_TYPES.INVOCATION_RETRY_SCHEDULED);
       const exhausted = payloadOf(
@@ -285,6 +298,8 @@ describe('runs: lifecycle', () => {
           const [row] = await sql('SELECT external_api_enabled FROM invocation.project_copies WHERE project_id = $1', [project.projectId]);
           return row?.external_api_enabled === false ? true : undefined;
         });
+        // Its copy in memory lives up to a second (a timer, not work to wait for): past it, B
+        // still waits, and will read the switch off when it starts.
         await new Promise((resolve) => setTimeout(resolve, 1200));
         const [queued] = await sql(`SELECT document->>'status' AS status FROM invocation.invocation_views WHERE id = $1`, [b.body.invocationId]);
         expect(queued?.status).toBe('QUEUED');

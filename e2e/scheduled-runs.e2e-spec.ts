@@ -4,6 +4,7 @@ import { schedulerService } from '@runline/scheduler-service';
 import { HttpClient, queryDatabase, startTestSystem, type TestSystem } from '@runline/testing';
 import { createPublishedProject, issueToken, type ProjectFixture } from './gateway-fixtures.js';
 import { eventually, startLocalServer, waitForFinalInvocation, type InvocationBody, type LocalServer } from './support/lifecycle-support.js';
+import { holdRows } from './support/row-locks.js';
 import { SPEC_INVOCATION_FIELDS } from './support/runs-support.js';
 
 /** An automation that calls the customer endpoint with its order id, then returns. */
@@ -75,6 +76,26 @@ describe('scheduled runs', () => {
   const callsFor = (orderId: string) => endpoint.calls.filter((call) => call.body.includes(`"${orderId}"`)).length;
   const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
+  /** The run's job in the scheduler's table, once the scheduler has recorded it. */
+  const jobOf = async (invocationId: string) => {
+    const name = `run-${invocationId}`;
+    await eventually(`the scheduler to record ${name}`, async () => ((await schedulerJob(name)) ? true : undefined));
+    return name;
+  };
+  const schedulerJob = async (name: string) =>
+    (await sql('SELECT status FROM scheduler.scheduled_jobs WHERE name = $1', [name]))[0]?.status as string | undefined;
+  /** ScheduledJobFired events the scheduler emitted for the job: written with the claim, so final once it committed. */
+  const firedEvents = async (name: string) =>
+    (
+      await sql(
+        `SELECT count(*)::int AS events FROM scheduler.outbox WHERE subject LIKE '%scheduled-job-fired' AND position(convert_to($1, 'UTF8') IN data) > 0`,
+        [name],
+      )
+    )[0]!.events as number;
+  const startsOf = async (invocationId: string) =>
+    (await sql(`SELECT count(*)::int AS starts FROM invocation.invocation_events WHERE type = 'InvocationStarted' AND invocation_id = $1`, [invocationId]))[0]!
+      .starts as number;
+
   describe('runAt and delaySeconds', () => {
     it('delaySeconds: 202 SCHEDULED with scheduledFor; the run waits, then starts at its time and finishes like any async run', async () => {
       const { project, token } = await automation();
@@ -135,11 +156,23 @@ describe('scheduled runs', () => {
 
     it('with Enable External API off when it comes due, the scheduled run FAILS and never executes', async () => {
       const { project, token } = await automation();
-      // Two seconds: the switch's change reaches the invocation service's copy well before.
       const accepted = await triggerAsync(project, token, { payload: { orderId: 'off-1' }, delaySeconds: 2 });
       expect(accepted.body.status).toBe('SCHEDULED');
-      const settings = `/v1/orgs/${project.orgId}/projects/${project.projectId}/api-settings`;
-      expect((await http.patch(settings, { externalApiEnabled: false }, { bearer: project.ownerJwt })).status).toBe(200);
+      // The job is held (its claim skips the row) until the switch's change has reached the
+      // invocation service's copy, so the run comes due after it whatever the machine's speed.
+      const job = await jobOf(accepted.body.invocationId);
+      const held = await holdRows(system.database.url, 'SELECT name FROM scheduler.scheduled_jobs WHERE name = $1 FOR KEY SHARE', [job]);
+      try {
+        expect(await schedulerJob(job)).toBe('SCHEDULED');
+        const settings = `/v1/orgs/${project.orgId}/projects/${project.projectId}/api-settings`;
+        expect((await http.patch(settings, { externalApiEnabled: false }, { bearer: project.ownerJwt })).status).toBe(200);
+        await eventually('the switch to reach the invocation service', async () => {
+          const [copy] = await sql('SELECT external_api_enabled FROM invocation.project_copies WHERE project_id = $1', [project.projectId]);
+          return copy?.external_api_enabled === false ? true : undefined;
+        });
+      } finally {
+        await held.release();
+      }
 
       const rows = await eventually('the run to end', async () => {
         const found = await sql(`SELECT document FROM invocation.invocation_views WHERE id = $1 AND document->>'status' = 'FAILED'`, [accepted.body.invocationId]);
@@ -170,7 +203,11 @@ describe('scheduled runs', () => {
       // The spec's fields in the spec's order, then ours.
       expect(Object.keys(cancelled.body).slice(0, SPEC_INVOCATION_FIELDS.length)).toEqual([...SPEC_INVOCATION_FIELDS]);
 
-      await sleep(1500);
+      // The job is CANCELLED in the scheduler, which no claim takes: it can never fire.
+      const job = await jobOf(accepted.body.invocationId);
+      expect(await schedulerJob(job)).toBe('CANCELLED');
+      expect(await firedEvents(job)).toBe(0);
+      expect(await startsOf(accepted.body.invocationId)).toBe(0);
       expect((await read(project, token, accepted.body.invocationId)).body).toEqual(cancelled.body);
       expect(callsFor('cancel-1')).toBe(0);
     });
@@ -210,14 +247,17 @@ describe('scheduled runs', () => {
       const newTime = Date.parse(moved.body.scheduledFor as string);
       expect(newTime).toBeGreaterThan(Date.parse(accepted.body.scheduledFor as string) + 1500);
 
-      await sleep(Math.max(0, Date.parse(accepted.body.scheduledFor as string) + 1000 - Date.now()));
-      // A second past the old time: still waiting.
-      expect((await read(project, token, accepted.body.invocationId)).body.status).toBe('SCHEDULED');
-      expect(callsFor('later-1')).toBe(0);
+      // The scheduler's job was moved before the answer: only the new time can fire it.
+      const job = await jobOf(accepted.body.invocationId);
+      const [row] = await sql('SELECT status, due_at FROM scheduler.scheduled_jobs WHERE name = $1', [job]);
+      expect(row).toEqual({ status: 'SCHEDULED', due_at: new Date(newTime) });
 
       const done = await waitForFinalInvocation(http, project.orgId, accepted.body.invocationId, token, 10_000);
       expect(done.status).toBe('SUCCEEDED');
+      // Started once, at the new time: not at the old one.
       expect(Date.parse(done.startedAt as string)).toBeGreaterThanOrEqual(newTime);
+      expect(await startsOf(accepted.body.invocationId)).toBe(1);
+      expect(await firedEvents(job)).toBe(1);
       expect(callsFor('later-1')).toBe(1);
     });
 
@@ -234,56 +274,65 @@ describe('scheduled runs', () => {
       expect(Date.parse(done.startedAt as string)).toBeLessThan(Date.parse(runAt) + 1000);
     });
 
-    it('the cancel race: cancels sent from 250 ms to 8 ms before runAt (50 ms among them) either cancel the run or get 409 and the run runs once, never both', async () => {
+    it('a cancel that reaches the scheduler before it claims the job: 200 CANCELLED, the job never fires and the run never starts', async () => {
       const { project, token } = await automation();
-      const RUNS = 40;
-      // Cancels around the moment the scheduler fires the job, so both outcomes happen: it
-      // fires 75-100 ms before runAt (SCHEDULER_FIRE_LEAD_MS, 100 ms, less up to a quarter of
-      // it), and a cancel that reaches it after that gets "no longer scheduled" although the run
-      // starts only at runAt. Cancels 50 ms ahead and closer lose; those 150 ms ahead and more win.
-      const offsets = [-250, -200, -150, -120, -100, -90, -80, -50, -20, -8];
-      const base = Date.now() + 1500;
-      const runs = await Promise.all(
-        Array.from({ length: RUNS }, async (_, n) => {
-          const runAt = new Date(base + n * 100);
-          const accepted = await triggerAsync(project, token, { payload: { orderId: `race-${n}` }, runAt: runAt.toISOString() });
-          expect(accepted.body.status).toBe('SCHEDULED');
-          return { n, id: accepted.body.invocationId, runAt: runAt.getTime() };
-        }),
-      );
-      const answers = await Promise.all(
-        runs.map(async (run) => {
-          await sleep(run.runAt + offsets[run.n % offsets.length]! - Date.now());
-          const answer = await patch(project, token, run.id, { action: 'cancel' });
-          return { ...run, answer };
-        }),
-      );
-      await sleep(1000);
-      let cancelled = 0;
-      for (const { n, id, answer } of answers) {
-        const final = await waitForFinalInvocation(http, project.orgId, id, token, 10_000);
-        if (answer.status === 200) {
-          cancelled++;
-          expect(answer.body.status).toBe('CANCELLED');
-          expect(final.status).toBe('CANCELLED');
-          expect(callsFor(`race-${n}`)).toBe(0);
-        } else {
-          expect(answer.status).toBe(409);
-          expect(answer.body).toEqual({ error: 'Invocation is no longer scheduled' });
-          expect(final.status).toBe('SUCCEEDED');
-          expect(callsFor(`race-${n}`)).toBe(1);
-        }
+      const runAt = Date.now() + 1500;
+      const accepted = await triggerAsync(project, token, { payload: { orderId: 'race-cancelled' }, runAt: new Date(runAt).toISOString() });
+      expect(accepted.body.status).toBe('SCHEDULED');
+      const job = await jobOf(accepted.body.invocationId);
+
+      // A lock the scheduler's claim (FOR UPDATE SKIP LOCKED) skips but its cancel (an UPDATE
+      // of non-key columns) does not wait for: while it is held the job cannot fire, even past
+      // its time, and the cancel comes first whatever the machine's speed.
+      const held = await holdRows(system.database.url, 'SELECT name FROM scheduler.scheduled_jobs WHERE name = $1 FOR KEY SHARE', [job]);
+      let answer;
+      try {
+        // Waits for the time to pass (no work is awaited): the job is due, and only the lock keeps it.
+        await sleep(Math.max(0, runAt + 100 - Date.now()));
+        expect(await schedulerJob(job)).toBe('SCHEDULED');
+        answer = await patch(project, token, accepted.body.invocationId, { action: 'cancel' });
+      } finally {
+        await held.release();
       }
-      const starts = await sql(
-        `SELECT invocation_id FROM invocation.invocation_events WHERE type = 'InvocationStarted' AND invocation_id = ANY($1::uuid[])
-          GROUP BY invocation_id HAVING count(*) > 1`,
-        [runs.map((run) => run.id)],
-      );
-      expect(starts).toEqual([]);
-      // The early cancels win, the late ones lose: both outcomes were checked above.
-      expect(cancelled).toBeGreaterThan(0);
-      expect(cancelled).toBeLessThan(RUNS);
-    }, 30_000);
+      expect(answer.status).toBe(200);
+      expect(answer.body).toMatchObject({ invocationId: accepted.body.invocationId, status: 'CANCELLED', schedulerStatus: 'CANCELLED', startedAt: null });
+
+      // The job is CANCELLED, which no claim takes: it never fires, so the run never starts.
+      expect(await schedulerJob(job)).toBe('CANCELLED');
+      expect(await firedEvents(job)).toBe(0);
+      expect(await startsOf(accepted.body.invocationId)).toBe(0);
+      expect((await read(project, token, accepted.body.invocationId)).body).toEqual(answer.body);
+      expect(callsFor('race-cancelled')).toBe(0);
+    });
+
+    it('a cancel that reaches the scheduler after it claimed the job: 409 Invocation is no longer scheduled, and the run runs once', async () => {
+      const { project, token } = await automation();
+      const runAt = Date.now() + 1500;
+      const accepted = await triggerAsync(project, token, { payload: { orderId: 'race-fired' }, runAt: new Date(runAt).toISOString() });
+      expect(accepted.body.status).toBe('SCHEDULED');
+      const job = await jobOf(accepted.body.invocationId);
+
+      // The run's row held: the invocation service cannot move the run to RUNNING, so it is
+      // still SCHEDULED there when the cancel arrives, whenever the fired job reaches it.
+      const held = await holdRows(system.database.url, 'SELECT id FROM invocation.invocations WHERE id = $1 FOR UPDATE', [accepted.body.invocationId]);
+      let answer;
+      try {
+        await eventually('the scheduler to claim the job', async () => ((await schedulerJob(job)) === 'FIRED' ? true : undefined));
+        answer = await patch(project, token, accepted.body.invocationId, { action: 'cancel' });
+        expect((await read(project, token, accepted.body.invocationId)).body.status).toBe('SCHEDULED');
+      } finally {
+        await held.release();
+      }
+      expect(answer.status).toBe(409);
+      expect(answer.body).toEqual({ error: 'Invocation is no longer scheduled' });
+
+      const done = await waitForFinalInvocation(http, project.orgId, accepted.body.invocationId, token, 10_000);
+      expect(done).toMatchObject({ status: 'SUCCEEDED', schedulerStatus: 'FIRED' });
+      expect(Date.parse(done.startedAt as string)).toBeGreaterThanOrEqual(runAt);
+      expect(await firedEvents(job)).toBe(1);
+      expect(await startsOf(accepted.body.invocationId)).toBe(1);
+      expect(callsFor('race-fired')).toBe(1);
+    });
   });
 
   describe('Wait nodes', () => {

@@ -4,6 +4,7 @@ import { HttpClient, queryDatabase, startTestSystem, TEST_SECRETS_KEY, testNatsU
 import { createPublishedProject, issueToken, setRateLimit, type ProjectFixture } from './gateway-fixtures.js';
 import { startLocalServer, type InvocationBody, type LocalServer } from './support/lifecycle-support.js';
 import { compiledEntry, freePort, runNode, waitForOk, type RunningProcess } from './support/processes.js';
+import { holdRows } from './support/row-locks.js';
 
 /** An automation whose workflow calls the endpoint once with its run number. */
 function countingAutomation(url: string): object {
@@ -51,20 +52,19 @@ describe('scheduler processes: restart and replicas', () => {
     return started;
   };
 
-  /** Schedules `count` runs numbered from `first`, due at `dueAt(n)`. */
-  const schedule = (first: number, count: number, dueAt: (n: number) => Date) =>
+  /** Schedules `count` runs numbered from `first`, each with the `when` of `schedule(n)` (runAt or delaySeconds). */
+  const schedule = (first: number, count: number, when: (n: number) => { runAt: string } | { delaySeconds: number }) =>
     Promise.all(
       Array.from({ length: count }, async (_, i) => {
         const n = first + i;
-        const runAt = dueAt(n);
         const answer = await http.post<InvocationBody>(
           `/v1/orgs/${project.orgId}/automations/${project.projectId}/trigger-async`,
-          { payload: { n }, runAt: runAt.toISOString() },
+          { payload: { n }, ...when(n) },
           { bearer: token },
         );
         expect(answer.status).toBe(202);
         expect(answer.body.status).toBe('SCHEDULED');
-        return { n, id: answer.body.invocationId, runAt };
+        return { n, id: answer.body.invocationId };
       }),
     );
 
@@ -114,19 +114,26 @@ describe('scheduler processes: restart and replicas', () => {
 
   it('jobs that came due while the scheduler was down fire within 5 s of its start, each once', async () => {
     const first = await startScheduler();
-    const base = Date.now() + 1500;
-    const runs = await schedule(0, 50, (n) => new Date(base + n * 20));
+    // Due 3 s after each request arrives, 20 ms apart: relative to arrival, never a time already past.
+    const runs = await schedule(0, 50, (n) => ({ delaySeconds: 3 + n * 0.02 }));
     // Jobs reach the scheduler through its queue; let it take them, then kill it before any is due.
     await until('the jobs to reach the scheduler', async () => {
       const [row] = await sql(`SELECT count(*)::int AS jobs FROM scheduler.scheduled_jobs`);
       return Number(row?.jobs) >= runs.length;
-    }, 5000);
-    expect(Date.now()).toBeLessThan(base);
-    first.child.kill('SIGKILL');
-    expect(await first.exit()).toBe('SIGKILL');
+    }, 10_000);
+    // Every job held from here until the scheduler is dead (its claim skips held rows), so it
+    // cannot fire one however slowly the kill comes; all 50 still waiting when taken.
+    const held = await holdRows(system.database.url, `SELECT name FROM scheduler.scheduled_jobs WHERE status = 'SCHEDULED' FOR KEY SHARE`, [], runs.length);
+    try {
+      first.child.kill('SIGKILL');
+      expect(await first.exit()).toBe('SIGKILL');
+    } finally {
+      await held.release();
+    }
 
-    // Everything comes due while no scheduler runs.
-    await new Promise((resolve) => setTimeout(resolve, base + 50 * 20 + 500 - Date.now()));
+    // Everything comes due while no scheduler runs (a wait for the time, not for work).
+    const [{ last }] = (await sql(`SELECT max(due_at) AS last FROM scheduler.scheduled_jobs`)) as Array<{ last: Date }>;
+    await new Promise((resolve) => setTimeout(resolve, Math.max(0, last.getTime() + 500 - Date.now())));
     const before = await startedAt(runs.map((run) => run.id));
     expect([...before.values()].every((run) => run.status === 'SCHEDULED')).toBe(true);
 
@@ -142,11 +149,19 @@ describe('scheduler processes: restart and replicas', () => {
   it('two scheduler replicas fire every job exactly once', async () => {
     // One replica runs from the test before; start a second one beside it.
     await startScheduler();
-    const base = Date.now() + 2000;
-    const runs = await schedule(1000, 200, (n) => new Date(base + (n - 1000) * 5));
+    // Due 2 s after each request arrives, 5 ms apart: relative to arrival, so a machine slow to
+    // accept all 200 spreads them a little more but never sends a time already past.
+    const runs = await schedule(1000, 200, (n) => ({ delaySeconds: 2 + (n - 1000) * 0.005 }));
     await until('every run to start', async () => [...(await startedAt(runs.map((run) => run.id))).values()].every((run) => run.started !== null), 15_000);
     await until('every call', async () => runs.every((run) => hitsOf(run.n) >= 1), 10_000);
-    await new Promise((resolve) => setTimeout(resolve, 500));
+    // One ScheduledJobFired per job, counted where the replicas wrote them (with each claim): no
+    // second fire is on its way, so no run can start again later.
+    const [emitted] = await sql(
+      `SELECT count(*)::int AS events FROM scheduler.outbox AS outbox JOIN unnest($1::text[]) AS run(id) ON position(convert_to(run.id, 'UTF8') IN outbox.data) > 0
+        WHERE outbox.subject LIKE '%scheduled-job-fired'`,
+      [runs.map((run) => run.id)],
+    );
+    expect(Number(emitted?.events)).toBe(runs.length);
     await expectEachStartedOnce(runs);
     const [fired] = await sql(`SELECT count(*)::int AS fired FROM scheduler.scheduled_jobs WHERE status = 'FIRED' AND invocation_id = ANY($1::uuid[])`, [
       runs.map((run) => run.id),

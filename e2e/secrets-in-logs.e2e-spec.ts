@@ -1,8 +1,9 @@
 import { PassThrough } from 'node:stream';
 import { gatewayService } from '@runline/gateway-service';
 import { invocationService } from '@runline/invocation-service';
-import { HttpClient, startTestSystem, type TestSystem } from '@runline/testing';
+import { HttpClient, queryDatabase, startTestSystem, type TestSystem } from '@runline/testing';
 import { createProject, issueToken } from './gateway-fixtures.js';
+import { eventually } from './support/lifecycle-support.js';
 
 /** With every log line on (debug), no API token, JWT or callback secret reaches the log. */
 describe('secrets never reach the logs', () => {
@@ -30,6 +31,12 @@ describe('secrets never reach the logs', () => {
       { defaultCallbackUrl: 'https://hooks.example.com/x', defaultCallbackSecret: 'callback-secret-do-not-log' },
       { bearer: project.ownerJwt },
     );
+    // The change reaches the invocation service as an event: wait until it has applied it (its
+    // copy has the URL), then a little for the lines it logs right after that commit to be read.
+    await eventually('the callback settings to reach the invocation service', async () => {
+      const [copy] = await queryDatabase(system.database.url, 'SELECT default_callback_url FROM invocation.project_copies WHERE project_id = $1', [project.projectId]);
+      return copy?.default_callback_url === 'https://hooks.example.com/x' ? true : undefined;
+    });
     await new Promise((resolve) => setTimeout(resolve, 100));
 
     expect(logged).toContain('"msg":"request"'); // the access log is on, so the check means something

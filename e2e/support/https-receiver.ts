@@ -58,8 +58,8 @@ export interface HttpsReceiver {
   close(): Promise<void>;
 }
 
-/** A customer's callback receiver: HTTPS on loopback with the given certificate. Unknown paths answer 200. */
-export async function startHttpsReceiver(certificate: Pick<TestCertificate, 'key' | 'cert'>): Promise<HttpsReceiver> {
+/** A customer's callback receiver: HTTPS on loopback (`host`) with the given certificate. Unknown paths answer 200. */
+export async function startHttpsReceiver(certificate: Pick<TestCertificate, 'key' | 'cert'>, host = '127.0.0.1'): Promise<HttpsReceiver> {
   const received: ReceivedCallback[] = [];
   const replies = new Map<string, (call: number) => ReceiverReply>();
   const counts = new Map<string, number>();
@@ -86,15 +86,48 @@ export async function startHttpsReceiver(certificate: Pick<TestCertificate, 'key
     });
   });
   server.on('tlsClientError', () => undefined);
-  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  await new Promise<void>((resolve) => server.listen(0, host, resolve));
   const { port } = server.address() as AddressInfo;
   return {
-    url: `https://127.0.0.1:${port}`,
+    url: `https://${host}:${port}`,
     received,
     on: (path, reply) => void replies.set(path, reply),
     at: (path) => received.filter((request) => request.path === path),
     async close() {
       for (const timer of timers) clearTimeout(timer);
+      server.closeAllConnections();
+      await new Promise<void>((resolve) => server.close(() => resolve()));
+    },
+  };
+}
+
+/** A receiver that reads each request, starts a 200 answer and cuts the connection halfway through its body. */
+export interface CuttingReceiver {
+  /** `https://127.0.0.1:<port>` */
+  url: string;
+  /** Requests whose answer was cut. */
+  cuts(): number;
+  close(): Promise<void>;
+}
+
+export async function startCuttingReceiver(certificate: Pick<TestCertificate, 'key' | 'cert'>): Promise<CuttingReceiver> {
+  let cuts = 0;
+  const server: Server = createServer({ key: certificate.key, cert: certificate.cert }, (req: IncomingMessage, res) => {
+    req.resume();
+    req.on('end', () => {
+      cuts += 1;
+      // The head promises 64 bytes; 10 are sent, then the socket goes.
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': '64' });
+      res.write('{"received', () => res.socket?.destroy());
+    });
+  });
+  server.on('tlsClientError', () => undefined);
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `https://127.0.0.1:${port}`,
+    cuts: () => cuts,
+    async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },

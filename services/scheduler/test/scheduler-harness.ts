@@ -196,6 +196,29 @@ export class SchedulerHarness {
     );
   }
 
+  /**
+   * How many ScheduledJobFired (or ScheduledJobCancelled) events the scheduler emitted for each
+   * job, counted in its outbox. An event is written there in the transaction that fired or
+   * cancelled the job, so once that transaction committed the count is final: no wait is needed
+   * to see whether a job was fired twice, or fired after it was cancelled.
+   */
+  async emitted(event: 'fired' | 'cancelled', names: string[]): Promise<Map<string, number>> {
+    const rows = await this.query(
+      `SELECT job.name, count(outbox.id)::int AS events
+         FROM unnest($1::text[]) AS job(name)
+         LEFT JOIN scheduler.outbox AS outbox
+           ON outbox.subject LIKE $2 AND position(convert_to(job.name, 'UTF8') IN outbox.data) > 0
+        GROUP BY job.name`,
+      [names, `%scheduled-job-${event}`],
+    );
+    return new Map(rows.map((row) => [row.name as string, row.events as number]));
+  }
+
+  /** The job's ScheduleJob (envelope `envelopeId`) was handled: the scheduler's inbox has it. */
+  async handled(envelopeId: string): Promise<boolean> {
+    return (await this.query('SELECT 1 FROM scheduler.inbox WHERE message_id = $1', [envelopeId])).length === 1;
+  }
+
   async query(sql: string, parameters: unknown[] = []): Promise<Array<Record<string, unknown>>> {
     return queryDatabase(this.database.url, sql, parameters);
   }
