@@ -3,4 +3,4 @@
 // transpile each .ts file on load with the TypeScript compiler the project already has.
 import { register } from 'node:module';
 
-register('./ts-hooks.mjs', import.meta.url);
+register('../tools/ts-hooks.mjs', import.meta.url);

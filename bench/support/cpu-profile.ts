@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
-import type { ClockWindow } from './rounds.js';
+import type { ClockWindow } from './measurement.js';
 
 /** The parts of V8's `.cpuprofile` format (what `node --cpu-prof` writes) read here. */
 interface CpuProfile {

@@ -1,5 +1,5 @@
 import { isClean, summarize, type LoadSummary, type LoadTarget } from './load.js';
-import type { Measured, Measurement } from './rounds.js';
+import type { Measured, Measurement } from './measurement.js';
 
 /** Prints the two targets' merged rounds as a table; true when every answer was the expected one. */
 export function printComparison(entries: [Measured, Measured]): { baseline: LoadSummary; subject: LoadSummary; clean: boolean } {

@@ -2,4 +2,4 @@
 // child process): `node --import ./ts-register.mjs child.ts`. Node 20 cannot strip types itself.
 import { register } from 'node:module';
 
-register('./ts-hooks.mjs', import.meta.url);
+register('../../../../tools/ts-hooks.mjs', import.meta.url);

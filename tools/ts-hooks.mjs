@@ -1,5 +1,8 @@
-// Module hooks for ts-register.mjs: `./x.js` imported from a .ts file resolves to `./x.ts`,
-// and .ts files are transpiled (types erased, decorators kept) without type checking.
+// Module hooks that let Node 20 run this repository's TypeScript directly (benchmarks, test
+// child processes): `./x.js` imported from a .ts file resolves to `./x.ts`, and .ts files are
+// transpiled with the project's compiler settings (types erased, decorators kept) without type
+// checking, which is `npm run typecheck`'s job. Registered by bench/register.mjs and
+// libs/db/test/support/ts-register.mjs.
 import { existsSync } from 'node:fs';
 import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
@@ -21,11 +24,12 @@ export async function load(url, context, nextLoad) {
     fileName,
     compilerOptions: {
       module: ts.ModuleKind.ESNext,
-      target: ts.ScriptTarget.ES2022,
+      target: ts.ScriptTarget.ES2023,
       experimentalDecorators: true,
       emitDecoratorMetadata: true,
       useDefineForClassFields: false,
       inlineSourceMap: true,
+      inlineSources: true,
     },
   });
   return { format: 'module', source: outputText, shortCircuit: true };
