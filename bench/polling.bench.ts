@@ -1,4 +1,4 @@
-// Polling benchmark (issue 6): 1,000 polling triggers at intervalMs 1000 against a local
+// Polling benchmark: 1,000 polling triggers at intervalMs 1000 against a local
 // endpoint for --seconds (default 60). Prints poll-start jitter against each trigger's due
 // time (endpoint arrival − due; p50, p99, max) and the polling service's CPU share, next to a
 // baseline measured in the same run: a bare setTimeout poller in the benchmark process sending

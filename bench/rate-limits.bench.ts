@@ -1,4 +1,4 @@
-// Rate-limit benchmark (issue 7): the gateway's dry-run flow trigger with the per-token rate
+// Rate-limit benchmark: the gateway's dry-run flow trigger with the per-token rate
 // limit on (one shared counter upsert in PostgreSQL per batch of requests) against the same
 // system with it off (RATE_LIMITS=off), both measured in the same run. Prints both
 // throughputs and the overhead; the goal is at most 10%.

@@ -1,4 +1,4 @@
-// Runs benchmark (issue 3): gateway and invocation service in one process, against a bare
+// Runs benchmark: gateway and invocation service in one process, against a bare
 // express 5 hello route measured in the same run.
 //   (a) async accept: POST /v1/orgs/{orgId}/flows/{projectId}/trigger-async, answered 202 once
 //       the run is recorded in PostgreSQL. Goal: at least 50% of express's req/s, p99 <= 25 ms.

@@ -1,4 +1,4 @@
-// Scheduling benchmark (issue 4): how late scheduled runs start with 100,000 of them pending and
+// Scheduling benchmark: how late scheduled runs start with 100,000 of them pending and
 // about 100 coming due per second, and how fast the 100,000 were accepted through the API.
 // Gateway + invocation service in one child process, the scheduler service in another (as
 // deployed), on NATS JetStream and a fresh PostgreSQL database, from the compiled build.
@@ -28,14 +28,14 @@ import { hasBuild, startScheduler, startSystem } from './support/servers.js';
 import { runBench, type BenchSession } from './support/session.js';
 import { startTimerBaseline, type TimerBaseline } from './support/timer-baseline.js';
 
-/** Issue 4's goals for startedAt − scheduledFor, in milliseconds. */
+/** The scheduling goals for startedAt − scheduledFor, in milliseconds (p50, p99 and max under load). */
 const GOALS: Array<{ name: 'p50' | 'p99' | 'max'; ms: number }> = [
   { name: 'p50', ms: 3 },
   { name: 'p99', ms: 10 },
   { name: 'max', ms: 25 },
 ];
 
-/** The best peers, as issue 4 reports them. They are NOT measured by this benchmark. */
+/** The best peers, as measured earlier on these machines. They are NOT measured by this benchmark. */
 const PEER_REFERENCE = [
   'BullMQ on Redis with `hz 100`: p50 5.7 ms, p99 12 ms, max 16 ms (Redis defaults: p99 98 ms)',
   'pg-boss and graphile-worker: p99 about 1,980 ms with default polling, about 100 ms at their fastest polling',
@@ -339,12 +339,12 @@ function reportLateness(runs: ScheduledRunTimes[], baseline: number[] | Error, s
     );
   }
 
-  console.log('\nGoals (issue 4):');
+  console.log('\nGoals:');
   for (const goal of GOALS) {
     const value = system[goal.name];
     console.log(`  ${goal.name} ${wholeMs(value)} ms (goal <= ${goal.ms} ms; setTimeout baseline ${wholeMs(timer[goal.name])} ms): ${value <= goal.ms ? 'PASS' : 'MISS'}`);
   }
-  console.log('\nPeers, as issue 4 reports them (measured earlier on these machines with 10,000 pending and 100 due/s; NOT measured in this run):');
+  console.log('\nPeers (measured earlier on these machines with 10,000 pending and 100 due/s; NOT measured in this run):');
   for (const line of PEER_REFERENCE) console.log(`  ${line}`);
 
   if (notStarted > 0) return `${notStarted} of the window's runs had not started within the grace`;

@@ -4,7 +4,7 @@ import { consoleJwt, HttpClient, queryDatabase, startTestSystem, TEST_CONSOLE_JW
 import jwt from 'jsonwebtoken';
 import { createProject, issueToken, VALID_AUTOMATION_DEFINITION, VALID_CHATBOT_DEFINITION, type ProjectFixture } from './gateway-fixtures.js';
 
-/** Every console route (DESIGN.md section 5) with its 400 / 401 / 403 / 404. */
+/** Every console route with its 400 / 401 / 403 / 404. */
 describe('console API', () => {
   let system: TestSystem;
   let http: HttpClient;

@@ -4,7 +4,7 @@ import { HttpClient, queryDatabase, startTestSystem, type TestSystem } from '@ru
 import { createProject, createPublishedProject, issueToken, type ProjectFixture } from './gateway-fixtures.js';
 
 /**
- * The external API's pipeline, checked in DESIGN.md's order with exact statuses and messages:
+ * The external API's pipeline, checked in the pipeline's order with exact statuses and messages:
  * version, token (form, then known and live), project exists, token of that project, master
  * switch, project type, scope, body, rate limit.
  */

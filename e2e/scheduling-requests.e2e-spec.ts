@@ -5,7 +5,7 @@ import { createPublishedProject, issueToken, type ProjectFixture } from './gatew
 import { invocationPath, pollUntilFinal, runPath, UUID_PATTERN, type Json, type RunEndpoint } from './support/runs-support.js';
 
 /**
- * The gateway's side of scheduling (issue 4), over HTTP like a client: the scheduling rules of
+ * The gateway's side of scheduling, over HTTP like a client: the scheduling rules of
  * the async trigger endpoints, where they are ignored, and the checks of
  * PATCH /external-invocations/{id} that come before the invocation service is asked to change
  * a run. What the invocation service answers (200 with the changed run, the 409s) and a valid

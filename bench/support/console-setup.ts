@@ -10,7 +10,7 @@ export interface FlowTrigger {
   path: string;
 }
 
-/** DESIGN.md section 4's chatbot example: the flow trigger is enabled. */
+/** The documented chatbot example definition: the flow trigger is enabled. */
 const CHATBOT_DEFINITION = {
   schemaVersion: 1,
   bot: {
