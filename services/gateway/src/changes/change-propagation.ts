@@ -4,7 +4,7 @@ import { INVOCATION_REQUEST_SUBJECTS, POLLING_REQUEST_SUBJECTS } from '@runline/
 import type { Logger } from '@runline/observability';
 import { LOGGER } from '@runline/runtime';
 import { GatewayConfig } from '../config.js';
-import { ApiError } from '../http/api-error.js';
+import { DomainError } from '../errors/domain-error.js';
 
 /** Our message (the spec has none): the change is committed but a service has not stored it yet. */
 export const CHANGE_NOT_YET_APPLIED = 'The change was saved but is not yet in force everywhere; retry shortly';
@@ -42,7 +42,7 @@ export class ChangePropagation {
       const failed = deliveries.find((delivery): delivery is PromiseRejectedResult => delivery.status === 'rejected');
       if (failed) {
         this.logger.warn({ eventId: event.id, subject: event.subject, err: failed.reason }, 'a change was committed but not applied by every service in time');
-        throw new ApiError(503, CHANGE_NOT_YET_APPLIED);
+        throw new DomainError('unavailable', CHANGE_NOT_YET_APPLIED);
       }
     }
   }

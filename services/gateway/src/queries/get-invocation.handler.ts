@@ -1,5 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { BUS, type Bus } from '@runline/bus';
+import { Injectable } from '@nestjs/common';
 import {
   create,
   fromBinary,
@@ -9,12 +8,15 @@ import {
   toBinary,
   type GetInvocationReply,
 } from '@runline/contracts';
+import type { Caller } from '../access/caller.js';
 import type { TokenScope } from '../entities/api-token.entity.js';
-import { GatewayConfig } from '../config.js';
-import { API_ERRORS, ApiError } from '../http/api-error.js';
-import type { ExternalCaller } from '../http/external/external-api.guard.js';
-import { requestInvocationService } from '../invocation-service-request.js';
+import { DomainError } from '../errors/domain-error.js';
+import { API_ERRORS } from '../errors/error-messages.js';
+import { ServiceClient } from '../service-client/service-client.js';
 import { invocationAnswer } from './invocation-answer.js';
+
+/** The caller fields the invocation routes check. */
+export type InvocationCaller = Pick<Caller, 'tokenId' | 'orgId' | 'scopes'>;
 
 const SCOPE_OF_TARGET: Record<string, TokenScope> = {
   BOT: 'bot:invoke',
@@ -28,33 +30,26 @@ const SCOPE_OF_TARGET: Record<string, TokenScope> = {
  */
 @Injectable()
 export class GetInvocationHandler {
-  constructor(
-    @Inject(BUS) private readonly bus: Bus,
-    @Inject(GatewayConfig) private readonly config: GatewayConfig,
-  ) {}
+  constructor(private readonly services: ServiceClient) {}
 
-  async execute(query: { caller: ExternalCaller; invocationId: string }): Promise<unknown> {
+  async execute(query: { caller: InvocationCaller; invocationId: string }): Promise<unknown> {
     const reply = await this.authorized(query);
     return invocationAnswer(JSON.parse(reply.invocationJson) as Record<string, unknown>);
   }
 
   /**
-   * The run, once the caller may read or change it: 404 `Invocation not found` (unknown, or
-   * another organization's), 403 `Token does not match invocation`, 403 `Insufficient token scope`.
+   * The run, once the caller may read or change it: not found `Invocation not found` (unknown,
+   * or another organization's), forbidden `Token does not match invocation`, forbidden
+   * `Insufficient token scope`.
    */
-  async authorized(query: { caller: ExternalCaller; invocationId: string }): Promise<GetInvocationReply> {
+  async authorized(query: { caller: InvocationCaller; invocationId: string }): Promise<GetInvocationReply> {
     const request = create(GetInvocationRequestSchema, { orgId: query.caller.orgId, invocationId: query.invocationId });
-    const replyBytes = await requestInvocationService(
-      this.bus,
-      INVOCATION_QUERY_SUBJECTS.GET_INVOCATION,
-      toBinary(GetInvocationRequestSchema, request),
-      this.config.SERVICE_REQUEST_TIMEOUT_MS,
-    );
+    const replyBytes = await this.services.request('invocation', INVOCATION_QUERY_SUBJECTS.GET_INVOCATION, toBinary(GetInvocationRequestSchema, request));
     const reply = fromBinary(GetInvocationReplySchema, replyBytes);
-    if (!reply.found) throw new ApiError(404, API_ERRORS.invocationNotFound);
-    if (reply.startedByTokenId !== query.caller.tokenId) throw new ApiError(403, API_ERRORS.tokenMismatch);
+    if (!reply.found) throw new DomainError('not-found', API_ERRORS.invocationNotFound);
+    if (reply.startedByTokenId !== query.caller.tokenId) throw new DomainError('forbidden', API_ERRORS.tokenMismatch);
     const scope = SCOPE_OF_TARGET[reply.targetType];
-    if (!scope || !query.caller.scopes.includes(scope)) throw new ApiError(403, API_ERRORS.insufficientScope);
+    if (!scope || !query.caller.scopes.includes(scope)) throw new DomainError('forbidden', API_ERRORS.insufficientScope);
     return reply;
   }
 }

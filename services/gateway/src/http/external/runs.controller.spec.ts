@@ -1,5 +1,9 @@
-import { create, StartInvocationReplySchema, timestampFromDate } from '@runline/contracts';
-import { answerOf } from './run-requests.js';
+import { create, StartInvocationReplySchema, timestampFromDate, type StartInvocationReply } from '@runline/contracts';
+import { resultOf, type RunModeName, type TargetName } from '../../commands/start-run.handler.js';
+import { runAnswerOf } from './runs.controller.js';
+
+/** The answer a StartInvocation reply gets: the handler's outcome, as the controller answers it. */
+const answerOf = (reply: StartInvocationReply, target: TargetName, mode: RunModeName) => runAnswerOf(resultOf(reply, target, mode));
 
 describe('answerOf: the 202 of an async run', () => {
   it('gives scheduledFor of a scheduled run to the millisecond', () => {
