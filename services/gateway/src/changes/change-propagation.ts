@@ -1,10 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { BUS, BusNoRespondersError, type Bus, type BusMessage } from '@runline/bus';
+import { BusNoRespondersError, type BusMessage } from '@runline/bus';
 import { INVOCATION_REQUEST_SUBJECTS, POLLING_REQUEST_SUBJECTS } from '@runline/contracts';
 import type { Logger } from '@runline/observability';
 import { LOGGER } from '@runline/runtime';
 import { GatewayConfig } from '../config.js';
 import { DomainError } from '../errors/domain-error.js';
+import { ServiceClient } from '../service-client/service-client.js';
 
 /** Our message (the spec has none): the change is committed but a service has not stored it yet. */
 export const CHANGE_NOT_YET_APPLIED = 'The change was saved but is not yet in force everywhere; retry shortly';
@@ -28,7 +29,7 @@ export class ChangePropagation {
   private readonly timeoutMs: number;
 
   constructor(
-    @Inject(BUS) private readonly bus: Bus,
+    private readonly services: ServiceClient,
     @Inject(GatewayConfig) config: GatewayConfig,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
@@ -49,7 +50,7 @@ export class ChangePropagation {
 
   private async deliver(subject: string, event: BusMessage): Promise<void> {
     try {
-      await this.bus.request(subject, event.data, { timeoutMs: this.timeoutMs });
+      await this.services.send(subject, event.data, this.timeoutMs);
     } catch (error) {
       if (error instanceof BusNoRespondersError) return;
       throw error;

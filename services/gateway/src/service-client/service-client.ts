@@ -45,8 +45,10 @@ export class ServiceClient {
   }
 
   /**
-   * The bare call, for a caller that answers a silent service itself (starting a run returns
-   * its outcome instead of throwing); `isUnanswered` tells a silent service from a broken call.
+   * The bare call, for a caller that treats a silent service its own way: starting a run
+   * returns its outcome instead of throwing, and a change handed to the services that keep
+   * copies is fine when one is not deployed. `isUnanswered` tells a silent service from a
+   * broken call.
    */
   send(subject: string, request: Uint8Array, timeoutMs = this.timeoutMs): Promise<Uint8Array> {
     return this.bus.request(subject, request, { timeoutMs });

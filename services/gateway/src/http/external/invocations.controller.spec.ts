@@ -1,7 +1,7 @@
 import { ModifyAction } from '@runline/contracts';
-import { DomainError } from '../errors/domain-error.js';
-import { refusalAnswer } from '../http/api-exception.filter.js';
-import { changeOf, type InvocationChange } from './modify-invocation.handler.js';
+import { DomainError } from '../../errors/domain-error.js';
+import { refusalAnswer } from '../api-exception.filter.js';
+import { changeOf, type InvocationChange } from '../../commands/modify-invocation.handler.js';
 
 const NOW = new Date('2030-01-01T10:00:00.000Z');
 const body = (fields: Record<string, unknown>) => fields as InvocationChange;
