@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { ENVIRONMENT, loadConfig, SecretBox } from '@runline/runtime';
 import { AccessDirectory } from './access/access-directory.js';
+import { InvocationAccess } from './access/invocation-access.js';
 import { ApiTokenFormat } from './api-tokens/api-token-format.js';
 import { ChangePropagation } from './changes/change-propagation.js';
 import { ProjectVersions } from './changes/project-versions.js';
@@ -79,6 +80,7 @@ const repositories = [OrganizationRepository, ProjectRepository, ProjectApiSetti
     { provide: APP_FILTER, useClass: ApiExceptionFilter },
     { provide: APP_PIPE, useClass: BodyValidationPipe },
     AccessDirectory,
+    InvocationAccess,
     TokenUsageRecorder,
     ConsoleAccess,
     ConsoleAuthGuard,

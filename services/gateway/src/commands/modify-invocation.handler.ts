@@ -10,9 +10,9 @@ import {
   timestampFromDate,
   toBinary,
 } from '@runline/contracts';
+import { InvocationAccess, type InvocationCaller } from '../access/invocation-access.js';
 import { DomainError } from '../errors/domain-error.js';
 import { API_ERRORS } from '../errors/error-messages.js';
-import { GetInvocationHandler, type InvocationCaller } from '../queries/get-invocation.handler.js';
 import { invocationAnswer } from '../queries/invocation-answer.js';
 import { schedulingFieldsOf } from '../scheduling/scheduling-fields.js';
 import { ServiceClient } from '../service-client/service-client.js';
@@ -38,7 +38,7 @@ export interface ModifyInvocationCommand {
  * Cancels or reschedules a SCHEDULED async run. The request is checked before the run is
  * looked up, so a refused request never tells whether an id exists: action (invalid),
  * approve/reject (forbidden `Unauthorized`: an API token never may), the action's fields
- * (invalid). Then the token rules of GetInvocationHandler, then the invocation service decides
+ * (invalid). Then the token rules of InvocationAccess, then the invocation service decides
  * against the run's state: the run as changed, not found, or one of the three conflicts the
  * spec documents. This file is the gateway's side of those three: the outcome names the
  * conflict, and the message here is the spec's.
@@ -47,12 +47,12 @@ export interface ModifyInvocationCommand {
 export class ModifyInvocationHandler {
   constructor(
     private readonly services: ServiceClient,
-    private readonly invocations: GetInvocationHandler,
+    private readonly access: InvocationAccess,
   ) {}
 
   async execute(command: ModifyInvocationCommand): Promise<unknown> {
     const change = changeOf(command.body, command.receivedAt);
-    await this.invocations.authorized({ caller: command.caller, invocationId: command.invocationId });
+    await this.access.authorized({ caller: command.caller, invocationId: command.invocationId });
 
     const request = create(ModifyInvocationRequestSchema, {
       orgId: command.caller.orgId,
