@@ -1,7 +1,7 @@
 import { Body, Controller, Headers, HttpCode, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
 import { StartRunHandler, type RunModeName, type StartRunResult, type TargetName } from '../../commands/start-run.handler.js';
-import { refusalAnswer, type RefusalAnswer } from '../api-exception.filter.js';
+import { refusalAnswer } from '../api-exception.filter.js';
 import { receivedAtOf } from '../received-at.js';
 import type { ExternalRequest } from './external-api.guard.js';
 import { AutomationTriggerBody, BotInvokeBody, BotMessageBody, FlowTriggerBody } from './external-bodies.dto.js';
@@ -14,10 +14,23 @@ const IDEMPOTENCY_HEADER = 'x-idempotency-key';
 /** The status of each outcome of a run request; a refusal's comes from its kind. */
 const STATUS_OF_OUTCOME = { finished: 200, accepted: 202, failed: 500 } as const;
 
-/** The answer to a run request: status, JSON body and, for a used-up quota, headers of its own. */
-export function runAnswerOf(result: StartRunResult): RefusalAnswer {
-  if (result.outcome === 'refused') return refusalAnswer(result.refusal);
-  return { status: STATUS_OF_OUTCOME[result.outcome], body: result.run };
+/** Where a run request's answer goes: the reply, or anything that takes a status and headers the same way. */
+export type AnswerSink = Pick<FastifyReply, 'status' | 'headers'>;
+
+/**
+ * Answers a run request: sets the status (and, for a used-up quota, the X-Quota headers) on the
+ * reply and returns the JSON body. Writes straight to the reply: a run request is on the hot
+ * path, and its answer needs no object of its own.
+ */
+export function answerRun(reply: AnswerSink, result: StartRunResult): Record<string, unknown> {
+  if (result.outcome !== 'refused') {
+    void reply.status(STATUS_OF_OUTCOME[result.outcome]);
+    return result.run;
+  }
+  const answer = refusalAnswer(result.refusal);
+  if (answer.headers) void reply.headers(answer.headers);
+  void reply.status(answer.status);
+  return answer.body;
 }
 
 /** The bot, flow and automation run endpoints of the spec; each is rate limited on its own counter. */
@@ -112,9 +125,6 @@ export class RunsController {
       idempotencyKey: key,
       receivedAt: receivedAtOf(reply),
     });
-    const answer = runAnswerOf(result);
-    if (answer.headers) void reply.headers(answer.headers);
-    void reply.status(answer.status);
-    return answer.body;
+    return answerRun(reply, result);
   }
 }
