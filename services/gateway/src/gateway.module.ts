@@ -1,19 +1,25 @@
 import { Module } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { ENVIRONMENT, loadConfig, SecretBox } from '@runline/runtime';
+import { AccessDirectory } from './access/access-directory.js';
+import { InvocationAccess } from './access/invocation-access.js';
 import { ApiTokenFormat } from './api-tokens/api-token-format.js';
+import { ChangePropagation } from './changes/change-propagation.js';
+import { ProjectVersions } from './changes/project-versions.js';
 import { AddMemberHandler } from './commands/add-member.handler.js';
 import { CreateApiTokenHandler } from './commands/create-api-token.handler.js';
 import { CreateOrganizationHandler } from './commands/create-organization.handler.js';
 import { CreateProjectHandler } from './commands/create-project.handler.js';
 import { DeleteProjectHandler } from './commands/delete-project.handler.js';
-import { ChangePropagation } from './changes/change-propagation.js';
-import { ProjectVersions } from './changes/project-versions.js';
 import { ModifyInvocationHandler } from './commands/modify-invocation.handler.js';
 import { PublishDefinitionHandler } from './commands/publish-definition.handler.js';
+import { RemovePollingTriggerHandler } from './commands/remove-polling-trigger.handler.js';
+import { ReplayDeadLetterEventHandler } from './commands/replay-dead-letter-event.handler.js';
 import { RevokeApiTokenHandler } from './commands/revoke-api-token.handler.js';
 import { SaveDefinitionHandler } from './commands/save-definition.handler.js';
+import { SavePollingTriggerHandler } from './commands/save-polling-trigger.handler.js';
 import { SetPlanHandler } from './commands/set-plan.handler.js';
+import { StartRunHandler } from './commands/start-run.handler.js';
 import { UpdateApiSettingsHandler } from './commands/update-api-settings.handler.js';
 import { GatewayConfig } from './config.js';
 import { ApiExceptionFilter } from './http/api-exception.filter.js';
@@ -21,24 +27,28 @@ import { ConsoleAccess } from './http/console/console-access.js';
 import { ConsoleAuthGuard } from './http/console/console-auth.guard.js';
 import { OrganizationsController } from './http/console/organizations.controller.js';
 import { ProjectsController } from './http/console/projects.controller.js';
-import { AccessDirectory } from './http/external/access-directory.js';
+import { DeadLettersController } from './http/external/dead-letters.controller.js';
 import { ExternalApiGuard } from './http/external/external-api.guard.js';
 import { InvocationsController } from './http/external/invocations.controller.js';
-import { RateLimitConfig } from './http/external/rate-limits/rate-limit.config.js';
-import { RateLimitCounters } from './http/external/rate-limits/rate-limit-counters.js';
-import { RateLimitGuard } from './http/external/rate-limits/rate-limit.guard.js';
-import { RateLimitPolicies } from './http/external/rate-limits/rate-limit-policies.js';
-import { RunRequests } from './http/external/run-requests.js';
-import { RunsController } from './http/external/runs.controller.js';
-import { DeadLettersHandler } from './commands/dead-letters.handler.js';
-import { PollingTriggersHandler } from './commands/polling-triggers.handler.js';
-import { DeadLettersController } from './http/external/dead-letters.controller.js';
 import { PollingController } from './http/external/polling.controller.js';
-import { TokenUsageRecorder } from './http/external/token-usage.recorder.js';
+import { RateLimitGuard } from './http/external/rate-limit.guard.js';
+import { RunsController } from './http/external/runs.controller.js';
 import { BodyValidationPipe } from './http/validation.pipe.js';
 import { GetApiSettingsHandler } from './queries/get-api-settings.handler.js';
 import { GetInvocationHandler } from './queries/get-invocation.handler.js';
+import { GetPollingTriggersHandler } from './queries/get-polling-triggers.handler.js';
 import { ListApiTokensHandler } from './queries/list-api-tokens.handler.js';
+import { ListDeadLetterEventsHandler } from './queries/list-dead-letter-events.handler.js';
+import { RateLimitConfig } from './rate-limits/rate-limit.config.js';
+import { RateLimitCounters } from './rate-limits/rate-limit-counters.js';
+import { RateLimitPolicies } from './rate-limits/rate-limit-policies.js';
+import { ApiTokenRepository } from './repositories/api-token.repository.js';
+import { OrganizationRepository } from './repositories/organization.repository.js';
+import { ProjectApiSettingsRepository } from './repositories/project-api-settings.repository.js';
+import { ProjectRepository } from './repositories/project.repository.js';
+import { RateLimitCounterRepository } from './repositories/rate-limit-counter.repository.js';
+import { ServiceClient } from './service-client/service-client.js';
+import { TokenUsageRecorder } from './token-usage/token-usage.recorder.js';
 
 const commandHandlers = [
   CreateOrganizationHandler,
@@ -51,9 +61,14 @@ const commandHandlers = [
   CreateApiTokenHandler,
   RevokeApiTokenHandler,
   DeleteProjectHandler,
+  StartRunHandler,
   ModifyInvocationHandler,
+  SavePollingTriggerHandler,
+  RemovePollingTriggerHandler,
+  ReplayDeadLetterEventHandler,
 ];
-const queryHandlers = [GetApiSettingsHandler, ListApiTokensHandler, GetInvocationHandler];
+const queryHandlers = [GetApiSettingsHandler, ListApiTokensHandler, GetInvocationHandler, GetPollingTriggersHandler, ListDeadLetterEventsHandler];
+const repositories = [OrganizationRepository, ProjectRepository, ProjectApiSettingsRepository, ApiTokenRepository, RateLimitCounterRepository];
 
 /** The HTTP edge: console API for signed-in users, external API for API tokens. */
 @Module({
@@ -65,21 +80,20 @@ const queryHandlers = [GetApiSettingsHandler, ListApiTokensHandler, GetInvocatio
     { provide: APP_FILTER, useClass: ApiExceptionFilter },
     { provide: APP_PIPE, useClass: BodyValidationPipe },
     AccessDirectory,
+    InvocationAccess,
     TokenUsageRecorder,
     ConsoleAccess,
     ConsoleAuthGuard,
     ExternalApiGuard,
-    RunRequests,
-    // Polling triggers and dead letters, answered by their services (issue 6).
-    PollingTriggersHandler,
-    DeadLettersHandler,
-    // Per-token rate limits (issue 7).
+    ServiceClient,
+    // Per-token rate limits: the effective policy per project, and the counters every replica shares.
     { provide: RateLimitConfig, inject: [ENVIRONMENT], useFactory: (env: NodeJS.ProcessEnv) => loadConfig(RateLimitConfig, env) },
     RateLimitPolicies,
     RateLimitCounters,
     RateLimitGuard,
     ChangePropagation,
     ProjectVersions,
+    ...repositories,
     ...commandHandlers,
     ...queryHandlers,
   ],

@@ -5,8 +5,9 @@ import { createLogger } from '@runline/observability';
 import { migrateServices } from '@runline/runtime';
 import { createTestDatabase, type TestDatabase } from '@runline/testing';
 import { gatewayService } from '../src/gateway.service.js';
-import { RateLimitCounters, type Hit } from '../src/http/external/rate-limits/rate-limit-counters.js';
-import type { Tally } from '../src/http/external/rate-limits/rate-limit-policy.js';
+import { RateLimitCounters, type Hit } from '../src/rate-limits/rate-limit-counters.js';
+import type { Tally } from '../src/rate-limits/rate-limit-policy.js';
+import { RateLimitCounterRepository } from '../src/repositories/rate-limit-counter.repository.js';
 
 /**
  * The shared counters on a real PostgreSQL, with two instances standing for two gateway
@@ -26,7 +27,7 @@ describe('rate limit counters (two replicas, one database)', () => {
       const dataSource = createServiceDataSource({ url: database.url, schema: 'gateway', entities: [], migrations: [] });
       await dataSource.initialize();
       dataSources.push(dataSource);
-      return new RateLimitCounters(dataSource, logger);
+      return new RateLimitCounters(new RateLimitCounterRepository(dataSource), logger);
     };
     replicas = [await make(), await make()];
   });

@@ -1,10 +1,11 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { BUS, BusNoRespondersError, type Bus, type BusMessage } from '@runline/bus';
+import { BusNoRespondersError, type BusMessage } from '@runline/bus';
 import { INVOCATION_REQUEST_SUBJECTS, POLLING_REQUEST_SUBJECTS } from '@runline/contracts';
 import type { Logger } from '@runline/observability';
 import { LOGGER } from '@runline/runtime';
 import { GatewayConfig } from '../config.js';
-import { ApiError } from '../http/api-error.js';
+import { DomainError } from '../errors/domain-error.js';
+import { ServiceClient } from '../service-client/service-client.js';
 
 /** Our message (the spec has none): the change is committed but a service has not stored it yet. */
 export const CHANGE_NOT_YET_APPLIED = 'The change was saved but is not yet in force everywhere; retry shortly';
@@ -28,7 +29,7 @@ export class ChangePropagation {
   private readonly timeoutMs: number;
 
   constructor(
-    @Inject(BUS) private readonly bus: Bus,
+    private readonly services: ServiceClient,
     @Inject(GatewayConfig) config: GatewayConfig,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {
@@ -42,14 +43,14 @@ export class ChangePropagation {
       const failed = deliveries.find((delivery): delivery is PromiseRejectedResult => delivery.status === 'rejected');
       if (failed) {
         this.logger.warn({ eventId: event.id, subject: event.subject, err: failed.reason }, 'a change was committed but not applied by every service in time');
-        throw new ApiError(503, CHANGE_NOT_YET_APPLIED);
+        throw new DomainError('unavailable', CHANGE_NOT_YET_APPLIED);
       }
     }
   }
 
   private async deliver(subject: string, event: BusMessage): Promise<void> {
     try {
-      await this.bus.request(subject, event.data, { timeoutMs: this.timeoutMs });
+      await this.services.send(subject, event.data, this.timeoutMs);
     } catch (error) {
       if (error instanceof BusNoRespondersError) return;
       throw error;

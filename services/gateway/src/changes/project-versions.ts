@@ -1,6 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { TransactionRunner } from '@runline/db';
-import { API_ERRORS, ApiError } from '../http/api-error.js';
+import { DomainError } from '../errors/domain-error.js';
+import { API_ERRORS } from '../errors/error-messages.js';
+import { ProjectRepository } from '../repositories/project.repository.js';
 
 /** A project's `config_version` and its organization's `plan_version`. */
 export interface ProjectVersion {
@@ -38,7 +39,7 @@ export class ProjectVersions {
   private waiting = new Map<string, Waiter[]>();
   private reading = false;
 
-  constructor(private readonly transactions: TransactionRunner) {}
+  constructor(private readonly projects: ProjectRepository) {}
 
   /**
    * The project's versions as of a moment at or after `since` (a performance.now() time, at the
@@ -72,12 +73,7 @@ export class ProjectVersions {
     const ids = [...waiting.keys()];
     const sentAt = performance.now();
     try {
-      // Prepared statements, parsed and planned once per connection: this is on every request's
-      // path. One id (the usual case) needs no array parameter.
-      const rows =
-        ids.length === 1
-          ? await this.transactions.runStatement<VersionRow[]>(`${SELECT_VERSIONS} WHERE p.id = $1`, ids)
-          : await this.transactions.runStatement<VersionRow[]>(`${SELECT_VERSIONS} WHERE p.id = ANY($1::uuid[])`, [ids]);
+      const rows = await this.projects.versionsOf(ids);
       const versions = new Map(rows.map((row) => [row.id, { config: row.config_version, plan: row.plan_version }]));
       if (this.known.size > KNOWN_LIMIT) this.known.clear();
       for (const [projectId, queue] of waiting) {
@@ -87,16 +83,8 @@ export class ProjectVersions {
         for (const { resolve } of queue) resolve(version);
       }
     } catch {
-      const unavailable = new ApiError(503, API_ERRORS.serviceTemporarilyUnavailable);
+      const unavailable = new DomainError('unavailable', API_ERRORS.serviceTemporarilyUnavailable);
       for (const queue of waiting.values()) for (const { reject } of queue) reject(unavailable);
     }
   }
 }
-
-interface VersionRow {
-  id: string;
-  config_version: number;
-  plan_version: number;
-}
-
-const SELECT_VERSIONS = 'SELECT p.id, p.config_version, o.plan_version FROM projects p JOIN organizations o ON o.id = p.org_id';

@@ -1,10 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { ApiTokenFormat } from '../api-tokens/api-token-format.js';
-import { ApiTokenEntity, type TokenScope } from '../entities/api-token.entity.js';
+import type { ApiTokenEntity, TokenScope } from '../entities/api-token.entity.js';
 import type { ProjectEntity } from '../entities/project.entity.js';
-import { ApiError } from '../http/api-error.js';
+import { DomainError } from '../errors/domain-error.js';
+import { ApiTokenRepository } from '../repositories/api-token.repository.js';
 
 /**
  * Issues an API token for one project. The token is returned once and only its SHA-256 is
@@ -14,16 +14,16 @@ import { ApiError } from '../http/api-error.js';
 @Injectable()
 export class CreateApiTokenHandler {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly apiTokens: ApiTokenRepository,
     @Inject(ApiTokenFormat) private readonly format: ApiTokenFormat,
   ) {}
 
   async execute(command: { project: ProjectEntity; userId: string; name: string; scopes: TokenScope[]; expiresAt?: string }) {
     if (command.project.type !== 'CHATBOT' && command.scopes.includes('flow:trigger')) {
-      throw new ApiError(400, 'flow:trigger is only offered for chatbot projects');
+      throw new DomainError('invalid', 'flow:trigger is only offered for chatbot projects');
     }
     const expiresAt = command.expiresAt ? new Date(command.expiresAt) : null;
-    if (expiresAt && expiresAt.getTime() <= Date.now()) throw new ApiError(400, 'expiresAt must be in the future');
+    if (expiresAt && expiresAt.getTime() <= Date.now()) throw new DomainError('invalid', 'expiresAt must be in the future');
     const issued = this.format.issue();
     const scopes = [...new Set(command.scopes)];
     const token: ApiTokenEntity = {
@@ -40,7 +40,7 @@ export class CreateApiTokenHandler {
       createdBy: command.userId,
       createdAt: new Date(),
     };
-    await this.dataSource.getRepository(ApiTokenEntity).insert(token);
+    await this.apiTokens.insert(token);
     return {
       id: token.id,
       name: token.name,

@@ -1,23 +1,27 @@
 import { randomUUID } from 'node:crypto';
 import { Injectable } from '@nestjs/common';
 import { TransactionRunner } from '@runline/db';
-import { ProjectApiSettingsEntity } from '../entities/project-api-settings.entity.js';
-import { ProjectEntity, type ProjectType } from '../entities/project.entity.js';
 import { ChangePropagation } from '../changes/change-propagation.js';
+import type { ProjectApiSettingsEntity } from '../entities/project-api-settings.entity.js';
+import type { ProjectEntity, ProjectType } from '../entities/project.entity.js';
 import { gatewayEvents } from '../events/gateway-events.js';
+import { ProjectApiSettingsRepository } from '../repositories/project-api-settings.repository.js';
+import { ProjectRepository } from '../repositories/project.repository.js';
 
 /** Creates a project with the spec's default API settings (external API on, ONE_TIME, ABORT). */
 @Injectable()
 export class CreateProjectHandler {
   constructor(
     private readonly transactions: TransactionRunner,
+    private readonly projects: ProjectRepository,
+    private readonly apiSettings: ProjectApiSettingsRepository,
     private readonly propagation: ChangePropagation,
   ) {}
 
   async execute(command: { orgId: string; name: string; type: ProjectType }) {
     const created = await this.transactions.run(async ({ manager, emit }) => {
       const now = new Date();
-      const project = manager.create(ProjectEntity, {
+      const project: ProjectEntity = {
         id: randomUUID(),
         orgId: command.orgId,
         name: command.name,
@@ -30,9 +34,9 @@ export class CreateProjectHandler {
         createdAt: now,
         configVersion: 1,
         deletedAt: null,
-      });
-      await manager.insert(ProjectEntity, project);
-      const settings = manager.create(ProjectApiSettingsEntity, {
+      };
+      await this.projects.insert(manager, project);
+      const settings: ProjectApiSettingsEntity = {
         projectId: project.id,
         externalApiEnabled: true,
         defaultEnrollmentPolicy: 'ONE_TIME',
@@ -42,8 +46,8 @@ export class CreateProjectHandler {
         rateLimitPerMinute: null,
         rateLimitWindowMs: null,
         updatedAt: now,
-      });
-      await manager.insert(ProjectApiSettingsEntity, settings);
+      };
+      await this.apiSettings.insert(manager, settings);
       const events = [gatewayEvents.projectCreated(project), gatewayEvents.projectApiSettingsChanged(project.orgId, settings, project.configVersion)];
       for (const event of events) emit(event);
       return { view: { projectId: project.id, name: project.name, type: project.type }, events };

@@ -1,10 +1,10 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionRunner } from '@runline/db';
 import { ChangePropagation } from '../changes/change-propagation.js';
-import { ProjectEntity } from '../entities/project.entity.js';
+import { AccessDirectory } from '../access/access-directory.js';
 import { gatewayEvents } from '../events/gateway-events.js';
-import { AccessDirectory } from '../http/external/access-directory.js';
-import { RateLimitPolicies } from '../http/external/rate-limits/rate-limit-policies.js';
+import { RateLimitPolicies } from '../rate-limits/rate-limit-policies.js';
+import { ProjectRepository } from '../repositories/project.repository.js';
 
 /**
  * Deletes a project (OWNER only; checked by the caller). The row stays, marked deleted, so its
@@ -15,6 +15,7 @@ import { RateLimitPolicies } from '../http/external/rate-limits/rate-limit-polic
 export class DeleteProjectHandler {
   constructor(
     private readonly transactions: TransactionRunner,
+    private readonly projects: ProjectRepository,
     private readonly directory: AccessDirectory,
     private readonly rateLimits: RateLimitPolicies,
     private readonly propagation: ChangePropagation,
@@ -22,13 +23,13 @@ export class DeleteProjectHandler {
 
   async execute(command: { projectId: string }): Promise<void> {
     const deleted = await this.transactions.run(async ({ manager, emit }) => {
-      const project = await manager.findOneOrFail(ProjectEntity, { where: { id: command.projectId }, lock: { mode: 'pessimistic_write' } });
+      const project = await this.projects.lockForUpdate(manager, command.projectId);
       // A second DELETE of the same project is answered 404 by the access check; this only
       // guards a race between two.
       if (project.deletedAt) return null;
       project.deletedAt = new Date();
       project.configVersion += 1;
-      await manager.save(ProjectEntity, project);
+      await this.projects.save(manager, project);
       const event = gatewayEvents.projectDeleted(project);
       emit(event);
       return event;

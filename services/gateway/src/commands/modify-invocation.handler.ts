@@ -1,5 +1,4 @@
-import { Inject, Injectable } from '@nestjs/common';
-import { BUS, type Bus } from '@runline/bus';
+import { Injectable } from '@nestjs/common';
 import {
   create,
   fromBinary,
@@ -11,41 +10,49 @@ import {
   timestampFromDate,
   toBinary,
 } from '@runline/contracts';
-import { GatewayConfig } from '../config.js';
-import { API_ERRORS, ApiError } from '../http/api-error.js';
-import type { ExternalCaller } from '../http/external/external-api.guard.js';
-import type { ModifyInvocationBody } from '../http/external/external-bodies.dto.js';
-import { schedulingFieldsOf } from '../http/external/scheduling-fields.js';
-import { requestInvocationService } from '../invocation-service-request.js';
-import { GetInvocationHandler } from '../queries/get-invocation.handler.js';
+import { InvocationAccess, type InvocationCaller } from '../access/invocation-access.js';
+import { DomainError } from '../errors/domain-error.js';
+import { API_ERRORS } from '../errors/error-messages.js';
 import { invocationAnswer } from '../queries/invocation-answer.js';
+import { schedulingFieldsOf } from '../scheduling/scheduling-fields.js';
+import { ServiceClient } from '../service-client/service-client.js';
+
+export const INVOCATION_ACTIONS = ['cancel', 'reschedule', 'approve', 'reject'] as const;
+export type InvocationAction = (typeof INVOCATION_ACTIONS)[number];
+
+/** What PATCH asks: the action and whatever other fields the body holds. */
+export interface InvocationChange {
+  action: InvocationAction;
+  [field: string]: unknown;
+}
 
 export interface ModifyInvocationCommand {
-  caller: ExternalCaller;
+  caller: InvocationCaller;
   invocationId: string;
-  body: ModifyInvocationBody;
+  body: InvocationChange;
   /** When the gateway received the request (the base of delaySeconds). */
   receivedAt: Date;
 }
 
 /**
- * PATCH /external-invocations/{id}: cancel or reschedule a SCHEDULED async run. The request
- * is checked before the run is looked up, so a refused request never tells whether an id
- * exists: action (400), approve/reject (403 `Unauthorized`: an API token never may), the
- * action's fields (400). Then the token rules of GET (404, 403, 403), then the invocation
- * service decides against the run's state (200 with the run, 404, or one of the 409s).
+ * Cancels or reschedules a SCHEDULED async run. The request is checked before the run is
+ * looked up, so a refused request never tells whether an id exists: action (invalid),
+ * approve/reject (forbidden `Unauthorized`: an API token never may), the action's fields
+ * (invalid). Then the token rules of InvocationAccess, then the invocation service decides
+ * against the run's state: the run as changed, not found, or one of the three conflicts the
+ * spec documents. This file is the gateway's side of those three: the outcome names the
+ * conflict, and the message here is the spec's.
  */
 @Injectable()
 export class ModifyInvocationHandler {
   constructor(
-    @Inject(BUS) private readonly bus: Bus,
-    @Inject(GatewayConfig) private readonly config: GatewayConfig,
-    private readonly invocations: GetInvocationHandler,
+    private readonly services: ServiceClient,
+    private readonly access: InvocationAccess,
   ) {}
 
   async execute(command: ModifyInvocationCommand): Promise<unknown> {
     const change = changeOf(command.body, command.receivedAt);
-    await this.invocations.authorized({ caller: command.caller, invocationId: command.invocationId });
+    await this.access.authorized({ caller: command.caller, invocationId: command.invocationId });
 
     const request = create(ModifyInvocationRequestSchema, {
       orgId: command.caller.orgId,
@@ -54,24 +61,19 @@ export class ModifyInvocationHandler {
       runAt: change.runAt ? timestampFromDate(change.runAt) : undefined,
       receivedAt: timestampFromDate(command.receivedAt),
     });
-    const replyBytes = await requestInvocationService(
-      this.bus,
-      INVOCATION_REQUEST_SUBJECTS.MODIFY_INVOCATION,
-      toBinary(ModifyInvocationRequestSchema, request),
-      this.config.SERVICE_REQUEST_TIMEOUT_MS,
-    );
+    const replyBytes = await this.services.request('invocation', INVOCATION_REQUEST_SUBJECTS.MODIFY_INVOCATION, toBinary(ModifyInvocationRequestSchema, request));
     const reply = fromBinary(ModifyInvocationReplySchema, replyBytes);
     switch (reply.outcome) {
       case ModifyOutcome.MODIFIED:
         return invocationAnswer(JSON.parse(reply.invocationJson) as Record<string, unknown>);
       case ModifyOutcome.NOT_FOUND:
-        throw new ApiError(404, API_ERRORS.invocationNotFound);
+        throw new DomainError('not-found', API_ERRORS.invocationNotFound);
       case ModifyOutcome.NOT_ASYNC:
-        throw new ApiError(409, API_ERRORS.notAsync);
+        throw new DomainError('conflict', API_ERRORS.notAsync);
       case ModifyOutcome.NOT_SCHEDULED:
-        throw new ApiError(409, API_ERRORS.notScheduled);
+        throw new DomainError('conflict', API_ERRORS.notScheduled);
       case ModifyOutcome.NO_LONGER_SCHEDULED:
-        throw new ApiError(409, API_ERRORS.noLongerScheduled);
+        throw new DomainError('conflict', API_ERRORS.noLongerScheduled);
       default:
         // No outcome, or one this gateway does not know: a broken contract. A 500, details in the log.
         throw new Error(`ModifyInvocation for ${command.invocationId} answered with outcome ${String(reply.outcome)}`);
@@ -79,21 +81,21 @@ export class ModifyInvocationHandler {
   }
 }
 
-/** What the body asks the invocation service for, or the 400 / 403 that refuses it. */
-export function changeOf(body: ModifyInvocationBody, receivedAt: Date): { action: ModifyAction; runAt?: Date } {
+/** What the body asks the invocation service for, or the refusal (invalid, forbidden). */
+export function changeOf(body: InvocationChange, receivedAt: Date): { action: ModifyAction; runAt?: Date } {
   switch (body.action) {
     case 'approve':
     case 'reject':
-      throw new ApiError(403, API_ERRORS.unauthorized);
+      throw new DomainError('forbidden', API_ERRORS.unauthorized);
     case 'cancel': {
       const others = Object.keys(body).filter((field) => field !== 'action' && body[field] !== undefined);
-      if (others.length > 0) throw new ApiError(400, API_ERRORS.cancelTakesNoFields);
+      if (others.length > 0) throw new DomainError('invalid', API_ERRORS.cancelTakesNoFields);
       return { action: ModifyAction.CANCEL };
     }
     case 'reschedule': {
       const scheduling = schedulingFieldsOf(body, receivedAt);
-      if (scheduling === undefined) throw new ApiError(400, API_ERRORS.rescheduleNeedsTime);
-      if ('error' in scheduling) throw new ApiError(400, scheduling.error);
+      if (scheduling === undefined) throw new DomainError('invalid', API_ERRORS.rescheduleNeedsTime);
+      if ('error' in scheduling) throw new DomainError('invalid', scheduling.error);
       return { action: ModifyAction.RESCHEDULE, runAt: scheduling.runAt };
     }
   }

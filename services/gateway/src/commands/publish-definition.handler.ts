@@ -2,16 +2,17 @@ import { Injectable } from '@nestjs/common';
 import { TransactionRunner } from '@runline/db';
 import { validateDefinition } from '@runline/engine';
 import { ChangePropagation } from '../changes/change-propagation.js';
-import { ProjectEntity } from '../entities/project.entity.js';
+import { AccessDirectory } from '../access/access-directory.js';
+import { DomainError } from '../errors/domain-error.js';
 import { gatewayEvents } from '../events/gateway-events.js';
-import { ApiError } from '../http/api-error.js';
-import { AccessDirectory } from '../http/external/access-directory.js';
+import { ProjectRepository } from '../repositories/project.repository.js';
 
 /** Publishes the draft as the next version; runs use it from then on. */
 @Injectable()
 export class PublishDefinitionHandler {
   constructor(
     private readonly transactions: TransactionRunner,
+    private readonly projects: ProjectRepository,
     private readonly directory: AccessDirectory,
     private readonly propagation: ChangePropagation,
   ) {}
@@ -19,16 +20,16 @@ export class PublishDefinitionHandler {
   async execute(command: { projectId: string }): Promise<{ publishedVersion: number }> {
     const published = await this.transactions.run(async ({ manager, emit }) => {
       // The row lock serialises concurrent publishes, so versions never repeat.
-      const project = await manager.findOneOrFail(ProjectEntity, { where: { id: command.projectId }, lock: { mode: 'pessimistic_write' } });
-      if (project.draftDefinition === null) throw new ApiError(409, 'There is no draft definition to publish');
+      const project = await this.projects.lockForUpdate(manager, command.projectId);
+      if (project.draftDefinition === null) throw new DomainError('conflict', 'There is no draft definition to publish');
       // Validation rules may have tightened since the draft was saved.
       const result = validateDefinition(project.type, project.draftDefinition);
-      if (!result.ok) throw new ApiError(400, result.summary, { details: result.errors });
+      if (!result.ok) throw new DomainError('invalid', result.summary, { details: result.errors });
       project.publishedDefinition = project.draftDefinition;
       project.publishedVersion += 1;
       project.publishedAt = new Date();
       project.configVersion += 1;
-      await manager.save(ProjectEntity, project);
+      await this.projects.save(manager, project);
       const event = gatewayEvents.definitionPublished(project);
       emit(event);
       return { view: { publishedVersion: project.publishedVersion }, event };

@@ -1,32 +1,35 @@
 import { Injectable } from '@nestjs/common';
-import { IsNull } from 'typeorm';
 import { TransactionRunner } from '@runline/db';
+import { AccessDirectory } from '../access/access-directory.js';
+import { isUuid } from '../access/uuid.js';
 import { ChangePropagation } from '../changes/change-propagation.js';
-import { nextConfigVersion } from '../changes/config-version.js';
-import { ApiTokenEntity } from '../entities/api-token.entity.js';
 import type { ProjectEntity } from '../entities/project.entity.js';
+import { DomainError } from '../errors/domain-error.js';
 import { gatewayEvents } from '../events/gateway-events.js';
-import { ApiError } from '../http/api-error.js';
-import { isUuid } from '../http/console/console-access.js';
-import { AccessDirectory } from '../http/external/access-directory.js';
+import { ApiTokenRepository } from '../repositories/api-token.repository.js';
+import { ProjectRepository } from '../repositories/project.repository.js';
+
+const TOKEN_NOT_FOUND = 'API token not found';
 
 /** Revokes a token; every replica refuses it from the next call on. */
 @Injectable()
 export class RevokeApiTokenHandler {
   constructor(
     private readonly transactions: TransactionRunner,
+    private readonly apiTokens: ApiTokenRepository,
+    private readonly projects: ProjectRepository,
     private readonly directory: AccessDirectory,
     private readonly propagation: ChangePropagation,
   ) {}
 
   async execute(command: { project: ProjectEntity; tokenId: string }): Promise<void> {
-    if (!isUuid(command.tokenId)) throw new ApiError(404, 'API token not found');
+    if (!isUuid(command.tokenId)) throw new DomainError('not-found', TOKEN_NOT_FOUND);
     const revoked = await this.transactions.run(async ({ manager, emit }) => {
-      const found = await manager.findOneBy(ApiTokenEntity, { id: command.tokenId, projectId: command.project.id, revokedAt: IsNull() });
-      if (!found) throw new ApiError(404, 'API token not found');
+      const found = await this.apiTokens.findLive(manager, command.tokenId, command.project.id);
+      if (!found) throw new DomainError('not-found', TOKEN_NOT_FOUND);
       found.revokedAt = new Date();
-      await manager.save(ApiTokenEntity, found);
-      const event = gatewayEvents.apiTokenRevoked(found, await nextConfigVersion(manager, found.projectId));
+      await this.apiTokens.save(manager, found);
+      const event = gatewayEvents.apiTokenRevoked(found, await this.projects.nextConfigVersion(manager, found.projectId));
       emit(event);
       return { token: found, event };
     });

@@ -1,8 +1,8 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import { validateDefinition } from '@runline/engine';
-import { ProjectEntity } from '../entities/project.entity.js';
-import { ApiError } from '../http/api-error.js';
+import type { ProjectEntity } from '../entities/project.entity.js';
+import { DomainError } from '../errors/domain-error.js';
+import { ProjectRepository } from '../repositories/project.repository.js';
 
 /**
  * Saves a project's draft definition after validating it against schema v1. A bad definition
@@ -10,15 +10,13 @@ import { ApiError } from '../http/api-error.js';
  */
 @Injectable()
 export class SaveDefinitionHandler {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly projects: ProjectRepository) {}
 
   async execute(command: { project: ProjectEntity; definition: unknown }) {
     const result = validateDefinition(command.project.type, command.definition);
-    if (!result.ok) throw new ApiError(400, result.summary, { details: result.errors });
+    if (!result.ok) throw new DomainError('invalid', result.summary, { details: result.errors });
     const savedAt = new Date();
-    await this.dataSource
-      .getRepository(ProjectEntity)
-      .update({ id: command.project.id }, { draftDefinition: result.definition, draftUpdatedAt: savedAt });
+    await this.projects.saveDraft(command.project.id, result.definition, savedAt);
     return {
       projectId: command.project.id,
       draftUpdatedAt: savedAt.toISOString(),

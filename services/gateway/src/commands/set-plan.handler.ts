@@ -1,9 +1,9 @@
 import { Injectable } from '@nestjs/common';
 import { TransactionRunner } from '@runline/db';
 import { ChangePropagation } from '../changes/change-propagation.js';
-import { OrganizationEntity } from '../entities/organization.entity.js';
 import { gatewayEvents } from '../events/gateway-events.js';
-import { RateLimitPolicies } from '../http/external/rate-limits/rate-limit-policies.js';
+import { RateLimitPolicies } from '../rate-limits/rate-limit-policies.js';
+import { OrganizationRepository } from '../repositories/organization.repository.js';
 
 export interface Plan {
   monthlyQuota: number | null;
@@ -17,15 +17,16 @@ export interface Plan {
 export class SetPlanHandler {
   constructor(
     private readonly transactions: TransactionRunner,
+    private readonly organizations: OrganizationRepository,
     private readonly rateLimits: RateLimitPolicies,
     private readonly propagation: ChangePropagation,
   ) {}
 
   async execute(command: { orgId: string; plan: Plan }): Promise<Plan & { orgId: string }> {
     const changed = await this.transactions.run(async ({ manager, emit }) => {
-      const org = await manager.findOneOrFail(OrganizationEntity, { where: { id: command.orgId }, lock: { mode: 'pessimistic_write' } });
+      const org = await this.organizations.lockForUpdate(manager, command.orgId);
       Object.assign(org, command.plan, { updatedAt: new Date(), planVersion: org.planVersion + 1 });
-      await manager.save(OrganizationEntity, org);
+      await this.organizations.save(manager, org);
       const event = gatewayEvents.organizationPlanChanged(org);
       emit(event);
       return { view: { orgId: org.id, ...command.plan }, event };

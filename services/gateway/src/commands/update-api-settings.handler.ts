@@ -1,34 +1,45 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { TransactionRunner } from '@runline/db';
 import { SecretBox } from '@runline/runtime';
+import { AccessDirectory } from '../access/access-directory.js';
 import { ChangePropagation } from '../changes/change-propagation.js';
-import { nextConfigVersion } from '../changes/config-version.js';
-import { ProjectApiSettingsEntity } from '../entities/project-api-settings.entity.js';
+import type { EnrollmentPolicy, OnErrorPolicy } from '../entities/project-api-settings.entity.js';
 import type { ProjectEntity } from '../entities/project.entity.js';
 import { gatewayEvents } from '../events/gateway-events.js';
-import type { UpdateApiSettingsBody } from '../http/console/console-bodies.dto.js';
-import { AccessDirectory } from '../http/external/access-directory.js';
-import { RateLimitPolicies } from '../http/external/rate-limits/rate-limit-policies.js';
-import { toApiSettingsView } from '../queries/get-api-settings.handler.js';
+import { toApiSettingsView } from '../queries/api-settings-view.js';
+import { RateLimitPolicies } from '../rate-limits/rate-limit-policies.js';
+import { ProjectApiSettingsRepository } from '../repositories/project-api-settings.repository.js';
+import { ProjectRepository } from '../repositories/project.repository.js';
+
+/** The settings to change; a field left out keeps its value, null clears it. */
+export interface ApiSettingsChanges {
+  externalApiEnabled?: boolean;
+  defaultEnrollmentPolicy?: EnrollmentPolicy;
+  defaultOnErrorPolicy?: OnErrorPolicy;
+  defaultCallbackUrl?: string | null;
+  /** In clear; sealed before it is stored. */
+  defaultCallbackSecret?: string | null;
+  rateLimitPerMinute?: number | null;
+  rateLimitWindowMs?: number | null;
+}
 
 /** Changes a project's API settings; in force for the next request everywhere once answered. */
 @Injectable()
 export class UpdateApiSettingsHandler {
   constructor(
     private readonly transactions: TransactionRunner,
+    private readonly projects: ProjectRepository,
+    private readonly apiSettings: ProjectApiSettingsRepository,
     private readonly directory: AccessDirectory,
     private readonly rateLimits: RateLimitPolicies,
     private readonly propagation: ChangePropagation,
     @Inject(SecretBox) private readonly secrets: SecretBox,
   ) {}
 
-  async execute(command: { project: ProjectEntity; changes: UpdateApiSettingsBody }) {
+  async execute(command: { project: ProjectEntity; changes: ApiSettingsChanges }) {
     const { changes } = command;
     const changed = await this.transactions.run(async ({ manager, emit }) => {
-      const settings = await manager.findOneOrFail(ProjectApiSettingsEntity, {
-        where: { projectId: command.project.id },
-        lock: { mode: 'pessimistic_write' },
-      });
+      const settings = await this.apiSettings.lockForUpdate(manager, command.project.id);
       if (changes.externalApiEnabled !== undefined) settings.externalApiEnabled = changes.externalApiEnabled;
       if (changes.defaultEnrollmentPolicy !== undefined) settings.defaultEnrollmentPolicy = changes.defaultEnrollmentPolicy;
       if (changes.defaultOnErrorPolicy !== undefined) settings.defaultOnErrorPolicy = changes.defaultOnErrorPolicy;
@@ -39,8 +50,8 @@ export class UpdateApiSettingsHandler {
       if (changes.rateLimitPerMinute !== undefined) settings.rateLimitPerMinute = changes.rateLimitPerMinute;
       if (changes.rateLimitWindowMs !== undefined) settings.rateLimitWindowMs = changes.rateLimitWindowMs;
       settings.updatedAt = new Date();
-      await manager.save(ProjectApiSettingsEntity, settings);
-      const event = gatewayEvents.projectApiSettingsChanged(command.project.orgId, settings, await nextConfigVersion(manager, command.project.id));
+      await this.apiSettings.save(manager, settings);
+      const event = gatewayEvents.projectApiSettingsChanged(command.project.orgId, settings, await this.projects.nextConfigVersion(manager, command.project.id));
       emit(event);
       return { view: toApiSettingsView(settings), event };
     });

@@ -1,49 +1,12 @@
 import { HttpException } from '@nestjs/common';
 
 /**
- * An error answered as the spec shapes it: `{ error: message, ...extra }`. Clients match on
- * the status and the documented messages, so messages here are the spec's, word for word.
+ * A refusal of the HTTP layer itself, before any handler runs (a body that is not JSON, or
+ * that fails its DTO's validation), answered as the spec shapes errors: `{ error: message }`.
+ * Handlers throw DomainError instead.
  */
 export class ApiError extends HttpException {
-  constructor(status: number, message: string, extra: Record<string, unknown> = {}) {
-    super({ error: message, ...extra }, status);
+  constructor(status: number, message: string) {
+    super({ error: message }, status);
   }
 }
-
-/** The spec's error messages, in one place so a typo cannot split them. */
-export const API_ERRORS = {
-  unsupportedVersion: 'Unsupported API version',
-  missingToken: 'Missing API token',
-  invalidToken: 'Invalid API token',
-  projectNotFound: 'Project not found',
-  externalApiDisabled: 'External API access is disabled for this project',
-  insufficientScope: 'Insufficient token scope',
-  botChatbotOnly: 'Bot message API is only available for chatbot projects',
-  automationsUseAutomationApi: 'Automation projects must use the automation trigger API',
-  automationOnly: 'Automation trigger API is only available for automation projects',
-  typeNotSupported: 'External API access is not supported for this project type',
-  tokenMismatch: 'Token does not match invocation',
-  invocationNotFound: 'Invocation not found',
-  unauthorized: 'Unauthorized',
-  syncTriggerFailed: 'Flow sync trigger failed',
-  invocationServiceUnavailable: 'Invocation service unavailable, retry shortly',
-  runNotStarted: 'The run could not be started, retry with the same idempotency key',
-  // Ours: the gateway's own database did not answer (a cut connection, a restart).
-  serviceTemporarilyUnavailable: 'Service temporarily unavailable, retry shortly',
-  // Scheduling rules (async triggers and PATCH reschedule); README "Runs" gives the order.
-  schedulingBothFields: 'Provide either runAt or delaySeconds, not both',
-  runAtInvalid: 'runAt must be a valid ISO date-time',
-  runAtNotInFuture: 'runAt must be in the future',
-  delaySecondsInvalid: 'delaySeconds must be a positive number',
-  // Our upper bound (the spec gives none): MAX_SCHEDULE_AHEAD_DAYS in scheduling-fields.ts.
-  runAtTooFar: 'runAt must be at most 365 days in the future',
-  delaySecondsTooLarge: 'delaySeconds must be at most 31536000 (365 days)',
-  // PATCH /external-invocations/{id}. The body messages are ours; the 409s are the spec's.
-  actionRequired: 'action is required',
-  actionInvalid: 'action must be one of: cancel, reschedule, approve, reject',
-  cancelTakesNoFields: 'cancel takes no fields other than action',
-  rescheduleNeedsTime: 'reschedule needs runAt or delaySeconds',
-  notAsync: 'Only async invocations can be modified',
-  notScheduled: 'Only scheduled invocations can be modified',
-  noLongerScheduled: 'Invocation is no longer scheduled',
-} as const;

@@ -1,13 +1,59 @@
 import { type ArgumentsHost, Catch, type ExceptionFilter, HttpException, HttpStatus, Inject } from '@nestjs/common';
 import { HttpAdapterHost } from '@nestjs/core';
-import type { FastifyRequest } from 'fastify';
+import type { FastifyReply, FastifyRequest } from 'fastify';
 import { isTransientDatabaseError } from '@runline/db';
-import { LOGGER } from '@runline/runtime';
-import { API_ERRORS } from './api-error.js';
 import type { Logger } from '@runline/observability';
+import { LOGGER } from '@runline/runtime';
+import { DomainError, type DomainErrorKind, type Refusal } from '../errors/domain-error.js';
+import { API_ERRORS } from '../errors/error-messages.js';
+
+/** The one place a refusal of the gateway's core gets its HTTP status. */
+const STATUS_OF: Readonly<Record<DomainErrorKind, number>> = {
+  invalid: HttpStatus.BAD_REQUEST,
+  unauthenticated: HttpStatus.UNAUTHORIZED,
+  forbidden: HttpStatus.FORBIDDEN,
+  'not-found': HttpStatus.NOT_FOUND,
+  conflict: HttpStatus.CONFLICT,
+  unprocessable: HttpStatus.UNPROCESSABLE_ENTITY,
+  'rate-limited': HttpStatus.TOO_MANY_REQUESTS,
+  'quota-exceeded': HttpStatus.TOO_MANY_REQUESTS,
+  failed: HttpStatus.INTERNAL_SERVER_ERROR,
+  unavailable: HttpStatus.SERVICE_UNAVAILABLE,
+};
+
+/** A refusal as the client gets it: status, `{ error: message, ...extra }` and headers of its own. */
+export interface RefusalAnswer {
+  status: number;
+  body: Record<string, unknown>;
+  headers?: Record<string, string>;
+}
 
 /**
- * Every error leaves the gateway as `{ error: string, ...extra }`. Nest's own exceptions
+ * The answer to a refusal, thrown (DomainError, through the filter below) or returned (a run
+ * that could not start). A used-up quota shows its numbers in the body and, on this response
+ * only, in the X-Quota headers.
+ */
+export function refusalAnswer(refusal: Refusal): RefusalAnswer {
+  const status = STATUS_OF[refusal.kind];
+  const { quota } = refusal;
+  if (quota) {
+    return {
+      status,
+      body: { error: refusal.message, quota: { limit: quota.limit, used: quota.used } },
+      headers: {
+        'x-quota-limit': String(quota.limit),
+        'x-quota-used': String(quota.used),
+        'x-quota-remaining': String(Math.max(0, quota.limit - quota.used)),
+        'x-quota-period-start': quota.periodStart,
+      },
+    };
+  }
+  return { status, body: refusal.extra ? { error: refusal.message, ...refusal.extra } : { error: refusal.message } };
+}
+
+/**
+ * Every error leaves the gateway as `{ error: string, ...extra }`. Refusals of the core
+ * (DomainError) get their status from STATUS_OF above. Nest's own exceptions
  * (unknown route, validation) and Fastify's (body too large) are reshaped; a database that is
  * passingly unreachable is a 503 (retry); other unexpected errors become a 500 whose details go
  * to the log, never to the client.
@@ -21,6 +67,12 @@ export class ApiExceptionFilter implements ExceptionFilter {
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const http = host.switchToHttp();
+    if (exception instanceof DomainError) {
+      const answer = refusalAnswer(exception);
+      if (answer.headers) void http.getResponse<FastifyReply>().headers(answer.headers);
+      this.adapterHost.httpAdapter.reply(http.getResponse(), answer.body, answer.status);
+      return;
+    }
     const [status, body] = this.toAnswer(exception, http.getRequest<FastifyRequest>());
     this.adapterHost.httpAdapter.reply(http.getResponse(), body, status);
   }

@@ -1,5 +1,5 @@
 import type { FastifyInstance } from 'fastify';
-import { API_ERRORS } from './api-error.js';
+import { API_ERRORS } from '../errors/error-messages.js';
 
 export const SUPPORTED_VERSIONS = ['v1'] as const;
 

@@ -1,27 +1,13 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
-import { ProjectApiSettingsEntity } from '../entities/project-api-settings.entity.js';
+import { ProjectApiSettingsRepository } from '../repositories/project-api-settings.repository.js';
+import { toApiSettingsView } from './api-settings-view.js';
 
-/** The settings as the console shows them: the callback secret is write-only. */
-export function toApiSettingsView(settings: ProjectApiSettingsEntity) {
-  return {
-    externalApiEnabled: settings.externalApiEnabled,
-    defaultEnrollmentPolicy: settings.defaultEnrollmentPolicy,
-    defaultOnErrorPolicy: settings.defaultOnErrorPolicy,
-    defaultCallbackUrl: settings.defaultCallbackUrl,
-    defaultCallbackSecretSet: settings.defaultCallbackSecretSealed !== null,
-    rateLimitPerMinute: settings.rateLimitPerMinute,
-    rateLimitWindowMs: settings.rateLimitWindowMs,
-    updatedAt: settings.updatedAt.toISOString(),
-  };
-}
-
+/** A project's API settings, as the console shows them. */
 @Injectable()
 export class GetApiSettingsHandler {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(private readonly apiSettings: ProjectApiSettingsRepository) {}
 
   async execute(query: { projectId: string }) {
-    const settings = await this.dataSource.getRepository(ProjectApiSettingsEntity).findOneByOrFail({ projectId: query.projectId });
-    return toApiSettingsView(settings);
+    return toApiSettingsView(await this.apiSettings.of(query.projectId));
   }
 }

@@ -1,20 +1,17 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, IsNull } from 'typeorm';
-import { ApiTokenEntity } from '../entities/api-token.entity.js';
-import { TokenUsageRecorder } from '../http/external/token-usage.recorder.js';
+import { ApiTokenRepository } from '../repositories/api-token.repository.js';
+import { TokenUsageRecorder } from '../token-usage/token-usage.recorder.js';
 
 /** The project's tokens that are not revoked: never the token or its hash. */
 @Injectable()
 export class ListApiTokensHandler {
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly apiTokens: ApiTokenRepository,
     private readonly usage: TokenUsageRecorder,
   ) {}
 
   async execute(query: { projectId: string }) {
-    const tokens = await this.dataSource
-      .getRepository(ApiTokenEntity)
-      .find({ where: { projectId: query.projectId, revokedAt: IsNull() }, order: { createdAt: 'ASC' } });
+    const tokens = await this.apiTokens.listLive(query.projectId);
     return {
       data: tokens.map((token) => {
         const lastUsedAt = this.usage.pendingUse(token.id) ?? token.lastUsedAt;

@@ -1,9 +1,11 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
-import { MembershipEntity, type MemberRole } from '../../entities/membership.entity.js';
-import { OrganizationEntity } from '../../entities/organization.entity.js';
-import { ProjectEntity } from '../../entities/project.entity.js';
-import { ApiError } from '../api-error.js';
+import { isUuid } from '../../access/uuid.js';
+import type { MemberRole } from '../../entities/membership.entity.js';
+import type { OrganizationEntity } from '../../entities/organization.entity.js';
+import type { ProjectEntity } from '../../entities/project.entity.js';
+import { DomainError } from '../../errors/domain-error.js';
+import { OrganizationRepository } from '../../repositories/organization.repository.js';
+import { ProjectRepository } from '../../repositories/project.repository.js';
 import type { ConsoleUser } from './console-auth.guard.js';
 
 /** What an action needs: any member, edit access (OWNER or EDITOR), or OWNER. */
@@ -33,39 +35,31 @@ export const ACCESS_ERRORS = {
  */
 @Injectable()
 export class ConsoleAccess {
-  constructor(private readonly dataSource: DataSource) {}
+  constructor(
+    private readonly organizations: OrganizationRepository,
+    private readonly projects: ProjectRepository,
+  ) {}
 
   async requireOrganization(user: ConsoleUser, orgId: string, level: AccessLevel): Promise<MemberRole> {
-    const membership = isUuid(orgId)
-      ? await this.dataSource.getRepository(MembershipEntity).findOneBy({ orgId, userId: user.userId })
-      : null;
-    if (!membership) throw new ApiError(404, ACCESS_ERRORS.organizationNotFound);
-    if (!ALLOWED[level].includes(membership.role)) throw new ApiError(403, ACCESS_ERRORS.forbidden[level]);
-    return membership.role;
+    const role = isUuid(orgId) ? await this.organizations.roleOf(orgId, user.userId) : null;
+    if (!role) throw new DomainError('not-found', ACCESS_ERRORS.organizationNotFound);
+    if (!ALLOWED[level].includes(role)) throw new DomainError('forbidden', ACCESS_ERRORS.forbidden[level]);
+    return role;
   }
 
   async requireProject(user: ConsoleUser, orgId: string, projectId: string, level: AccessLevel): Promise<ProjectEntity> {
     const role = await this.requireOrganization(user, orgId, 'member');
-    const project = isUuid(projectId)
-      ? await this.dataSource.getRepository(ProjectEntity).findOneBy({ id: projectId, orgId })
-      : null;
-    if (!project || project.deletedAt) throw new ApiError(404, ACCESS_ERRORS.projectNotFound);
-    if (!ALLOWED[level].includes(role)) throw new ApiError(403, ACCESS_ERRORS.forbidden[level]);
+    const project = isUuid(projectId) ? await this.projects.findInOrganization(projectId, orgId) : null;
+    if (!project || project.deletedAt) throw new DomainError('not-found', ACCESS_ERRORS.projectNotFound);
+    if (!ALLOWED[level].includes(role)) throw new DomainError('forbidden', ACCESS_ERRORS.forbidden[level]);
     return project;
   }
 
   /** Plans are set by platform administrators, members or not. */
   async requirePlatformAdmin(user: ConsoleUser, orgId: string): Promise<OrganizationEntity> {
-    if (!user.platformAdmin) throw new ApiError(403, ACCESS_ERRORS.platformAdminOnly);
-    const organization = isUuid(orgId) ? await this.dataSource.getRepository(OrganizationEntity).findOneBy({ id: orgId }) : null;
-    if (!organization) throw new ApiError(404, ACCESS_ERRORS.organizationNotFound);
+    if (!user.platformAdmin) throw new DomainError('forbidden', ACCESS_ERRORS.platformAdminOnly);
+    const organization = isUuid(orgId) ? await this.organizations.findById(orgId) : null;
+    if (!organization) throw new DomainError('not-found', ACCESS_ERRORS.organizationNotFound);
     return organization;
   }
-}
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-/** Ids are UUIDs; anything else cannot exist, and must not reach a uuid column. */
-export function isUuid(value: string | undefined): value is string {
-  return typeof value === 'string' && UUID.test(value);
 }

@@ -1,9 +1,9 @@
 import { type CanActivate, type ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import type { FastifyRequest } from 'fastify';
 import jwt from 'jsonwebtoken';
-import { ApiError } from '../api-error.js';
-import { assertJsonObjectBody } from '../body-parsing.js';
 import { GatewayConfig } from '../../config.js';
+import { DomainError } from '../../errors/domain-error.js';
+import { assertJsonObjectBody } from '../body-parsing.js';
 
 /** A signed-in console user, from the JWT's claims. */
 export interface ConsoleUser {
@@ -29,9 +29,9 @@ export class ConsoleAuthGuard implements CanActivate {
   canActivate(context: ExecutionContext): boolean {
     const request = context.switchToHttp().getRequest<ConsoleRequest>();
     const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
-    if (!match) throw new ApiError(401, CONSOLE_ERRORS.missing);
+    if (!match) throw new DomainError('unauthenticated', CONSOLE_ERRORS.missing);
     const claims = this.verify(match[1]!);
-    if (!claims || typeof claims.sub !== 'string' || claims.sub === '') throw new ApiError(401, CONSOLE_ERRORS.invalid);
+    if (!claims || typeof claims.sub !== 'string' || claims.sub === '') throw new DomainError('unauthenticated', CONSOLE_ERRORS.invalid);
     const roles = Array.isArray(claims.roles) ? claims.roles : [];
     request.user = { userId: claims.sub, platformAdmin: roles.includes('platform-admin') };
     assertJsonObjectBody(request);

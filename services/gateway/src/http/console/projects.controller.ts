@@ -12,7 +12,7 @@ import { ConsoleAccess } from './console-access.js';
 import { ConsoleAuthGuard, type ConsoleRequest } from './console-auth.guard.js';
 import { CreateApiTokenBody, CreateProjectBody, SaveDefinitionBody, UpdateApiSettingsBody } from './console-bodies.dto.js';
 
-/** Projects, their definition, API settings and API tokens (DESIGN.md section 5). */
+/** Projects, their definition, API settings and API tokens, for signed-in console users. */
 @Controller('v1/orgs/:orgId/projects')
 @UseGuards(ConsoleAuthGuard)
 export class ProjectsController {

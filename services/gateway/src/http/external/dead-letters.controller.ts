@@ -1,7 +1,9 @@
 import { Controller, Get, HttpCode, Post, Query, Req } from '@nestjs/common';
-import { DeadLettersHandler, type DeadLetterListQuery } from '../../commands/dead-letters.handler.js';
+import { ReplayDeadLetterEventHandler } from '../../commands/replay-dead-letter-event.handler.js';
+import { ListDeadLetterEventsHandler, type DeadLetterListQuery } from '../../queries/list-dead-letter-events.handler.js';
 import type { ExternalRequest } from './external-api.guard.js';
-import { automationOnly, chatbotOnlyForFlows, ExternalRoute } from './external-route.decorator.js';
+import { automationOnly, chatbotOnlyForFlows } from './external-route-options.js';
+import { ExternalRoute } from './external-route.decorator.js';
 
 /**
  * Dead letters: the spec's routes under /flows (scope flow:trigger), and our extension under
@@ -10,31 +12,34 @@ import { automationOnly, chatbotOnlyForFlows, ExternalRoute } from './external-r
  */
 @Controller('v1/orgs/:orgId')
 export class DeadLettersController {
-  constructor(private readonly deadLetters: DeadLettersHandler) {}
+  constructor(
+    private readonly listEvents: ListDeadLetterEventsHandler,
+    private readonly replayEvent: ReplayDeadLetterEventHandler,
+  ) {}
 
   @Get('flows/:projectId/dead-letters')
   @ExternalRoute({ scope: 'flow:trigger', projectType: chatbotOnlyForFlows })
   listFlow(@Req() req: ExternalRequest, @Query() query: DeadLetterListQuery) {
-    return this.deadLetters.list(req.caller, query);
+    return this.listEvents.execute(req.caller, query);
   }
 
   @Post('flows/:projectId/dead-letters')
   @HttpCode(200)
   @ExternalRoute({ scope: 'flow:trigger', projectType: chatbotOnlyForFlows })
   replayFlow(@Req() req: ExternalRequest, @Query('id') id?: string) {
-    return this.deadLetters.replay(req.caller, id);
+    return this.replayEvent.execute(req.caller, id);
   }
 
   @Get('automations/:projectId/dead-letters')
   @ExternalRoute({ scope: 'automation:trigger', projectType: automationOnly })
   listAutomation(@Req() req: ExternalRequest, @Query() query: DeadLetterListQuery) {
-    return this.deadLetters.list(req.caller, query);
+    return this.listEvents.execute(req.caller, query);
   }
 
   @Post('automations/:projectId/dead-letters')
   @HttpCode(200)
   @ExternalRoute({ scope: 'automation:trigger', projectType: automationOnly })
   replayAutomation(@Req() req: ExternalRequest, @Query('id') id?: string) {
-    return this.deadLetters.replay(req.caller, id);
+    return this.replayEvent.execute(req.caller, id);
   }
 }

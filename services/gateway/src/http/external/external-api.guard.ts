@@ -1,39 +1,27 @@
 import { type CanActivate, type ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
-import type { TokenScope } from '../../entities/api-token.entity.js';
-import type { ProjectType } from '../../entities/project.entity.js';
-import { API_ERRORS, ApiError } from '../api-error.js';
-import { isUuid } from '../console/console-access.js';
-import { assertJsonObjectBody } from '../body-parsing.js';
+import { AccessDirectory } from '../../access/access-directory.js';
+import type { Caller } from '../../access/caller.js';
+import { isUuid } from '../../access/uuid.js';
 import { ApiTokenFormat, hashApiToken } from '../../api-tokens/api-token-format.js';
-import { AccessDirectory } from './access-directory.js';
-import { EXTERNAL_ROUTE, type ExternalRouteOptions } from './external-route.decorator.js';
-import { TokenUsageRecorder } from './token-usage.recorder.js';
+import { DomainError } from '../../errors/domain-error.js';
+import { API_ERRORS } from '../../errors/error-messages.js';
+import { TokenUsageRecorder } from '../../token-usage/token-usage.recorder.js';
+import { assertJsonObjectBody } from '../body-parsing.js';
+import { EXTERNAL_ROUTE, type ExternalRouteOptions } from './external-route-options.js';
 
-/** Who is calling, once the pipeline has let the call through. */
-export interface ExternalCaller {
-  tokenId: string;
-  orgId: string;
-  projectId: string;
-  projectType: ProjectType;
-  scopes: readonly TokenScope[];
-  /** The project's published version when the call came in. */
-  publishedVersion: number;
-  /** The project's configuration version when the call came in (current as of its arrival). */
-  configVersion: number;
-  /** The moment (performance.now()) the pipeline's reads are current as of; later checks reuse it. */
-  checkedAt: number;
-}
-
-export type ExternalRequest = FastifyRequest<{ Params: Record<string, string> }> & { caller: ExternalCaller };
+export type ExternalRequest = FastifyRequest<{ Params: Record<string, string> }> & { caller: Caller };
 
 /**
- * The external API's checks, in the order of DESIGN.md's pipeline, each with its exact status
- * and message: token present and well formed (401), token known and live (401), project exists
- * in the organization (404), token of that project (401), master switch (403), project type
- * (400), scope (403), then the body's form (a JSON object). The version was checked before routing; the body's fields are
- * validated right after this guard.
+ * The external API's checks, in the pipeline's order, each with its exact message (its status
+ * comes from the refusal's kind): the version (checked before routing, version.hook.ts), token
+ * present and well formed (unauthenticated), token known and live (unauthenticated), project
+ * exists in the organization (not found), token of that project (unauthenticated), master
+ * switch (forbidden), project type (invalid), scope (forbidden), then the body's form (a JSON
+ * object). Then come the rate limit (RateLimitGuard, on the routes that have one) and the
+ * body's fields (BodyValidationPipe). A check that fails stops the call there, so an earlier
+ * check's refusal always wins over a later one's.
  */
 @Injectable()
 export class ExternalApiGuard implements CanActivate {
@@ -51,28 +39,28 @@ export class ExternalApiGuard implements CanActivate {
     const pathProjectId = request.params.projectId;
 
     const presented = presentedToken(request);
-    if (presented === undefined) throw new ApiError(401, API_ERRORS.missingToken);
+    if (presented === undefined) throw new DomainError('unauthenticated', API_ERRORS.missingToken);
     // A malformed token is refused on its checksum alone, without a database read.
-    if (!this.tokenFormat.isWellFormed(presented)) throw new ApiError(401, API_ERRORS.invalidToken);
+    if (!this.tokenFormat.isWellFormed(presented)) throw new DomainError('unauthenticated', API_ERRORS.invalidToken);
     // Both reads are checked against the projects' versions as of one moment after arrival.
     const since = performance.now();
     const token = await this.directory.tokenByHash(hashApiToken(presented), since);
     if (!token || token.revoked || (token.expiresAt && token.expiresAt.getTime() <= Date.now())) {
-      throw new ApiError(401, API_ERRORS.invalidToken);
+      throw new DomainError('unauthenticated', API_ERRORS.invalidToken);
     }
 
     // The project named by the path (else the token's) must exist in that organization before
     // the token is matched to it, so a wrong id answers 404 whatever token is presented.
     const projectId = pathProjectId ?? token.projectId;
     const project = isUuid(projectId) ? await this.directory.project(projectId, since) : null;
-    if (!project || project.deleted || project.orgId !== orgId) throw new ApiError(404, API_ERRORS.projectNotFound);
-    if (project.id !== token.projectId) throw new ApiError(401, API_ERRORS.invalidToken);
-    if (!project.externalApiEnabled) throw new ApiError(403, API_ERRORS.externalApiDisabled);
+    if (!project || project.deleted || project.orgId !== orgId) throw new DomainError('not-found', API_ERRORS.projectNotFound);
+    if (project.id !== token.projectId) throw new DomainError('unauthenticated', API_ERRORS.invalidToken);
+    if (!project.externalApiEnabled) throw new DomainError('forbidden', API_ERRORS.externalApiDisabled);
     // The project type before the scope: a route that cannot serve this project says so, even
     // to a token that lacks its scope (no token of the project can have a scope it never gets).
     const typeError = route.projectType?.(project.type);
-    if (typeError) throw new ApiError(400, typeError);
-    if (route.scope && !token.scopes.includes(route.scope)) throw new ApiError(403, API_ERRORS.insufficientScope);
+    if (typeError) throw new DomainError('invalid', typeError);
+    if (route.scope && !token.scopes.includes(route.scope)) throw new DomainError('forbidden', API_ERRORS.insufficientScope);
     assertJsonObjectBody(request);
 
     this.usage.recordUse(token.id);

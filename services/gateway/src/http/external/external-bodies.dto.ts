@@ -1,6 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { IsBoolean, IsDefined, IsIn, IsObject, IsOptional, IsString, IsUrl, MaxLength } from 'class-validator';
-import { API_ERRORS } from '../api-error.js';
+import { INVOCATION_ACTIONS, type InvocationAction } from '../../commands/modify-invocation.handler.js';
+import { API_ERRORS } from '../../errors/error-messages.js';
 import { ENROLLMENT_POLICIES, ON_ERROR_POLICIES, type EnrollmentPolicy, type OnErrorPolicy } from '../../entities/project-api-settings.entity.js';
 
 /**
@@ -56,9 +57,6 @@ export class AutomationTriggerBody extends TriggerFields {
   @IsOptional() @IsObject() payload?: Record<string, unknown>;
   @IsOptional() @IsIn(['app', 'production']) runtimeStage?: 'app' | 'production';
 }
-
-export const INVOCATION_ACTIONS = ['cancel', 'reschedule', 'approve', 'reject'] as const;
-export type InvocationAction = (typeof INVOCATION_ACTIONS)[number];
 
 /**
  * PATCH /external-invocations/{id}. Only `action` is checked here; which other fields an action

@@ -1,5 +1,6 @@
 import { Type } from 'class-transformer';
 import { IsDefined, IsInt, IsNotEmpty, IsOptional, IsString, Max, MaxLength, Min } from 'class-validator';
+import type { PollingTriggerFields } from '../../commands/save-polling-trigger.handler.js';
 
 /** Bounds of intervalMs (ours; the spec gives only the default). */
 export const POLLING_INTERVAL_MIN_MS = 1000;
@@ -9,7 +10,7 @@ const required = (field: string) => [IsDefined({ message: `${field} is required`
 const apply = (decorators: PropertyDecorator[]): PropertyDecorator => (target, key) => decorators.forEach((decorator) => decorator(target, key));
 
 /** POST /flows/{projectId}/polling. Required fields first, in the spec's order. */
-export class RegisterPollingBody {
+export class RegisterPollingBody implements PollingTriggerFields {
   @apply(required('source')) @IsString({ message: 'source must be a string' }) @MaxLength(256) source!: string;
   @apply(required('pollKey')) @IsString({ message: 'pollKey must be a string' }) @MaxLength(256) pollKey!: string;
   @apply(required('pollEndpoint')) @IsString({ message: 'pollEndpoint must be an http or https URL' }) @MaxLength(2048) pollEndpoint!: string;

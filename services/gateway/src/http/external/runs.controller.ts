@@ -1,24 +1,42 @@
 import { Body, Controller, Headers, HttpCode, Post, Req, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
+import { StartRunHandler, type RunModeName, type StartRunResult, type TargetName } from '../../commands/start-run.handler.js';
+import { refusalAnswer } from '../api-exception.filter.js';
 import { receivedAtOf } from '../received-at.js';
-import {
-  AutomationTriggerBody,
-  BotInvokeBody,
-  BotMessageBody,
-  FlowTriggerBody,
-} from './external-bodies.dto.js';
 import type { ExternalRequest } from './external-api.guard.js';
-import { automationOnly, chatbotOnlyForBots, chatbotOnlyForFlows, ExternalRoute } from './external-route.decorator.js';
-import { RateLimited } from './rate-limits/rate-limited.decorator.js';
-import { RunRequests, type RunModeName, type TargetName } from './run-requests.js';
-import { schedulingFieldsOf } from './scheduling-fields.js';
+import { AutomationTriggerBody, BotInvokeBody, BotMessageBody, FlowTriggerBody } from './external-bodies.dto.js';
+import { automationOnly, chatbotOnlyForBots, chatbotOnlyForFlows } from './external-route-options.js';
+import { ExternalRoute } from './external-route.decorator.js';
+import { RateLimited } from './rate-limited.decorator.js';
 
 const IDEMPOTENCY_HEADER = 'x-idempotency-key';
+
+/** The status of each outcome of a run request; a refusal's comes from its kind. */
+const STATUS_OF_OUTCOME = { finished: 200, accepted: 202, failed: 500 } as const;
+
+/** Where a run request's answer goes: the reply, or anything that takes a status and headers the same way. */
+export type AnswerSink = Pick<FastifyReply, 'status' | 'headers'>;
+
+/**
+ * Answers a run request: sets the status (and, for a used-up quota, the X-Quota headers) on the
+ * reply and returns the JSON body. Writes straight to the reply: a run request is on the hot
+ * path, and its answer needs no object of its own.
+ */
+export function answerRun(reply: AnswerSink, result: StartRunResult): Record<string, unknown> {
+  if (result.outcome !== 'refused') {
+    void reply.status(STATUS_OF_OUTCOME[result.outcome]);
+    return result.run;
+  }
+  const answer = refusalAnswer(result.refusal);
+  if (answer.headers) void reply.headers(answer.headers);
+  void reply.status(answer.status);
+  return answer.body;
+}
 
 /** The bot, flow and automation run endpoints of the spec; each is rate limited on its own counter. */
 @Controller('v1/orgs/:orgId')
 export class RunsController {
-  constructor(private readonly runs: RunRequests) {}
+  constructor(private readonly startRun: StartRunHandler) {}
 
   @Post('bots/:projectId/message')
   @HttpCode(200)
@@ -99,22 +117,14 @@ export class RunsController {
   }
 
   private async start(req: ExternalRequest, reply: FastifyReply, target: TargetName, mode: RunModeName, body: object, key?: string) {
-    const fields = body as Record<string, unknown>;
-    const receivedAt = receivedAtOf(reply);
-    let runAt: Date | undefined;
-    // Only the async trigger endpoints schedule; the sync ones and bots/invoke ignore both fields.
-    if (mode === 'ASYNC' && target !== 'BOT') {
-      const scheduling = schedulingFieldsOf(fields, receivedAt);
-      if (scheduling && 'error' in scheduling) {
-        void reply.status(400);
-        return { error: scheduling.error };
-      }
-      // A dry run validates and records nothing, so it carries no start time.
-      if (scheduling && fields.dryRun !== true) runAt = scheduling.runAt;
-    }
-    const answer = await this.runs.start({ caller: req.caller, target, mode, body: fields, idempotencyKey: key, receivedAt, runAt });
-    if (answer.headers) void reply.headers(answer.headers);
-    void reply.status(answer.status);
-    return answer.body;
+    const result = await this.startRun.execute({
+      caller: req.caller,
+      target,
+      mode,
+      body: body as Record<string, unknown>,
+      idempotencyKey: key,
+      receivedAt: receivedAtOf(reply),
+    });
+    return answerRun(reply, result);
   }
 }

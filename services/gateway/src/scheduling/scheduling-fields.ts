@@ -1,4 +1,4 @@
-import { API_ERRORS } from '../api-error.js';
+import { API_ERRORS } from '../errors/error-messages.js';
 
 /**
  * The scheduling rules of the spec (async trigger endpoints and PATCH reschedule): `runAt`, an

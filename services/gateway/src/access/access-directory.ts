@@ -1,11 +1,12 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Counter, type Registry } from 'prom-client';
-import { DataSource } from 'typeorm';
 import { METRICS_REGISTRY } from '@runline/runtime';
-import { ProjectVersions } from '../../changes/project-versions.js';
-import { GatewayConfig } from '../../config.js';
-import type { TokenScope } from '../../entities/api-token.entity.js';
-import type { ProjectType } from '../../entities/project.entity.js';
+import { ProjectVersions } from '../changes/project-versions.js';
+import { GatewayConfig } from '../config.js';
+import type { TokenScope } from '../entities/api-token.entity.js';
+import type { ProjectType } from '../entities/project.entity.js';
+import { ApiTokenRepository } from '../repositories/api-token.repository.js';
+import { ProjectRepository } from '../repositories/project.repository.js';
 
 export interface TokenRecord {
   id: string;
@@ -52,7 +53,8 @@ export class AccessDirectory {
   private readonly databaseReads: Counter<'kind'>;
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly apiTokenRepository: ApiTokenRepository,
+    private readonly projectRepository: ProjectRepository,
     private readonly versions: ProjectVersions,
     @Inject(GatewayConfig) config: GatewayConfig,
     @Inject(METRICS_REGISTRY) registry: Registry,
@@ -73,26 +75,10 @@ export class AccessDirectory {
   async tokenByHash(hash: string, since = performance.now()): Promise<TokenRecord | null> {
     return this.cached(this.tokens, hash, since, (token) => token.projectId, async () => {
       this.databaseReads.inc({ kind: 'token' });
-      const rows: Array<{
-        id: string;
-        org_id: string;
-        project_id: string;
-        scopes: TokenScope[];
-        expires_at: Date | null;
-        revoked_at: Date | null;
-        config_version: number;
-      }> = await this.dataSource.query(
-        `SELECT t.id, t.org_id, t.project_id, t.scopes, t.expires_at, t.revoked_at, p.config_version
-           FROM api_tokens t JOIN projects p ON p.id = t.project_id
-          WHERE t.token_hash = $1`,
-        [hash],
-      );
-      const row = rows[0];
+      const row = await this.apiTokenRepository.accessByHash(hash);
       if (!row) return { value: null, version: null };
-      return {
-        value: { id: row.id, orgId: row.org_id, projectId: row.project_id, scopes: row.scopes, expiresAt: row.expires_at, revoked: row.revoked_at !== null },
-        version: row.config_version,
-      };
+      const { configVersion, ...token } = row;
+      return { value: token, version: configVersion };
     });
   }
 
@@ -100,34 +86,8 @@ export class AccessDirectory {
   async project(projectId: string, since = performance.now()): Promise<ProjectRecord | null> {
     return this.cached(this.projects, projectId, since, (project) => project.id, async () => {
       this.databaseReads.inc({ kind: 'project' });
-      const rows: Array<{
-        id: string;
-        org_id: string;
-        type: ProjectType;
-        deleted_at: Date | null;
-        external_api_enabled: boolean | null;
-        published_version: number;
-        config_version: number;
-      }> = await this.dataSource.query(
-        `SELECT p.id, p.org_id, p.type, p.deleted_at, s.external_api_enabled, p.published_version, p.config_version
-           FROM projects p LEFT JOIN project_api_settings s ON s.project_id = p.id
-          WHERE p.id = $1`,
-        [projectId],
-      );
-      const row = rows[0];
-      if (!row) return { value: null, version: null };
-      return {
-        value: {
-          id: row.id,
-          orgId: row.org_id,
-          type: row.type,
-          deleted: row.deleted_at !== null,
-          externalApiEnabled: row.external_api_enabled ?? true,
-          publishedVersion: row.published_version,
-          configVersion: row.config_version,
-        },
-        version: row.config_version,
-      };
+      const project = await this.projectRepository.accessOf(projectId);
+      return { value: project, version: project?.configVersion ?? null };
     });
   }
 

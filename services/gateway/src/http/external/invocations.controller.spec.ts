@@ -1,16 +1,20 @@
 import { ModifyAction } from '@runline/contracts';
-import { ApiError } from '../http/api-error.js';
-import type { ModifyInvocationBody } from '../http/external/external-bodies.dto.js';
-import { changeOf } from './modify-invocation.handler.js';
+import { DomainError } from '../../errors/domain-error.js';
+import { refusalAnswer } from '../api-exception.filter.js';
+import { changeOf, type InvocationChange } from '../../commands/modify-invocation.handler.js';
 
 const NOW = new Date('2030-01-01T10:00:00.000Z');
-const body = (fields: Record<string, unknown>) => fields as ModifyInvocationBody;
+const body = (fields: Record<string, unknown>) => fields as InvocationChange;
 
 function refusal(fields: Record<string, unknown>): { status: number; body: unknown } {
   try {
     changeOf(body(fields), NOW);
   } catch (error) {
-    if (error instanceof ApiError) return { status: error.getStatus(), body: error.getResponse() };
+    // Through the one mapping of refusals to HTTP, so the statuses checked are the ones answered.
+    if (error instanceof DomainError) {
+      const { status, body } = refusalAnswer(error);
+      return { status, body };
+    }
     throw error;
   }
   throw new Error('expected a refusal');

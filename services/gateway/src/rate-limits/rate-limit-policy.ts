@@ -32,14 +32,3 @@ export interface Tally {
   /** The database's clock when it counted, epoch ms. */
   nowMs: number;
 }
-
-/** The spec's X-RateLimit headers; `Retry-After` (seconds, at least 1) only over the limit. */
-export function rateLimitHeaders(policy: RateLimitPolicy, tally: Tally): Record<string, string> {
-  const headers: Record<string, string> = {
-    'x-ratelimit-limit': String(policy.limit),
-    'x-ratelimit-remaining': String(Math.max(0, policy.limit - tally.count)),
-    'x-ratelimit-reset': String(Math.ceil(tally.resetAtMs / 1000)),
-  };
-  if (tally.count > policy.limit) headers['retry-after'] = String(Math.max(1, Math.ceil((tally.resetAtMs - tally.nowMs) / 1000)));
-  return headers;
-}

@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { DataSource } from 'typeorm';
-import { LOGGER } from '@runline/runtime';
 import type { Logger } from '@runline/observability';
+import { LOGGER } from '@runline/runtime';
+import { ApiTokenRepository } from '../repositories/api-token.repository.js';
 
 const FLUSH_INTERVAL_MS = 5000;
 
@@ -16,7 +16,7 @@ export class TokenUsageRecorder implements OnModuleInit, OnApplicationShutdown {
   private timer: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly apiTokens: ApiTokenRepository,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
@@ -44,12 +44,7 @@ export class TokenUsageRecorder implements OnModuleInit, OnApplicationShutdown {
     const batch = this.pending;
     this.pending = new Map();
     try {
-      await this.dataSource.query(
-        `UPDATE api_tokens t SET last_used_at = u.used_at
-           FROM unnest($1::uuid[], $2::timestamptz[]) AS u (id, used_at)
-          WHERE t.id = u.id AND (t.last_used_at IS NULL OR t.last_used_at < u.used_at)`,
-        [[...batch.keys()], [...batch.values()]],
-      );
+      await this.apiTokens.recordLastUses(batch);
     } catch (error) {
       // Keep what failed for the next flush, unless a newer use has replaced it.
       for (const [id, at] of batch) if (!this.pending.has(id)) this.pending.set(id, at);

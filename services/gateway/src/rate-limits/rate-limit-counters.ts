@@ -1,7 +1,7 @@
 import { Inject, Injectable, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
-import { DataSource } from 'typeorm';
 import type { Logger } from '@runline/observability';
 import { LOGGER } from '@runline/runtime';
+import { RateLimitCounterRepository } from '../repositories/rate-limit-counter.repository.js';
 import type { Tally } from './rate-limit-policy.js';
 
 /** One request to count: the token, the endpoint and the limit it is held to. */
@@ -72,7 +72,7 @@ export class RateLimitCounters implements OnModuleInit, OnApplicationShutdown {
   private sweeper: NodeJS.Timeout | undefined;
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly repository: RateLimitCounterRepository,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
@@ -150,42 +150,25 @@ export class RateLimitCounters implements OnModuleInit, OnApplicationShutdown {
     }));
     try {
       const sentAt = Date.now();
-      const rows: Array<{ token_id: string; endpoint: string; window_ms: number; window_index: string; count: number; last_grant: number; now_ms: string }> =
-        await this.dataSource.query(
-          `WITH clock AS (SELECT (extract(epoch FROM clock_timestamp()) * 1000)::bigint AS ms)
-           INSERT INTO rate_limit_counters AS c (token_id, endpoint, window_ms, window_index, count, lim, last_grant)
-           SELECT u.token_id, u.endpoint, u.window_ms, clock.ms / u.window_ms, LEAST(u.block, u.lim), u.lim, LEAST(u.block, u.lim)
-             FROM unnest($1::uuid[], $2::text[], $3::int[], $4::int[], $5::int[]) AS u(token_id, endpoint, window_ms, lim, block), clock
-           ON CONFLICT (token_id, endpoint, window_ms, window_index) DO UPDATE SET
-             last_grant = LEAST(EXCLUDED.last_grant, GREATEST(0, EXCLUDED.lim - c.count)),
-             count = c.count + LEAST(EXCLUDED.last_grant, GREATEST(0, EXCLUDED.lim - c.count)),
-             lim = EXCLUDED.lim
-           RETURNING c.token_id, c.endpoint, c.window_ms, c.window_index, c.count, c.last_grant, (SELECT ms FROM clock) AS now_ms`,
-          [
-            asks.map((ask) => ask.hit.tokenId),
-            asks.map((ask) => ask.hit.endpoint),
-            asks.map((ask) => ask.hit.windowMs),
-            asks.map((ask) => ask.hit.limit),
-            asks.map((ask) => ask.block),
-          ],
-        );
+      const rows = await this.repository.take(
+        asks.map((ask) => ({ tokenId: ask.hit.tokenId, endpoint: ask.hit.endpoint, windowMs: ask.hit.windowMs, limit: ask.hit.limit, block: ask.block })),
+      );
       const receivedAt = Date.now();
       for (const row of rows) {
-        const key = keyOf({ tokenId: row.token_id, endpoint: row.endpoint, windowMs: row.window_ms });
+        const key = keyOf(row);
         const group = groups.get(key);
         if (!group) continue;
         groups.delete(key);
-        const nowMs = Number(row.now_ms);
+        const { nowMs, windowIndex } = row;
         this.clockOffsetMs = nowMs - (sentAt + receivedAt) / 2;
-        const windowIndex = Number(row.window_index);
         // Places of an earlier block of the same window (two statements may be in flight) are kept.
         const earlier = this.leases.get(key);
         const lease: Lease =
           earlier && earlier.windowIndex === windowIndex && earlier.limit === group.hit.limit
             ? earlier
-            : { limit: group.hit.limit, windowIndex, resetAtMs: (windowIndex + 1) * row.window_ms, free: [], seen: 0, full: false, refilling: false };
+            : { limit: group.hit.limit, windowIndex, resetAtMs: (windowIndex + 1) * row.windowMs, free: [], seen: 0, full: false, refilling: false };
         lease.refilling = false;
-        if (row.last_grant > 0) lease.free.push({ next: row.count - row.last_grant + 1, last: row.count });
+        if (row.lastGrant > 0) lease.free.push({ next: row.count - row.lastGrant + 1, last: row.count });
         lease.seen = Math.max(lease.seen, row.count);
         lease.full = lease.full || row.count >= group.hit.limit;
         for (const pending of group.waiting) {
@@ -216,9 +199,7 @@ export class RateLimitCounters implements OnModuleInit, OnApplicationShutdown {
     const nowMs = Date.now() + this.clockOffsetMs;
     for (const [key, lease] of this.leases) if (lease.resetAtMs < nowMs) this.leases.delete(key);
     try {
-      await this.dataSource.query(
-        `DELETE FROM rate_limit_counters WHERE (window_index + 1) * window_ms < (extract(epoch FROM clock_timestamp()) * 1000)::bigint - 60000`,
-      );
+      await this.repository.deleteEnded();
     } catch (error) {
       this.logger.warn({ err: error }, 'could not sweep old rate limit windows');
     }

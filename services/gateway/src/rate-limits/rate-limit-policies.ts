@@ -1,7 +1,7 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { DataSource } from 'typeorm';
-import { ProjectVersions, type ProjectVersion } from '../../../changes/project-versions.js';
-import { GatewayConfig } from '../../../config.js';
+import { ProjectVersions, type ProjectVersion } from '../changes/project-versions.js';
+import { GatewayConfig } from '../config.js';
+import { ProjectRepository } from '../repositories/project.repository.js';
 import { effectivePolicy, type RateLimitPolicy } from './rate-limit-policy.js';
 
 interface Cached {
@@ -25,7 +25,7 @@ export class RateLimitPolicies {
   private readonly ttlMs: number;
 
   constructor(
-    private readonly dataSource: DataSource,
+    private readonly projects: ProjectRepository,
     private readonly versions: ProjectVersions,
     @Inject(GatewayConfig) config: GatewayConfig,
   ) {
@@ -49,30 +49,11 @@ export class RateLimitPolicies {
 
   private async load(projectId: string): Promise<RateLimitPolicy> {
     const now = Date.now();
-    const rows: Array<{
-      org_id: string;
-      config_version: number;
-      plan_version: number;
-      project_limit: number | null;
-      project_window: string | null;
-      plan_limit: number | null;
-      plan_window: string | null;
-    }> =
-      await this.dataSource.query(
-        `SELECT p.org_id, p.config_version, o.plan_version, s.rate_limit_per_minute AS project_limit, s.rate_limit_window_ms AS project_window,
-                o.rate_limit_per_minute AS plan_limit, o.rate_limit_window_ms AS plan_window
-           FROM projects p JOIN organizations o ON o.id = p.org_id LEFT JOIN project_api_settings s ON s.project_id = p.id
-          WHERE p.id = $1`,
-        [projectId],
-      );
-    const row = rows[0];
-    const number = (value: string | number | null | undefined) => (value === null || value === undefined ? null : Number(value));
-    const policy = effectivePolicy(
-      { limit: number(row?.project_limit), windowMs: number(row?.project_window) },
-      { limit: number(row?.plan_limit), windowMs: number(row?.plan_window) },
-    );
+    const row = await this.projects.rateLimitSettingsOf(projectId);
+    const unset = { limit: null, windowMs: null };
+    const policy = effectivePolicy(row?.project ?? unset, row?.plan ?? unset);
     if (this.cache.size > 100_000) this.cache.clear();
-    this.cache.set(projectId, { orgId: row?.org_id ?? '', policy, expiresAt: now + this.ttlMs, version: { config: row?.config_version ?? 0, plan: row?.plan_version ?? 0 } });
+    this.cache.set(projectId, { orgId: row?.orgId ?? '', policy, expiresAt: now + this.ttlMs, version: { config: row?.configVersion ?? 0, plan: row?.planVersion ?? 0 } });
     return policy;
   }
 

@@ -1,5 +1,23 @@
-import { create, StartInvocationReplySchema, timestampFromDate } from '@runline/contracts';
-import { answerOf } from './run-requests.js';
+import { create, StartInvocationReplySchema, timestampFromDate, type StartInvocationReply } from '@runline/contracts';
+import { resultOf, type RunModeName, type TargetName } from '../../commands/start-run.handler.js';
+import { answerRun, type AnswerSink } from './runs.controller.js';
+
+interface Answer {
+  status?: number;
+  body: Record<string, unknown>;
+  headers?: Record<string, string>;
+}
+
+/** The answer a StartInvocation reply gets: the handler's outcome, as the controller answers it. */
+function answerOf(reply: StartInvocationReply, target: TargetName, mode: RunModeName): Answer {
+  const answer: Answer = { body: {} };
+  const sink = {
+    status: (code: number) => ((answer.status = code), sink),
+    headers: (headers: Record<string, string>) => ((answer.headers = headers), sink),
+  };
+  answer.body = answerRun(sink as unknown as AnswerSink, resultOf(reply, target, mode));
+  return answer;
+}
 
 describe('answerOf: the 202 of an async run', () => {
   it('gives scheduledFor of a scheduled run to the millisecond', () => {

@@ -1,0 +1,38 @@
+/** The spec's error messages (and a few of ours, marked), in one place so a typo cannot split them. */
+export const API_ERRORS = {
+  unsupportedVersion: 'Unsupported API version',
+  missingToken: 'Missing API token',
+  invalidToken: 'Invalid API token',
+  projectNotFound: 'Project not found',
+  externalApiDisabled: 'External API access is disabled for this project',
+  insufficientScope: 'Insufficient token scope',
+  botChatbotOnly: 'Bot message API is only available for chatbot projects',
+  automationsUseAutomationApi: 'Automation projects must use the automation trigger API',
+  automationOnly: 'Automation trigger API is only available for automation projects',
+  typeNotSupported: 'External API access is not supported for this project type',
+  rateLimitExceeded: 'Rate limit exceeded',
+  tokenMismatch: 'Token does not match invocation',
+  invocationNotFound: 'Invocation not found',
+  unauthorized: 'Unauthorized',
+  syncTriggerFailed: 'Flow sync trigger failed',
+  invocationServiceUnavailable: 'Invocation service unavailable, retry shortly',
+  runNotStarted: 'The run could not be started, retry with the same idempotency key',
+  // Ours: the gateway's own database did not answer (a cut connection, a restart).
+  serviceTemporarilyUnavailable: 'Service temporarily unavailable, retry shortly',
+  // Scheduling rules (async triggers and PATCH reschedule); README "Runs" gives the order.
+  schedulingBothFields: 'Provide either runAt or delaySeconds, not both',
+  runAtInvalid: 'runAt must be a valid ISO date-time',
+  runAtNotInFuture: 'runAt must be in the future',
+  delaySecondsInvalid: 'delaySeconds must be a positive number',
+  // Our upper bound (the spec gives none): MAX_SCHEDULE_AHEAD_DAYS in scheduling-fields.ts.
+  runAtTooFar: 'runAt must be at most 365 days in the future',
+  delaySecondsTooLarge: 'delaySeconds must be at most 31536000 (365 days)',
+  // PATCH /external-invocations/{id}. The body messages are ours; the 409s are the spec's.
+  actionRequired: 'action is required',
+  actionInvalid: 'action must be one of: cancel, reschedule, approve, reject',
+  cancelTakesNoFields: 'cancel takes no fields other than action',
+  rescheduleNeedsTime: 'reschedule needs runAt or delaySeconds',
+  notAsync: 'Only async invocations can be modified',
+  notScheduled: 'Only scheduled invocations can be modified',
+  noLongerScheduled: 'Invocation is no longer scheduled',
+} as const;
