@@ -143,17 +143,18 @@ export class RunStarter implements OnApplicationShutdown {
       const { row, plan, refusal } = prepared;
       const run = await retryTransient(() => claim(row, plan, refusal));
       if (!run) return;
-      // The run is ours now (RUNNING under our lease): it runs even if the bus cannot take the
-      // acknowledgement. The command then comes again later, finds the run no longer waiting
-      // and is dropped, so nothing runs twice.
-      await acknowledge().catch((error: unknown) =>
-        this.logger.warn({ err: error, invocationId }, 'could not acknowledge the start command; the run goes on and the redelivery will be ignored'),
-      );
+      // The run is ours now (RUNNING under our lease): it runs at once, under its lease's
+      // renewal, while the bus takes the acknowledgement. Waiting for that first would let the
+      // lease run out while NATS is away. If the acknowledgement is lost, the command comes
+      // again later, finds the run no longer waiting and is dropped, so nothing runs twice.
       handedOver = true;
       this.slots.track(
         run().catch((error: unknown) => {
           this.logger.error({ err: error, invocationId }, 'run could not be recorded; its lease will expire and end it');
         }),
+      );
+      await acknowledge().catch((error: unknown) =>
+        this.logger.warn({ err: error, invocationId }, 'could not acknowledge the start command; the run goes on and the redelivery will be ignored'),
       );
     } finally {
       if (!handedOver) this.slots.release();

@@ -15,11 +15,20 @@ const BATCH = 100;
  * replicas share the work (`SKIP LOCKED`): a RUNNING run whose lease expired ends FAILED as
  * interrupted; an async automation with attempts left is retried instead (at once, through
  * the scheduler like every retry).
+ *
+ * A lease also expires while the database is out of reach, for every process at once: nobody
+ * can renew. So after a sweep fails, the next sweep waits until the database answers again and
+ * then a whole lease more. Every live process renews its leases within a third of a lease, so
+ * what is still expired then belongs to a process that really died, and a run whose process
+ * was only waiting for the database is never ended as interrupted.
  */
 @Injectable()
 export class RunSweeper implements OnApplicationBootstrap, OnApplicationShutdown {
   private timer: NodeJS.Timeout | undefined;
   private sweeping: Promise<void> | undefined;
+  /** Set when a sweep failed: the database must answer, then a lease must pass, before the next. */
+  private databaseLost = false;
+  private pausedUntil = 0;
 
   constructor(
     private readonly transactions: TransactionRunner,
@@ -30,9 +39,7 @@ export class RunSweeper implements OnApplicationBootstrap, OnApplicationShutdown
 
   onApplicationBootstrap(): void {
     this.timer = setInterval(() => {
-      this.sweeping ??= this.sweep()
-        .catch((error: unknown) => this.logger.warn({ err: error }, 'run sweep failed; retrying on the next tick'))
-        .finally(() => (this.sweeping = undefined));
+      this.sweeping ??= this.tick().finally(() => (this.sweeping = undefined));
     }, this.config.RUN_SWEEP_INTERVAL_MS);
     this.timer.unref();
   }
@@ -40,6 +47,22 @@ export class RunSweeper implements OnApplicationBootstrap, OnApplicationShutdown
   async onApplicationShutdown(): Promise<void> {
     clearInterval(this.timer);
     await this.sweeping;
+  }
+
+  private async tick(): Promise<void> {
+    try {
+      if (this.databaseLost) {
+        await this.transactions.run((tx) => tx.manager.query('SELECT 1'));
+        this.databaseLost = false;
+        this.pausedUntil = Date.now() + this.config.RUN_LEASE_MS;
+        this.logger.info({ resumesInMs: this.config.RUN_LEASE_MS }, 'database answers again; sweeping resumes after one lease, once live processes renewed theirs');
+      }
+      if (Date.now() < this.pausedUntil) return;
+      await this.sweep();
+    } catch (error) {
+      this.databaseLost = true;
+      this.logger.warn({ err: error }, 'run sweep failed; waiting for the database, then one lease, before the next');
+    }
   }
 
   async sweep(): Promise<void> {
