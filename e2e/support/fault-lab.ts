@@ -1,0 +1,413 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
+import path from 'node:path';
+import { startEmbeddedPostgres, type EmbeddedPostgres } from '@runline/db';
+import { HttpClient, queryDatabase, TEST_CONSOLE_JWT_SECRET, TEST_SECRETS_KEY, type HttpResult } from '@runline/testing';
+import { createProject, issueToken, publishDefinition, type ProjectFixture } from '../gateway-fixtures.js';
+import { selfSignedCertificate, startHttpsReceiver, type HttpsReceiver, type TestCertificate } from './https-receiver.js';
+import { eventually } from './lifecycle-support.js';
+import { PollingEndpoint } from './polling-endpoint.js';
+import { compiledEntry, freePort, runNode, waitForOk, type RunningProcess } from './processes.js';
+
+export const SERVICES = ['gateway', 'invocation', 'scheduler', 'polling', 'dead-letter', 'callback'] as const;
+export type ServiceName = (typeof SERVICES)[number];
+export type Fault = { kind: 'kill'; service: ServiceName } | { kind: 'nats-restart' } | { kind: 'postgres-restart' };
+
+/** What one fault did to the runs made around it. */
+export interface FaultOutcome {
+  fault: string;
+  /** Runs the API accepted (async 202, scheduled 202, sync 200), each with its own key. */
+  accepted: number;
+  /** Accepted runs that never reached a final status. */
+  lost: number;
+  /** Runs whose http node was called more than once, or that started more than once. */
+  doubled: number;
+  /** Runs that ended "Run was interrupted" because the process running them died. */
+  interrupted: number;
+  /** Final async runs with no callback at the receiver. */
+  callbacksMissing: number;
+  /** Answers other than the documented ones (2xx, 429, 503), e.g. 500, while the fault lasted. */
+  unexpectedAnswers: Record<string, number>;
+  /** The first few of them, with their bodies, to say what went wrong. */
+  unexpectedSamples: string[];
+  /** Polled items that were started as runs in the phase, and of those, how many ended. */
+  polledStarted: number;
+  polledEnded: number;
+  /** From the restart of what failed until a new async run is accepted and it reports ready. */
+  recoveryMs: number;
+}
+
+export function describeFault(fault: Fault): string {
+  return fault.kind === 'kill' ? `kill -9 ${fault.service}` : fault.kind === 'nats-restart' ? 'NATS restart' : 'PostgreSQL restart';
+}
+
+const FINAL = new Set(['SUCCEEDED', 'FAILED', 'TIMEOUT', 'CANCELLED']);
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+
+/**
+ * The whole system as an operator runs it: six services as separate processes, a PostgreSQL
+ * and a nats-server of the lab's own (so they can be restarted without touching anyone else's),
+ * a customer's HTTPS callback receiver, a plain HTTP server that counts each run's http-node
+ * call, and a polled endpoint. `inject` puts the system through one fault while runs are in
+ * flight and accounts for every run made around it.
+ */
+export class FaultLab {
+  private readonly processes = new Map<ServiceName, RunningProcess>();
+  private readonly ports = new Map<ServiceName, number>();
+  private postgres: EmbeddedPostgres | undefined;
+  private nats: ChildProcess | undefined;
+  private http!: HttpClient;
+  private project!: ProjectFixture;
+  private token!: string;
+  private environment!: NodeJS.ProcessEnv;
+  private phase = 0;
+
+  private constructor(
+    private readonly workDir: string,
+    private readonly natsPort: number,
+    private readonly postgresPort: number,
+    private readonly certificate: TestCertificate,
+    readonly receiver: HttpsReceiver,
+    private readonly counter: Server,
+    /** Calls of each run's http node, by the run's key. */
+    private readonly hits: Map<string, number>,
+    private readonly endpoint: PollingEndpoint,
+  ) {}
+
+  static async start(): Promise<FaultLab> {
+    const workDir = await mkdtemp(path.join(tmpdir(), 'runline-faults-'));
+    // PostgreSQL runs as the OS user postgres when the tests run as root: let it through.
+    await chmod(workDir, 0o755);
+    const certificate = await selfSignedCertificate();
+    const hits = new Map<string, number>();
+    const counter = createServer((request, response) => {
+      const key = decodeURIComponent(/\/hit\/([^/?]+)/.exec(request.url ?? '')?.[1] ?? '');
+      hits.set(key, (hits.get(key) ?? 0) + 1);
+      // Slow enough that a fault catches runs in the middle of their http node.
+      setTimeout(() => response.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'), 20);
+    });
+    await new Promise<void>((resolve) => counter.listen(0, '127.0.0.1', resolve));
+    const lab = new FaultLab(workDir, await freePort(), await freePort(), certificate, await startHttpsReceiver(certificate), counter, hits, await PollingEndpoint.start());
+    try {
+      await lab.boot();
+    } catch (error) {
+      await lab.stop();
+      throw error;
+    }
+    return lab;
+  }
+
+  private async boot(): Promise<void> {
+    await this.startPostgres();
+    await this.startNats();
+    this.environment = {
+      PATH: process.env.PATH,
+      DATABASE_URL: this.database().url,
+      NATS_URL: `nats://127.0.0.1:${this.natsPort}`,
+      BUS_PREFIX: 'faults',
+      HOST: '127.0.0.1',
+      CONSOLE_JWT_SECRET: TEST_CONSOLE_JWT_SECRET,
+      SECRETS_KEY: TEST_SECRETS_KEY,
+      LOG_LEVEL: 'error',
+      OUTBOUND_ALLOWED_CIDRS: '127.0.0.0/8',
+      NODE_EXTRA_CA_CERTS: this.certificate.caFile,
+      // Short leases and sweeps, so work a killed process held is taken over in seconds.
+      RUN_LEASE_MS: '1500',
+      RUN_SWEEP_INTERVAL_MS: '200',
+      BUS_ACK_WAIT_MS: '2000',
+      CALLBACK_LEASE_MS: '11000',
+      CALLBACK_SWEEP_INTERVAL_MS: '200',
+      POLLING_LEASE_MS: '3000',
+      POLLING_SWEEP_INTERVAL_MS: '200',
+      SCHEDULER_SWEEP_INTERVAL_MS: '200',
+      DEAD_LETTER_REPLAY_RECOVERY_INTERVAL_MS: '1000',
+    };
+    for (const service of SERVICES) {
+      const migration = runNode(compiledEntry(`services/${service}/main.js`), ['migrate'], this.environment);
+      const code = await migration.exit();
+      if (code !== 0) throw new Error(`migrating ${service} exited ${code}: ${migration.output()}`);
+    }
+    for (const service of SERVICES) this.ports.set(service, await freePort());
+    await Promise.all(SERVICES.map((service) => this.startService(service)));
+    this.http = new HttpClient(`http://127.0.0.1:${this.ports.get('gateway')}`);
+
+    const hitUrl = `http://127.0.0.1:${(this.counter.address() as AddressInfo).port}/hit/{{ payload.k }}`;
+    this.project = await createProject(this.http, 'CHATBOT');
+    await publishDefinition(this.http, this.project, {
+      schemaVersion: 1,
+      bot: { start: 'end', nodes: { end: { type: 'end' } } },
+      flow: {
+        trigger: { externalEnabled: true, key: 'external_event' },
+        start: 'call',
+        nodes: { call: { type: 'http', method: 'GET', url: hitUrl, next: 'done' }, done: { type: 'end' } },
+      },
+    });
+    const settings = await this.http.patch(
+      `/v1/orgs/${this.project.orgId}/projects/${this.project.projectId}/api-settings`,
+      { defaultEnrollmentPolicy: 'EVERY_MATCH', rateLimitPerMinute: 1_000_000, defaultCallbackUrl: `${this.receiver.url}/callback`, defaultCallbackSecret: 'fault-lab-secret' },
+      { bearer: this.project.ownerJwt },
+    );
+    if (settings.status !== 200) throw new Error(`settings: ${settings.status} ${JSON.stringify(settings.body)}`);
+    this.token = (await issueToken(this.http, this.project, ['flow:trigger'])).token;
+  }
+
+  private async startPostgres(): Promise<void> {
+    this.postgres = await startEmbeddedPostgres({ dataDir: path.join(this.workDir, 'pgdata'), port: this.postgresPort, database: 'runline' });
+  }
+
+  private async startNats(): Promise<void> {
+    this.nats = spawn('/usr/sbin/nats-server', ['-a', '127.0.0.1', '-p', String(this.natsPort), '-js', '-sd', path.join(this.workDir, 'nats')], { stdio: 'ignore' });
+    await eventually('nats-server to listen', async () => {
+      const answer = await fetch(`http://127.0.0.1:${this.natsPort}`).catch((error: { cause?: { code?: string } }) => error.cause?.code);
+      return answer === 'ECONNREFUSED' ? undefined : true;
+    });
+  }
+
+  private async startService(service: ServiceName): Promise<void> {
+    const port = this.ports.get(service)!;
+    const started = runNode(compiledEntry(`services/${service}/main.js`), [], { ...this.environment, PORT: String(port) });
+    this.processes.set(service, started);
+    await waitForOk(`http://127.0.0.1:${port}/health/ready`, started, 60_000);
+  }
+
+  private async ready(service: ServiceName): Promise<boolean> {
+    const answer = await fetch(`http://127.0.0.1:${this.ports.get(service)}/health/ready`).catch(() => undefined);
+    return answer?.status === 200;
+  }
+
+  /** Puts the system through `fault` while `runs` async runs (and a mix of others) are in flight. */
+  async inject(fault: Fault, runs: number): Promise<FaultOutcome> {
+    const phase = ++this.phase;
+    const unexpected: Record<string, number> = {};
+    const samples: string[] = [];
+    const note = (answer: HttpResult<unknown> | undefined) => {
+      if (answer && documented(answer, fault)) return;
+      // The gateway itself killed: connections are refused, which is what a client sees of a
+      // dead process (not an answer of ours). Anything else is counted.
+      if (!answer && fault.kind === 'kill' && fault.service === 'gateway') return;
+      const status = answer ? String(answer.status) : 'no answer';
+      unexpected[status] = (unexpected[status] ?? 0) + 1;
+      if (samples.length < 5) samples.push(`${status} ${JSON.stringify(answer?.body ?? null).slice(0, 300)}`);
+    };
+    const accepted = new Map<string, string>(); // run key → invocationId
+    const asyncKeys = new Set<string>();
+    const started = Date.now();
+
+    // Polls keep coming through the phase: one new item per poll, each a run of its own.
+    const pollKey = `faults-${phase}`;
+    const feed = this.endpoint.script(
+      `/feed/${pollKey}`,
+      Array.from({ length: 10_000 }, (_, poll) => ({ json: [{ id: `${phase}-${poll}`, event: 'e', customerId: 'polled', k: `p-${phase}-${poll}` }] })),
+    );
+    const trigger = await this.http.post(`${this.flows()}/polling`, { source: pollKey, pollKey, pollEndpoint: feed, intervalMs: 1000 }, { bearer: this.token });
+    if (trigger.status !== 201) throw new Error(`polling trigger: ${trigger.status} ${JSON.stringify(trigger.body)}`);
+
+    const send = async (key: string, kind: 'async' | 'scheduled' | 'sync'): Promise<void> => {
+      const body = { event: 'e', customerId: key, k: key, ...(kind === 'scheduled' ? { delaySeconds: 2 } : {}) };
+      const route = kind === 'sync' ? 'trigger' : 'trigger-async';
+      // A refused request is resent with the same key, as the spec tells clients to.
+      for (let attempt = 0; attempt < 600; attempt++) {
+        const answer = await this.http
+          .post<{ invocationId?: string }>(`${this.flows()}/${route}`, body, { bearer: this.token, headers: { 'x-idempotency-key': key } })
+          .catch(() => undefined);
+        note(answer);
+        if (answer && answer.status < 300 && answer.body.invocationId) {
+          accepted.set(key, answer.body.invocationId);
+          if (kind !== 'sync') asyncKeys.add(key);
+          return;
+        }
+        await sleep(100);
+      }
+      throw new Error(`run ${key} was never accepted`);
+    };
+    const load = (async () => {
+      const inFlight: Promise<void>[] = [];
+      for (let n = 0; n < runs; n++) {
+        const kind = n % 10 === 9 ? 'sync' : n % 10 === 8 ? 'scheduled' : 'async';
+        inFlight.push(send(`r-${phase}-${n}`, kind));
+        if (inFlight.length % 50 === 0) await sleep(20);
+      }
+      await Promise.all(inFlight);
+    })();
+
+    // Strike once a quarter of the runs are in.
+    await eventually('a quarter of the runs to be accepted', async () => (accepted.size >= runs / 4 ? true : undefined), 60_000);
+    const restartedAt = await this.strike(fault);
+    const recovered = (async () => {
+      for (let probe = 0; ; probe++) {
+        const answer = await this.http
+          .post<{ invocationId?: string }>(`${this.flows()}/trigger-async`, { event: 'e', customerId: 'probe', k: `probe-${phase}-${probe}` }, { bearer: this.token })
+          .catch(() => undefined);
+        note(answer);
+        if (answer?.status === 202 && (fault.kind !== 'kill' || (await this.ready(fault.service)))) return Date.now() - restartedAt;
+        await sleep(100);
+      }
+    })();
+    const recoveryMs = await recovered;
+    await load;
+    await this.http.delete(`${this.flows()}/polling?pollKey=${pollKey}`, { bearer: this.token }).catch(() => undefined);
+
+    // Every accepted run ends; then count what happened to each.
+    const ids = [...accepted.values()];
+    await eventually(
+      `the ${ids.length} runs of "${describeFault(fault)}" to end`,
+      async () => {
+        const rows = await this.sql<{ n: number }>(`SELECT count(*)::int AS n FROM invocation.invocation_views WHERE id = ANY($1) AND document->>'status' = ANY($2)`, [ids, [...FINAL]]);
+        return rows[0]!.n === ids.length ? true : undefined;
+      },
+      120_000,
+    ).catch(() => undefined);
+    const views = await this.sql<{ id: string; status: string; error: string | null }>(
+      `SELECT id, document->>'status' AS status, document->>'errorMessage' AS error FROM invocation.invocation_views WHERE id = ANY($1)`,
+      [ids],
+    );
+    const status = new Map(views.map((row) => [row.id, row]));
+    const lost = ids.filter((id) => !FINAL.has(status.get(id)?.status ?? '')).length;
+    const interruptedRows = views.filter((row) => row.status === 'FAILED' && /^Run was interrupted/.test(row.error ?? ''));
+    const interrupted = interruptedRows.length;
+    if (interrupted > 0 && process.env.FAULT_DEBUG) {
+      const events = await this.sql(`SELECT invocation_id, sequence, type, occurred_at, data FROM invocation.invocation_events WHERE invocation_id = ANY($1) ORDER BY 1, 2`, [interruptedRows.map((row) => row.id)]);
+      console.log(`interrupted runs:\n${JSON.stringify(events, null, 1).slice(0, 4000)}\ninvocation output:\n${this.processes.get('invocation')!.output().slice(-6000)}`);
+    }
+    const startedTwice = await this.sql<{ id: string }>(
+      `SELECT invocation_id AS id FROM invocation.invocation_events WHERE invocation_id = ANY($1) AND type = 'InvocationStarted' GROUP BY 1 HAVING count(*) > 1`,
+      [ids],
+    );
+    const calledTwice = [...accepted.keys()].filter((key) => (this.hits.get(key) ?? 0) > 1);
+    const doubled = new Set([...startedTwice.map((row) => row.id), ...calledTwice.map((key) => accepted.get(key)!)]).size;
+
+    // Callbacks: at least one delivery per final async run, counted at the receiver by webhook id.
+    const finalAsync = [...asyncKeys].map((key) => accepted.get(key)!).filter((id) => FINAL.has(status.get(id)?.status ?? ''));
+    await eventually(
+      'a callback for every ended async run',
+      async () => (finalAsync.every((id) => this.calledBack().has(id)) ? true : undefined),
+      60_000,
+    ).catch(() => undefined);
+    const called = this.calledBack();
+    const callbacksMissing = finalAsync.filter((id) => !called.has(id)).length;
+
+    const polledRuns = await this.sql<{ status: string }>(
+      `SELECT document->>'status' AS status FROM invocation.invocation_views WHERE project_id = $1 AND document->>'triggerSource' = 'POLLING' AND created_at >= $2`,
+      [this.project.projectId, new Date(started)],
+    );
+    await eventually('the polled runs to end', async () => {
+      const open = await this.sql<{ n: number }>(
+        `SELECT count(*)::int AS n FROM invocation.invocation_views WHERE project_id = $1 AND document->>'triggerSource' = 'POLLING' AND created_at >= $2 AND NOT (document->>'status' = ANY($3))`,
+        [this.project.projectId, new Date(started), [...FINAL]],
+      );
+      return open[0]!.n === 0 ? true : undefined;
+    }, 60_000).catch(() => undefined);
+    const polledEnded = await this.sql<{ n: number }>(
+      `SELECT count(*)::int AS n FROM invocation.invocation_views WHERE project_id = $1 AND document->>'triggerSource' = 'POLLING' AND created_at >= $2 AND document->>'status' = ANY($3)`,
+      [this.project.projectId, new Date(started), [...FINAL]],
+    );
+    return {
+      fault: describeFault(fault),
+      accepted: accepted.size,
+      lost,
+      doubled,
+      interrupted,
+      callbacksMissing,
+      unexpectedAnswers: unexpected,
+      unexpectedSamples: samples,
+      polledStarted: polledRuns.length,
+      polledEnded: polledEnded[0]!.n,
+      recoveryMs,
+    };
+  }
+
+  /** Injects the fault, brings the part back, and returns when its restart began. */
+  private async strike(fault: Fault): Promise<number> {
+    if (fault.kind === 'kill') {
+      const running = this.processes.get(fault.service)!;
+      running.child.kill('SIGKILL');
+      await running.exit();
+      const at = Date.now();
+      await this.startService(fault.service);
+      return at;
+    }
+    if (fault.kind === 'nats-restart') {
+      const running = this.nats!;
+      const exited = new Promise((resolve) => running.once('exit', resolve));
+      running.kill('SIGKILL');
+      await exited;
+      await sleep(2000);
+      const at = Date.now();
+      await this.startNats();
+      return at;
+    }
+    await this.database().stop();
+    await sleep(2000);
+    const at = Date.now();
+    await this.startPostgres();
+    return at;
+  }
+
+  private flows(): string {
+    return `/v1/orgs/${this.project.orgId}/flows/${this.project.projectId}`;
+  }
+
+  private calledBack(): Set<string> {
+    const ids = new Set<string>();
+    const webhookIds = new Set<string>();
+    for (const request of this.receiver.at('/callback')) {
+      const webhookId = String(request.headers['webhook-id'] ?? '');
+      if (webhookIds.has(webhookId)) continue;
+      webhookIds.add(webhookId);
+      ids.add((JSON.parse(request.raw.toString()) as { invocationId: string }).invocationId);
+    }
+    return ids;
+  }
+
+  private sql<T>(query: string, parameters: unknown[] = []): Promise<T[]> {
+    return queryDatabase(this.database().url, query, parameters) as Promise<T[]>;
+  }
+
+  private database(): EmbeddedPostgres {
+    if (!this.postgres) throw new Error('the lab has no PostgreSQL (boot failed)');
+    return this.postgres;
+  }
+
+  async stop(): Promise<void> {
+    await Promise.all([...this.processes.values()].map((running) => running.stop()));
+    if (this.nats && this.nats.exitCode === null) this.nats.kill('SIGKILL');
+    await this.postgres?.stop();
+    await this.receiver.close();
+    await this.endpoint.close();
+    await new Promise((resolve) => this.counter.close(resolve));
+    await this.certificate.remove();
+    await rm(this.workDir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The answers the spec documents for a client whose request meets a fault: success, 429, 503
+ * (retry), and for a synchronous run whose invocation service did not answer, 500 `Flow sync
+ * trigger failed` (retry with the same key). While PostgreSQL is down everything is 503.
+ */
+function documented(answer: HttpResult<unknown>, fault: Fault): boolean {
+  if (answer.status < 300 || answer.status === 429 || answer.status === 503) return true;
+  const error = (answer.body as { error?: string } | null)?.error;
+  return answer.status === 500 && error === 'Flow sync trigger failed' && fault.kind !== 'postgres-restart';
+}
+
+/** The table the suite prints: one row per fault. */
+export function faultTable(outcomes: FaultOutcome[]): string {
+  const header = ['fault', 'runs', 'lost', 'doubled', 'interrupted', 'callbacks missing', 'polled (ended/started)', 'unexpected answers', 'recovery'];
+  const rows = outcomes.map((outcome) => [
+    outcome.fault,
+    String(outcome.accepted),
+    String(outcome.lost),
+    String(outcome.doubled),
+    String(outcome.interrupted),
+    String(outcome.callbacksMissing),
+    `${outcome.polledEnded}/${outcome.polledStarted}`,
+    Object.entries(outcome.unexpectedAnswers).map(([status, count]) => `${status} x${count}`).join(', ') || 'none',
+    `${(outcome.recoveryMs / 1000).toFixed(1)} s`,
+  ]);
+  return [header, ...rows].map((row) => `| ${row.join(' | ')} |`).join('\n');
+}
+
