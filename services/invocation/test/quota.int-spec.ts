@@ -7,6 +7,7 @@ import { createTestDatabase, type TestDatabase } from '@runline/testing';
 import { invocationService } from '../src/invocation.service.js';
 import type { RequestInfo } from '../src/lifecycle/invocation-event.js';
 import { quotaPeriodOf } from '../src/lifecycle/monthly-quota.js';
+import { withHistory } from '../src/lifecycle/run-history.js';
 import type { NewInvocation } from '../src/runs/new-runs.repository.js';
 import { recordWithinQuota, scheduledStartVerdict, type QuotaOutcome } from '../src/runs/run-recorder.js';
 import { QUOTA_LOCK_TIMEOUT_MS } from '../src/runs/usage-counters.repository.js';
@@ -34,7 +35,7 @@ describe('monthly quota ledger', () => {
 
   const newRun = (orgId: string, options: { key?: string; at?: Date; status?: 'QUEUED' | 'SCHEDULED' } = {}): NewInvocation => {
     const projectId = `00000000-0000-4000-8000-${orgId.slice(-12)}`;
-    return {
+    return withHistory({
       id: randomUUID(),
       orgId,
       projectId,
@@ -50,7 +51,7 @@ describe('monthly quota ledger', () => {
       events: [{ type: 'InvocationQueued', request }],
       idempotency: options.key ? { projectId, targetType: 'FLOW', mode: 'ASYNC', key: options.key } : null,
       messages: [],
-    };
+    });
   };
   const setPlan = (orgId: string, monthlyQuota: number | null, renewalDay: number | null = null) =>
     dataSource.query(

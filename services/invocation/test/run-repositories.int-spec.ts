@@ -1,13 +1,22 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { createServiceDataSource, GroupCommit, TransactionRunner } from '@runline/db';
+import { createServiceDataSource, GroupCommit, TransactionRunner, type TransactionContext } from '@runline/db';
 import { migrateServices } from '@runline/runtime';
 import { createTestDatabase, type TestDatabase } from '@runline/testing';
 import { invocationService } from '../src/invocation.service.js';
 import type { RequestInfo } from '../src/lifecycle/invocation-event.js';
 import { insertInvocations, insertInvocationsAtOnce, type InsertOutcome, type NewInvocation } from '../src/runs/new-runs.repository.js';
 import { readDocument, readKnownInvocation } from '../src/runs/run-reads.repository.js';
-import { transition, transitionKnown } from '../src/runs/run-transitions.repository.js';
+import type { InvocationEventData } from '../src/lifecycle/invocation-event.js';
+import { historyAppend, withHistory } from '../src/lifecycle/run-history.js';
+import type { Expectation, StateChange } from '../src/lifecycle/run-lifecycle.js';
+import { transition as transitionWith, transitionKnown as transitionKnownWith, type KnownRun } from '../src/runs/run-transitions.repository.js';
+
+// The repositories take the history the lifecycle core prepares; these tests give the events.
+const transition = (tx: TransactionContext, id: string, expected: Expectation, change: StateChange, events: InvocationEventData[]) =>
+  transitionWith(tx, id, expected, change, historyAppend({ change, events }));
+const transitionKnown = (runner: TransactionRunner, known: KnownRun, expected: Expectation, change: StateChange, events: InvocationEventData[]) =>
+  transitionKnownWith(runner, known, expected, change, historyAppend({ change, events }));
 
 const request: RequestInfo = {
   targetType: 'FLOW',
@@ -32,23 +41,24 @@ describe('run repositories', () => {
   /** What the runner handed the relay after each commit. */
   const notified: Array<{ id: string }> = [];
 
-  const newRun = (key: string | null): NewInvocation => ({
-    id: randomUUID(),
-    orgId: randomUUID(),
-    projectId,
-    targetType: 'FLOW',
-    mode: 'ASYNC',
-    status: 'QUEUED',
-    attempt: 0,
-    maxAttempts: 1,
-    waitingJob: null,
-    lease: null,
-    sealedPlan: 'sealed',
-    occurredAt: new Date(),
-    events: [{ type: 'InvocationQueued', request }],
-    idempotency: key === null ? null : { projectId, targetType: 'FLOW', mode: 'ASYNC', key },
-    messages: [],
-  });
+  const newRun = (key: string | null): NewInvocation =>
+    withHistory({
+      id: randomUUID(),
+      orgId: randomUUID(),
+      projectId,
+      targetType: 'FLOW',
+      mode: 'ASYNC',
+      status: 'QUEUED',
+      attempt: 0,
+      maxAttempts: 1,
+      waitingJob: null,
+      lease: null,
+      sealedPlan: 'sealed',
+      occurredAt: new Date(),
+      events: [{ type: 'InvocationQueued', request }],
+      idempotency: key === null ? null : { projectId, targetType: 'FLOW', mode: 'ASYNC', key },
+      messages: [],
+    });
   const count = async (table: string) => Number((await dataSource.query(`SELECT count(*) AS n FROM ${table}`))[0].n);
 
   beforeAll(async () => {

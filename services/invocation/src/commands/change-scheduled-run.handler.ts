@@ -20,6 +20,7 @@ import type { Logger } from '@runline/observability';
 import { LOGGER } from '@runline/runtime';
 import type { InvocationDocument } from '../lifecycle/invocation.projector.js';
 import { cancelled, modifyBlockerOf, notScheduledOutcome, rescheduled, type Transition } from '../lifecycle/run-lifecycle.js';
+import { historyAppend } from '../lifecycle/run-history.js';
 import { jobRef } from '../lifecycle/scheduler-jobs.js';
 import { readDocument, readInvocation } from '../runs/run-reads.repository.js';
 import { transition } from '../runs/run-transitions.repository.js';
@@ -85,7 +86,7 @@ export class ChangeScheduledRunHandler {
 
   /** Records the cancel or the new time; null when the run no longer waits for the job. */
   private record(invocationId: string, change: Transition): Promise<InvocationDocument | null> {
-    return this.transactions.run((tx) => transition(tx, invocationId, change.expected, change.change, change.events));
+    return this.transactions.run((tx) => transition(tx, invocationId, change.expected, change.change, historyAppend(change)));
   }
 
   /** A run that is not SCHEDULED: did it leave while the request was in flight? */

@@ -25,6 +25,7 @@ import type { QuotaFigures } from '../lifecycle/monthly-quota.js';
 import { redactSecrets } from '../lifecycle/redaction.js';
 import { endingOf } from '../lifecycle/run-endings.js';
 import { endedFirstRecordOf, firstRecordOf, recordsOnceEnded } from '../lifecycle/run-lifecycle.js';
+import { withHistory } from '../lifecycle/run-history.js';
 import { checkTrigger, GRAPH_OF_TARGET, planRun, retriesAutomatically, type BotSessionRef, type RunPlan, type TriggerValidation } from '../lifecycle/run-plan.js';
 import { DefinitionCatalog, DefinitionUnavailableError, StaleProjectCopyError, type ProjectCopy } from '../runs/definition-catalog.js';
 import type { NewInvocation } from '../runs/new-runs.repository.js';
@@ -148,7 +149,7 @@ export class StartInvocationHandler {
     };
     const sync = rejection === null && runAt === null && mode === 'SYNC';
     if (sync && compiled && recordsOnceEnded(plan, compiled)) return this.runThenRecord(base, info, plan, compiled, session);
-    const item: NewInvocation = { ...base, ...firstRecordOf(base, { mode, info, rejection, runAt, lease: () => this.lease.next() }) };
+    const item: NewInvocation = withHistory({ ...base, ...firstRecordOf(base, { mode, info, rejection, runAt, lease: () => this.lease.next() }) });
 
     const settled = await this.record(item);
     if ('reply' in settled) return settled.reply;
@@ -175,7 +176,7 @@ export class StartInvocationHandler {
    * answers as usual and the outcome is dropped.
    */
   private async runThenRecord(
-    base: Omit<NewInvocation, 'status' | 'attempt' | 'lease' | 'waitingJob' | 'events' | 'messages'>,
+    base: Omit<NewInvocation, 'status' | 'attempt' | 'lease' | 'waitingJob' | 'events' | 'messages' | 'history'>,
     info: RequestInfo,
     plan: RunPlan,
     compiled: CompiledDefinition,
@@ -183,7 +184,7 @@ export class StartInvocationHandler {
   ): Promise<StartInvocationReply> {
     const outcome = await this.executor.runUnrecorded(plan, compiled);
     const ending = endingOf({ ...base, attempt: 1 }, plan, outcome, this.secrets);
-    const settled = await this.record({ ...base, ...endedFirstRecordOf(info, ending, base.occurredAt, new Date()) });
+    const settled = await this.record(withHistory({ ...base, ...endedFirstRecordOf(info, ending, base.occurredAt, new Date()) }));
     if ('reply' in settled) return settled.reply;
     return answer(base.id, settled.document.status, ending.liveResult, settled.document.errorMessage, session);
   }

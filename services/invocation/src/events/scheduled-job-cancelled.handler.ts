@@ -3,6 +3,7 @@ import { EventPattern, Payload } from '@nestjs/microservices';
 import { EVENT_TYPES, JobKind, SCHEDULER_EVENT_SUBJECTS, unpackPayloadAs, type Envelope } from '@runline/contracts';
 import { TransactionRunner } from '@runline/db';
 import { cancelled } from '../lifecycle/run-lifecycle.js';
+import { historyAppend } from '../lifecycle/run-history.js';
 import { transition } from '../runs/run-transitions.repository.js';
 
 /**
@@ -20,6 +21,6 @@ export class ScheduledJobCancelledHandler {
     const job = unpackPayloadAs(envelope, EVENT_TYPES.SCHEDULED_JOB_CANCELLED);
     if (job.kind !== JobKind.START_RUN) return;
     const change = cancelled(job.name);
-    await this.transactions.run((tx) => transition(tx, job.invocationId, change.expected, change.change, change.events));
+    await this.transactions.run((tx) => transition(tx, job.invocationId, change.expected, change.change, historyAppend(change)));
   }
 }

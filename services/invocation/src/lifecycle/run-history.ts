@@ -1,7 +1,9 @@
 /**
  * A run's history as it is written: the stored events (ids, sequences, times), the read model
- * folded from them, and everything the change publishes. Pure: the repositories write what
- * these give, in memory first when the run is known, or on the row as read in the transaction.
+ * folded from them, and everything the change publishes. Pure, and prepared by the caller
+ * before it calls a repository: a repository only writes what these give (for a transition, it
+ * applies `HistoryAppend.onto` to the run as it finds it, in memory when the run is known or
+ * on the row as read in the transaction).
  */
 import { randomUUID } from 'node:crypto';
 import type { InvocationEvent, InvocationEventData } from './invocation-event.js';
@@ -41,6 +43,61 @@ export function historiesOf(items: readonly NewHistory[]): { events: InvocationE
     if (document) documents.set(item.id, document);
   }
   return { events, documents };
+}
+
+/** A new run's history, ready to be written: its stored events with their outbox messages, its read model, when it last changed and who started it. */
+export interface NewRunHistory {
+  events: InvocationEvent[];
+  eventMessages: OutgoingMessage[];
+  document: InvocationDocument;
+  updatedAt: Date;
+  startedByTokenId: string | null;
+}
+
+/** `item` with the history it is written with. */
+export function withHistory<T extends NewHistory>(item: T): T & { history: NewRunHistory } {
+  const { events, documents } = historiesOf([item]);
+  return {
+    ...item,
+    history: {
+      events,
+      eventMessages: events.map((event) => invocationEventMessage(event)),
+      document: documents.get(item.id) as InvocationDocument,
+      updatedAt: lastEventTime(item),
+      startedByTokenId: startedBy(item),
+    },
+  };
+}
+
+/** What a transition appends to a run, folded onto the run as it is when written. */
+export interface AppendedHistory {
+  stored: InvocationEvent[];
+  document: InvocationDocument | null;
+  outbox: OutgoingMessage[];
+}
+
+/** A transition's events and messages, to be appended at whatever sequence and read model the run has when the repository writes them. */
+export interface HistoryAppend {
+  readonly eventCount: number;
+  readonly at: Date;
+  onto(owner: EventOwner, sequenceBefore: number, documentBefore: InvocationDocument | null): AppendedHistory;
+}
+
+/** The history a transition appends: its events, its messages, and the callback when the run ends with it. */
+export function historyAppend(
+  transition: { change: { callback?: CallbackTarget }; events: InvocationEventData[]; messages?: OutgoingMessage[] },
+  at: Date = new Date(),
+): HistoryAppend {
+  const { events, messages = [] } = transition;
+  return {
+    eventCount: events.length,
+    at,
+    onto(owner, sequenceBefore, documentBefore) {
+      const stored = nextEvents(owner, sequenceBefore, events, at);
+      const document = foldEvents(documentBefore, stored);
+      return { stored, document, outbox: outgoingOf(stored, messages, transition.change.callback, document, owner) };
+    },
+  };
 }
 
 export function eventTime(item: NewHistory, index: number): Date {

@@ -7,9 +7,8 @@
 import type { EntityManager } from 'typeorm';
 import type { TransactionContext, TransactionRunner } from '@runline/db';
 import type { RunModeName, TargetType } from '../lifecycle/invocation-event.js';
-import { invocationEventMessage } from '../lifecycle/invocation-event.codec.js';
 import type { InvocationDocument } from '../lifecycle/invocation.projector.js';
-import { historiesOf, lastEventTime, startedBy, type NewHistory } from '../lifecycle/run-history.js';
+import type { NewHistory, NewRunHistory } from '../lifecycle/run-history.js';
 import type { FirstRecord } from '../lifecycle/run-lifecycle.js';
 import { columns, columnsOf, eventRowOf, insertEvents, keyOf } from './sql-rows.js';
 
@@ -20,8 +19,12 @@ export interface IdempotencyKey {
   key: string;
 }
 
-/** A run to record: the first record the lifecycle core gave, and what the run is. `events` start its history (sequence 1, 2, …). */
+/**
+ * A run to record: the first record the lifecycle core gave, what the run is, and its history as
+ * written (`withHistory`): stored events from sequence 1, their messages, the read model.
+ */
 export interface NewInvocation extends NewHistory, FirstRecord {
+  history: NewRunHistory;
   targetType: TargetType;
   mode: RunModeName;
   maxAttempts: number;
@@ -56,7 +59,7 @@ export async function insertInvocations(tx: TransactionContext, items: readonly 
   }
 
   const created = [...winners].map((index) => items[index]!);
-  const { events, documents } = historiesOf(created);
+  const events = created.flatMap((item) => item.history.events);
   if (created.length > 0) {
     await manager.query(
       `INSERT INTO invocations (id, org_id, project_id, target_type, mode, status, attempt, max_attempts,
@@ -70,14 +73,14 @@ export async function insertInvocations(tx: TransactionContext, items: readonly 
     await manager.query(
       `INSERT INTO invocation_views (id, org_id, project_id, started_by_token_id, target_type, document, sequence, created_at, updated_at)
        SELECT * FROM unnest($1::uuid[], $2::uuid[], $3::uuid[], $4::uuid[], $5::text[], $6::jsonb[], $7::int[], $8::timestamptz[], $9::timestamptz[])`,
-      columns(created, (item) => viewRowOf(item, documents)),
+      columns(created, viewRowOf),
     );
-    for (const event of events) tx.emit(invocationEventMessage(event));
+    for (const item of created) for (const message of item.history.eventMessages) tx.emit(message);
     for (const item of created) for (const message of item.messages) tx.emit(message);
   }
 
   const losers = keyed.filter(([index]) => !winners.has(index)).map(([, item]) => item);
-  return outcomesOf(manager, items, (index) => winners.has(index), documents, losers);
+  return outcomesOf(manager, items, (index) => winners.has(index), losers);
 }
 
 /**
@@ -96,10 +99,10 @@ export async function insertInvocationsAtOnce(
     parameters.push(value);
     return `$${parameters.length}`;
   };
-  const { events, documents } = historiesOf(items);
+  const events = items.flatMap((item) => item.history.events);
   // What the transaction path emits, in the same order: every event, then the runs' own messages.
   const extras = items.flatMap((item) => item.messages.map((message) => ({ message, owner: item.id })));
-  const messages = [...events.map((event) => invocationEventMessage(event)), ...extras.map((extra) => extra.message)];
+  const messages = [...items.flatMap((item) => item.history.eventMessages), ...extras.map((extra) => extra.message)];
   const owners = [...events.map((event) => event.invocationId), ...extras.map((extra) => extra.owner)];
   const keyed = items.filter((item) => item.idempotency !== null);
   const list = (values: unknown[][], types: string[]) => values.map((column, index) => `${p(column)}::${types[index]}[]`).join(', ');
@@ -110,7 +113,7 @@ export async function insertInvocationsAtOnce(
   });
   const runColumns = columnsOf(items, 16, (item) => [...stateRowOf(item), item.idempotency !== null]);
   const eventColumns = columnsOf(events, 6, eventRowOf);
-  const viewColumns = columnsOf(items, 9, (item) => viewRowOf(item, documents));
+  const viewColumns = columnsOf(items, 9, viewRowOf);
   const keysSql = list(keyColumns, ['uuid', 'text', 'text', 'text', 'uuid']);
   const runsSql = list(runColumns, ['uuid', 'uuid', 'uuid', 'text', 'text', 'text', 'int', 'int', 'text', 'timestamptz', 'int', 'text', 'timestamptz', 'text', 'timestamptz', 'bool']);
   const eventsSql = list(eventColumns, ['uuid', 'int', 'uuid', 'text', 'timestamptz', 'jsonb']);
@@ -155,7 +158,7 @@ export async function insertInvocationsAtOnce(
   if (row.quota_bound.length > 0) return { quotaBound: row.quota_bound };
   const created = new Set(row.created);
   const losers = keyed.filter((item) => !created.has(item.id));
-  return { outcomes: await outcomesOf(runner.dataSource.manager, items, (index) => created.has(items[index]!.id), documents, losers) };
+  return { outcomes: await outcomesOf(runner.dataSource.manager, items, (index) => created.has(items[index]!.id), losers) };
 }
 
 /** The outcome of each item of a batch: created with its document, or the run that holds its key. */
@@ -163,7 +166,6 @@ async function outcomesOf(
   manager: EntityManager,
   items: readonly NewInvocation[],
   isCreated: (index: number) => boolean,
-  documents: Map<string, InvocationDocument>,
   losers: NewInvocation[],
 ): Promise<InsertOutcome[]> {
   const existing = new Map<string, string>();
@@ -182,7 +184,7 @@ async function outcomesOf(
   }
 
   return items.map((item, index) => {
-    if (isCreated(index)) return { created: true, document: documents.get(item.id) as InvocationDocument };
+    if (isCreated(index)) return { created: true, document: item.history.document };
     const key = item.idempotency as IdempotencyKey;
     const existingId = existing.get(keyOf(key.projectId, key.targetType, key.mode, key.key));
     if (!existingId) throw new Error(`idempotency key of ${item.id} was taken but its run is not found`);
@@ -207,12 +209,12 @@ function stateRowOf(item: NewInvocation): unknown[] {
     item.sealedPlan,
     item.occurredAt,
     item.waitingJob,
-    lastEventTime(item),
+    item.history.updatedAt,
   ];
 }
 
 /** A new run's `invocation_views` row: id … created_at, updated_at. */
-function viewRowOf(item: NewInvocation, documents: Map<string, InvocationDocument>): unknown[] {
-  const document = documents.get(item.id) as InvocationDocument;
-  return [item.id, item.orgId, item.projectId, startedBy(item), item.targetType, JSON.stringify(document), item.events.length, item.occurredAt, lastEventTime(item)];
+function viewRowOf(item: NewInvocation): unknown[] {
+  const { history } = item;
+  return [item.id, item.orgId, item.projectId, history.startedByTokenId, item.targetType, JSON.stringify(history.document), item.events.length, item.occurredAt, history.updatedAt];
 }

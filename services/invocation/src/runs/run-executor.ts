@@ -8,6 +8,7 @@ import { LOGGER, SecretBox } from '@runline/runtime';
 import { InvocationConfig } from '../config.js';
 import type { InvocationDocument } from '../lifecycle/invocation.projector.js';
 import { endingOf, failedOutcome, skippedEnding, type Ending, type SuspendedState } from '../lifecycle/run-endings.js';
+import { historyAppend } from '../lifecycle/run-history.js';
 import type { RunPlan } from '../lifecycle/run-plan.js';
 import { BotSessions } from './bot-sessions.js';
 import { DefinitionCatalog } from './definition-catalog.js';
@@ -126,11 +127,12 @@ export class RunExecutor implements OnApplicationShutdown {
    */
   private async record(row: InvocationRow, ending: Ending): Promise<Execution> {
     const expected = { status: 'RUNNING' as const, leaseOwner: this.lease.owner };
-    const { change, events, messages } = ending;
+    const { change } = ending;
+    const history = historyAppend(ending);
     const document = await retryTransient(
       async () => {
-        if (row.known) return (await transitionKnown(this.transactions, row.known, expected, change, events, messages))?.document ?? null;
-        return this.transactions.run((tx) => transition(tx, row.id, expected, change, events, messages));
+        if (row.known) return (await transitionKnown(this.transactions, row.known, expected, change, history))?.document ?? null;
+        return this.transactions.run((tx) => transition(tx, row.id, expected, change, history));
       },
       { onRetry: (error, attempt) => this.logger.warn({ err: error, invocationId: row.id, attempt }, 'recording a run outcome failed for a passing reason; retrying') },
     );

@@ -16,6 +16,7 @@ import {
   type Transition,
 } from '../lifecycle/run-lifecycle.js';
 import type { RunPlan } from '../lifecycle/run-plan.js';
+import { historyAppend } from '../lifecycle/run-history.js';
 import { DefinitionCatalog } from './definition-catalog.js';
 import { RunExecutor, type Execution } from './run-executor.js';
 import { RunLease } from './run-lease.js';
@@ -75,7 +76,7 @@ export class RunStarter implements OnApplicationShutdown {
     return this.inSlot(invocationId, from, acknowledge, notBefore, (row) => this.refusalOf(row, from), async (row, plan, refusal) => {
       if (refusal) {
         const refused = refusedStart(row, plan, from, refusal, this.secrets);
-        await this.transactions.run((tx) => transition(tx, row.id, refused.expected, refused.change, refused.events));
+        await this.transactions.run((tx) => transition(tx, row.id, refused.expected, refused.change, historyAppend(refused)));
         return null;
       }
       const claim = claimedStart(row, from, this.lease.next());
@@ -107,9 +108,10 @@ export class RunStarter implements OnApplicationShutdown {
 
   /** Moves the run to RUNNING under this process's lease: one statement when the run is as read. */
   private async claim(row: InvocationRow, claim: Transition): Promise<{ known: KnownRun | null } | null> {
-    const { expected, change, events } = claim;
-    if (row.known) return transitionKnown(this.transactions, row.known, expected, change, events);
-    const document = await this.transactions.run((tx) => transition(tx, row.id, expected, change, events));
+    const { expected, change } = claim;
+    const history = historyAppend(claim);
+    if (row.known) return transitionKnown(this.transactions, row.known, expected, change, history);
+    const document = await this.transactions.run((tx) => transition(tx, row.id, expected, change, history));
     return document ? { known: null } : null;
   }
 

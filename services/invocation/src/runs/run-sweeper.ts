@@ -4,6 +4,7 @@ import type { Logger } from '@runline/observability';
 import { LOGGER, SecretBox } from '@runline/runtime';
 import { InvocationConfig } from '../config.js';
 import { interruptedEnding } from '../lifecycle/run-endings.js';
+import { historyAppend } from '../lifecycle/run-history.js';
 import type { RunPlan } from '../lifecycle/run-plan.js';
 import { expiredLeases, readInvocation } from './run-reads.repository.js';
 import { transition } from './run-transitions.repository.js';
@@ -73,7 +74,7 @@ export class RunSweeper implements OnApplicationBootstrap, OnApplicationShutdown
         if (!row) continue;
         const plan = JSON.parse(this.secrets.open(row.sealedPlan)) as RunPlan;
         const ending = interruptedEnding(row, plan, owner, this.secrets);
-        await transition(tx, id, ending.expected, ending.change, ending.events, ending.messages);
+        await transition(tx, id, ending.expected, ending.change, historyAppend(ending));
       }
       return expired.length;
     });

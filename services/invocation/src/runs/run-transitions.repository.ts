@@ -5,14 +5,13 @@
  */
 import type { DataSource } from 'typeorm';
 import { returningRows, type TransactionContext, type TransactionRunner } from '@runline/db';
-import type { InvocationEventData } from '../lifecycle/invocation-event.js';
 import type { InvocationDocument } from '../lifecycle/invocation.projector.js';
-import { foldEvents, nextEvents, outgoingOf, type OutgoingMessage } from '../lifecycle/run-history.js';
+import type { HistoryAppend } from '../lifecycle/run-history.js';
 import type { Expectation, StateChange } from '../lifecycle/run-lifecycle.js';
 import { columns, eventRowOf, insertEvents } from './sql-rows.js';
 
 /**
- * Appends `events` to one run and applies `change`, only if the run is still as `expected`.
+ * Appends `history` to one run and applies `change`, only if the run is still as `expected`.
  * Returns the new document, or null when the run had moved on (another process finished or
  * interrupted it): nothing is written then.
  */
@@ -21,19 +20,18 @@ export async function transition(
   invocationId: string,
   expected: Expectation,
   change: StateChange,
-  events: InvocationEventData[],
-  messages: OutgoingMessage[] = [],
-  at: Date = new Date(),
+  history: HistoryAppend,
 ): Promise<InvocationDocument | null> {
   const { manager } = tx;
-  const { set, where, parameters } = stateUpdate(invocationId, expected, change, events.length, at);
+  const at = history.at;
+  const { set, where, parameters } = stateUpdate(invocationId, expected, change, history.eventCount, at);
   const [row] = returningRows<{ org_id: string; project_id: string; sequence: number }>(
     await manager.query(`UPDATE invocations SET ${set} WHERE ${where} RETURNING org_id, project_id, sequence`, parameters),
   );
   if (!row) return null;
   const views: Array<{ document: InvocationDocument }> = await manager.query('SELECT document FROM invocation_views WHERE id = $1', [invocationId]);
-  const stored = nextEvents({ id: invocationId, orgId: row.org_id, projectId: row.project_id }, row.sequence - events.length, events, at);
-  const document = foldEvents(views[0]?.document ?? null, stored);
+  const owner = { id: invocationId, orgId: row.org_id, projectId: row.project_id };
+  const { stored, document, outbox } = history.onto(owner, row.sequence - history.eventCount, views[0]?.document ?? null);
   await insertEvents(manager, stored);
   await manager.query('UPDATE invocation_views SET document = $2, sequence = $3, updated_at = $4 WHERE id = $1', [
     invocationId,
@@ -41,7 +39,7 @@ export async function transition(
     row.sequence,
     at,
   ]);
-  for (const message of outgoingOf(stored, messages, change.callback, document, { orgId: row.org_id, projectId: row.project_id })) tx.emit(message);
+  for (const message of outbox) tx.emit(message);
   return document;
 }
 
@@ -70,16 +68,15 @@ export async function transitionKnown(
   known: KnownRun,
   expected: Expectation,
   change: StateChange,
-  events: InvocationEventData[],
-  messages: OutgoingMessage[] = [],
-  at: Date = new Date(),
+  history: HistoryAppend,
 ): Promise<{ document: InvocationDocument; known: KnownRun | null } | null> {
-  if (events.length === 0) throw new Error('transitionKnown needs at least one event');
-  const stored = nextEvents(known, known.sequence, events, at);
-  const document = foldEvents(known.document, stored) as InvocationDocument;
-  const outbox = outgoingOf(stored, messages, change.callback, document, known);
+  if (history.eventCount === 0) throw new Error('transitionKnown needs at least one event');
+  const at = history.at;
+  const appended = history.onto(known, known.sequence, known.document);
+  const { stored, outbox } = appended;
+  const document = appended.document as InvocationDocument;
 
-  const { set, where, parameters } = stateUpdate(known.id, expected, change, events.length, at);
+  const { set, where, parameters } = stateUpdate(known.id, expected, change, history.eventCount, at);
   parameters.push(known.sequence);
   const guarded = `${where} AND sequence = $${parameters.length}`;
   const eventColumns = columns(stored, eventRowOf);
@@ -102,8 +99,8 @@ export async function transitionKnown(
     parameters,
     (written) => (written.length === 1 ? outbox : []),
   );
-  if (rows.length === 1) return { document, known: { ...known, sequence: known.sequence + events.length, document } };
-  const current = await runner.run((tx) => transition(tx, known.id, expected, change, events, messages, at));
+  if (rows.length === 1) return { document, known: { ...known, sequence: known.sequence + history.eventCount, document } };
+  const current = await runner.run((tx) => transition(tx, known.id, expected, change, history));
   return current ? { document: current, known: null } : null;
 }
 
