@@ -112,14 +112,22 @@ describe('database connections cut under load', () => {
     expect(executions).toHaveLength(REQUESTS);
     expect(executions.filter((row) => row.started !== 1 || row.succeeded !== 1)).toEqual([]);
     // Every run called back at least once (the receiver counts by the body's invocation id).
+    const calledBack = () => new Set(receiver.at('/blip').map((request) => (JSON.parse(request.raw.toString()) as { invocationId: string }).invocationId));
     await eventually(
       'a callback for every run',
       async () => {
-        const called = new Set(receiver.at('/blip').map((request) => (JSON.parse(request.raw.toString()) as { invocationId: string }).invocationId));
+        const called = calledBack();
         return [...runIds].every((id) => called.has(id)) ? true : undefined;
       },
       60_000,
-    );
+    ).catch(async (error: unknown) => {
+      // Say where the missing callbacks are: no delivery at all, or a delivery in which state.
+      const missing = [...runIds].filter((id) => !calledBack().has(id));
+      const deliveries = await sql(`SELECT invocation_id, status, attempts_made, next_attempt_at FROM callback.callback_deliveries WHERE invocation_id = ANY($1)`, [missing]);
+      const outbox = await sql(`SELECT count(*)::int AS unpublished FROM invocation.outbox WHERE published_at IS NULL`);
+      console.log(`runs without a callback: ${missing.length}; their deliveries: ${JSON.stringify(deliveries).slice(0, 2000)}; invocation outbox: ${JSON.stringify(outbox)}`);
+      throw error;
+    });
     console.log(`database cuts: ${cuts}; answers ${JSON.stringify(Object.fromEntries(statuses))}; runs ${runIds.size}; callbacks ${receiver.at('/blip').length}`);
   }, 240_000);
 });
