@@ -11,7 +11,7 @@ import {
 } from '@runline/contracts';
 import { TransactionRunner } from '@runline/db';
 import { recordCallbackAttempt } from '../runs/callback-attempts.repository.js';
-import type { CallbackAttemptEntry } from '../lifecycle/invocation.projector.js';
+import { applyCallbackAttempt, type CallbackAttemptEntry } from '../lifecycle/invocation.projector.js';
 
 const OUTCOME_NAMES: Partial<Record<CallbackAttemptOutcome, string>> = {
   [CallbackAttemptOutcome.ACKNOWLEDGED]: 'ACKNOWLEDGED',
@@ -31,7 +31,8 @@ export class CallbackAttemptedHandler {
   async handle(@Payload() envelope: Envelope): Promise<void> {
     const event = unpackPayloadAs(envelope, EVENT_TYPES.CALLBACK_ATTEMPTED);
     const invocationId = event.invocationId || envelope.invocationId;
-    await this.transactions.run((tx) => recordCallbackAttempt(tx.manager, invocationId, callbackAttemptEntry(event), new Date()));
+    const entry = callbackAttemptEntry(event);
+    await this.transactions.run((tx) => recordCallbackAttempt(tx.manager, invocationId, entry, (document) => applyCallbackAttempt(document, entry), new Date()));
   }
 }
 

@@ -13,6 +13,7 @@ import {
   QUOTA_HINT_MS,
   quotaBound,
   quotaGroupsOf,
+  quotaPeriodOf,
   refundsOf,
   scheduledStartVerdict as verdictOf,
   type QuotaFigures,
@@ -20,7 +21,7 @@ import {
   type ScheduledStartVerdict,
 } from '../lifecycle/monthly-quota.js';
 import { insertInvocations, insertInvocationsAtOnce, type InsertOutcome, type NewInvocation } from './new-runs.repository.js';
-import { addUsage, lockedUsage, plansOf, scheduledStartUsage, takenKeys, withinSavepoint } from './usage-counters.repository.js';
+import { addUsage, lockedUsage, plansOf, scheduledStartCount, takenKeys, withinSavepoint } from './usage-counters.repository.js';
 
 /** What became of one request: recorded, answered from an earlier run, or refused by the quota. */
 export type QuotaOutcome = InsertOutcome | { created: false; quotaExceeded: QuotaFigures } | { created: false; quotaUnavailable: string };
@@ -138,6 +139,9 @@ export async function recordWithinQuota(tx: TransactionContext, items: readonly 
  * retried).
  */
 export async function scheduledStartVerdict(manager: EntityManager, invocationId: string, orgId: string, now: Date = new Date()): Promise<ScheduledStartVerdict> {
-  const usage = await scheduledStartUsage(manager, invocationId, orgId, now);
-  return usage ? verdictOf(usage.plan, usage.period, usage.used, usage.countedInPeriod) : { allowed: true };
+  const plan = (await plansOf(manager, [orgId])).get(orgId);
+  if (!plan) return { allowed: true };
+  const period = quotaPeriodOf(now, plan.renewalDay);
+  const { used, countedInPeriod } = await scheduledStartCount(manager, invocationId, orgId, period);
+  return verdictOf(plan, period, used, countedInPeriod);
 }

@@ -6,7 +6,7 @@
  */
 import type { EntityManager } from 'typeorm';
 import { returningRows } from '@runline/db';
-import { quotaPeriodOf, type QuotaGroup, type QuotaPeriod, type QuotaPlan } from '../lifecycle/monthly-quota.js';
+import type { QuotaGroup, QuotaPeriod, QuotaPlan } from '../lifecycle/monthly-quota.js';
 import type { NewInvocation } from './new-runs.repository.js';
 
 /**
@@ -17,28 +17,19 @@ import type { NewInvocation } from './new-runs.repository.js';
 export const QUOTA_LOCK_TIMEOUT_MS = 2000;
 
 /**
- * What the re-check of a SCHEDULED run that comes up needs: the organization's plan, the
- * period now, the counter (locked, in a transaction of its own: a savepoint when `manager` is in
- * one already) and whether the run itself was counted in it; null when the organization has
- * no quota (one query). Throws when the counter cannot be read in time (the start is then
- * retried).
+ * What the re-check of a SCHEDULED run that comes up needs from the counters: the
+ * organization's count in `period` (locked, in a transaction of its own: a savepoint when
+ * `manager` is in one already) and whether the run itself was counted in it. Throws when the
+ * counter cannot be read in time (the start is then retried).
  */
-export async function scheduledStartUsage(
-  manager: EntityManager,
-  invocationId: string,
-  orgId: string,
-  now: Date,
-): Promise<{ plan: QuotaPlan; period: QuotaPeriod; used: number; countedInPeriod: boolean } | null> {
-  const plan = (await plansOf(manager, [orgId])).get(orgId);
-  if (!plan) return null;
-  const period = quotaPeriodOf(now, plan.renewalDay);
+export function scheduledStartCount(manager: EntityManager, invocationId: string, orgId: string, period: QuotaPeriod): Promise<{ used: number; countedInPeriod: boolean }> {
   return manager.transaction(async (tx) => {
     const used = await withinSavepoint(tx, () => lockedUsage(tx, orgId, period));
     const rows: Array<{ counted: boolean }> = await tx.query(
       `SELECT created_at >= $2 AND created_at < $3 AS counted FROM invocations WHERE id = $1`,
       [invocationId, period.start, period.end],
     );
-    return { plan, period, used, countedInPeriod: rows[0]?.counted ?? false };
+    return { used, countedInPeriod: rows[0]?.counted ?? false };
   });
 }
 
