@@ -2,16 +2,7 @@ import type { EntityManager } from 'typeorm';
 import { returningRows } from '@runline/db';
 
 /** A trigger row as the poller and the handlers read it. */
-export interface TriggerRow {
-  id: string;
-  orgId: string;
-  projectId: string;
-  pollKey: string;
-  source: string;
-  pollEndpoint: string;
-  dedupeField: string;
-  sealedAuthHeader: string | null;
-  intervalMs: number;
+export interface TriggerRow extends NewTrigger {
   lastSeenValue: string | null;
   lastPolledAt: Date | null;
   nextPollAt: Date;
