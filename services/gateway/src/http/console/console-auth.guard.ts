@@ -1,9 +1,13 @@
-import { type CanActivate, type ExecutionContext, Inject, Injectable } from '@nestjs/common';
+import { type CanActivate, type ExecutionContext, Inject, Injectable, SetMetadata } from '@nestjs/common';
+import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
 import jwt from 'jsonwebtoken';
+import { ApiTokenFormat } from '../../api-tokens/api-token-format.js';
 import { GatewayConfig } from '../../config.js';
 import { DomainError } from '../../errors/domain-error.js';
+import { API_ERRORS } from '../../errors/error-messages.js';
 import { assertJsonObjectBody } from '../body-parsing.js';
+import { presentedCredential } from '../credentials.js';
 
 /** A signed-in console user, from the JWT's claims. */
 export interface ConsoleUser {
@@ -18,24 +22,47 @@ export const CONSOLE_ERRORS = {
   invalid: 'Invalid or expired console token',
 } as const;
 
+const DASHBOARD_ONLY = 'runline:dashboard-only';
+
+/**
+ * Marks a console route that sits beside the token routes (`/external-invocations/logs`, …):
+ * a real API token presented there is refused with the spec's 403 `Unauthorized` (it "gets
+ * no data"), not the 401 of a bad console token.
+ */
+export const DashboardOnly = () => SetMetadata(DASHBOARD_ONLY, true);
+
 /**
  * Verifies the console JWT (`Authorization: Bearer <jwt>`): HS256 with CONSOLE_JWT_SECRET or
  * RS256 / ES256 with CONSOLE_JWT_PUBLIC_KEY. Missing, invalid and expired tokens get 401.
  */
 @Injectable()
 export class ConsoleAuthGuard implements CanActivate {
-  constructor(@Inject(GatewayConfig) private readonly config: GatewayConfig) {}
+  constructor(
+    private readonly reflector: Reflector,
+    @Inject(GatewayConfig) private readonly config: GatewayConfig,
+    @Inject(ApiTokenFormat) private readonly tokenFormat: ApiTokenFormat,
+  ) {}
 
   canActivate(context: ExecutionContext): boolean {
     const request = context.switchToHttp().getRequest<ConsoleRequest>();
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(request.headers.authorization ?? '');
-    if (!match) throw new DomainError('unauthenticated', CONSOLE_ERRORS.missing);
-    const claims = this.verify(match[1]!);
-    if (!claims || typeof claims.sub !== 'string' || claims.sub === '') throw new DomainError('unauthenticated', CONSOLE_ERRORS.invalid);
-    const roles = Array.isArray(claims.roles) ? claims.roles : [];
-    request.user = { userId: claims.sub, platformAdmin: roles.includes('platform-admin') };
+    const credential = presentedCredential(request);
+    if (!credential) throw new DomainError('unauthenticated', CONSOLE_ERRORS.missing);
+    if (credential.kind === 'api-token') {
+      const dashboardOnly = this.reflector.get<boolean>(DASHBOARD_ONLY, context.getHandler()) === true;
+      if (dashboardOnly && this.tokenFormat.isWellFormed(credential.value)) throw new DomainError('forbidden', API_ERRORS.unauthorized);
+      throw new DomainError('unauthenticated', CONSOLE_ERRORS.invalid);
+    }
+    request.user = this.userOf(credential.value);
     assertJsonObjectBody(request);
     return true;
+  }
+
+  /** The signed-in user the JWT names; 401 when it does not verify or names nobody. */
+  userOf(token: string): ConsoleUser {
+    const claims = this.verify(token);
+    if (!claims || typeof claims.sub !== 'string' || claims.sub === '') throw new DomainError('unauthenticated', CONSOLE_ERRORS.invalid);
+    const roles = Array.isArray(claims.roles) ? claims.roles : [];
+    return { userId: claims.sub, platformAdmin: roles.includes('platform-admin') };
   }
 
   private verify(token: string): jwt.JwtPayload | undefined {

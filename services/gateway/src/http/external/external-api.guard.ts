@@ -9,6 +9,7 @@ import { DomainError } from '../../errors/domain-error.js';
 import { API_ERRORS } from '../../errors/error-messages.js';
 import { TokenUsageRecorder } from '../../token-usage/token-usage.recorder.js';
 import { assertJsonObjectBody } from '../body-parsing.js';
+import { presentedCredential } from '../credentials.js';
 import { EXTERNAL_ROUTE, type ExternalRouteOptions } from './external-route-options.js';
 
 export type ExternalRequest = FastifyRequest<{ Params: Record<string, string> }> & { caller: Caller };
@@ -38,7 +39,7 @@ export class ExternalApiGuard implements CanActivate {
     const orgId = request.params.orgId;
     const pathProjectId = request.params.projectId;
 
-    const presented = presentedToken(request);
+    const presented = presentedCredential(request)?.value;
     if (presented === undefined) throw new DomainError('unauthenticated', API_ERRORS.missingToken);
     // A malformed token is refused on its checksum alone, without a database read.
     if (!this.tokenFormat.isWellFormed(presented)) throw new DomainError('unauthenticated', API_ERRORS.invalidToken);
@@ -78,14 +79,3 @@ export class ExternalApiGuard implements CanActivate {
   }
 }
 
-/** `Authorization: Bearer <token>` or `x-api-key: <token>`; undefined when neither is sent. */
-function presentedToken(request: FastifyRequest): string | undefined {
-  const authorization = request.headers.authorization;
-  if (typeof authorization === 'string') {
-    const match = /^Bearer\s+(\S+)\s*$/i.exec(authorization);
-    if (match) return match[1];
-  }
-  const apiKey = request.headers['x-api-key'];
-  if (typeof apiKey === 'string' && apiKey.trim() !== '') return apiKey.trim();
-  return undefined;
-}
