@@ -27,7 +27,7 @@ import {
   ProjectCreatedSchema,
   ProjectType,
 } from './gen/runline/gateway/v1/events_pb.js';
-import { RunInvocationSchema, RunMode, RunTarget } from './gen/runline/invocation/v1/commands_pb.js';
+import { ApprovalDecision, RunInvocationSchema, RunMode, RunTarget } from './gen/runline/invocation/v1/commands_pb.js';
 import { DeliverCallbackSchema } from './gen/runline/callback/v1/commands_pb.js';
 import { CallbackAttemptedSchema, CallbackAttemptOutcome } from './gen/runline/callback/v1/events_pb.js';
 import { JobKind, ScheduleJobSchema } from './gen/runline/scheduler/v1/commands_pb.js';
@@ -39,6 +39,7 @@ import {
 } from './gen/runline/scheduler/v1/events_pb.js';
 import {
   FailureKind,
+  InvocationApprovalDecidedSchema,
   InvocationCancelledSchema,
   InvocationFailedSchema,
   InvocationQueuedSchema,
@@ -392,6 +393,11 @@ function invocationCases(): Envelope[] {
     newEnvelope({ type: EVENT_TYPES.INVOCATION_RESCHEDULED, payload: create(InvocationRescheduledSchema, { scheduledFor: at }), ...scope }),
     newEnvelope({ type: EVENT_TYPES.INVOCATION_CANCELLED, payload: create(InvocationCancelledSchema, {}), ...scope }),
     newEnvelope({ type: EVENT_TYPES.INVOCATION_RESUMED, payload: create(InvocationResumedSchema, { attempt: 1 }), ...scope }),
+    newEnvelope({
+      type: EVENT_TYPES.INVOCATION_APPROVAL_DECIDED,
+      payload: create(InvocationApprovalDecidedSchema, { nodeId: 'gate', decision: ApprovalDecision.APPROVE, decidedBy: 'user-1', decidedAt: at, comment: 'ok' }),
+      ...scope,
+    }),
   ];
 }
 

@@ -18,6 +18,7 @@ import {
   ScheduledJobRescheduledSchema,
 } from './gen/runline/scheduler/v1/events_pb.js';
 import {
+  InvocationApprovalDecidedSchema,
   InvocationCancelledSchema,
   InvocationFailedSchema,
   InvocationQueuedSchema,
@@ -62,6 +63,7 @@ describe('event registry', () => {
       ['invocation.InvocationRescheduled.v1', InvocationRescheduledSchema, 'invocation.evt.invocation-rescheduled'],
       ['invocation.InvocationCancelled.v1', InvocationCancelledSchema, 'invocation.evt.invocation-cancelled'],
       ['invocation.InvocationResumed.v1', InvocationResumedSchema, 'invocation.evt.invocation-resumed'],
+      ['invocation.InvocationApprovalDecided.v1', InvocationApprovalDecidedSchema, 'invocation.evt.invocation-approval-decided'],
       ['invocation.RunInvocation.v1', RunInvocationSchema, 'invocation.cmd.run-invocation'],
       ['scheduler.ScheduledJobFired.v1', ScheduledJobFiredSchema, 'scheduler.evt.scheduled-job-fired'],
       ['scheduler.ScheduledJobCancelled.v1', ScheduledJobCancelledSchema, 'scheduler.evt.scheduled-job-cancelled'],

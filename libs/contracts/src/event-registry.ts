@@ -21,6 +21,7 @@ import {
 } from './gen/runline/gateway/v1/events_pb.js';
 import { RunInvocationSchema } from './gen/runline/invocation/v1/commands_pb.js';
 import {
+  InvocationApprovalDecidedSchema,
   InvocationCancelledSchema,
   InvocationFailedSchema,
   InvocationQueuedSchema,
@@ -75,6 +76,7 @@ export const EVENT_TYPES = Object.freeze({
   INVOCATION_RESCHEDULED: 'invocation.InvocationRescheduled.v1',
   INVOCATION_CANCELLED: 'invocation.InvocationCancelled.v1',
   INVOCATION_RESUMED: 'invocation.InvocationResumed.v1',
+  INVOCATION_APPROVAL_DECIDED: 'invocation.InvocationApprovalDecided.v1',
   /** A work-queue command, registered like an event: it travels in an envelope too. */
   RUN_INVOCATION: 'invocation.RunInvocation.v1',
   SCHEDULED_JOB_FIRED: 'scheduler.ScheduledJobFired.v1',
@@ -147,6 +149,10 @@ export const EVENT_REGISTRY = Object.freeze({
   [EVENT_TYPES.INVOCATION_RESCHEDULED]: { schema: InvocationRescheduledSchema, subject: INVOCATION_EVENT_SUBJECTS.INVOCATION_RESCHEDULED },
   [EVENT_TYPES.INVOCATION_CANCELLED]: { schema: InvocationCancelledSchema, subject: INVOCATION_EVENT_SUBJECTS.INVOCATION_CANCELLED },
   [EVENT_TYPES.INVOCATION_RESUMED]: { schema: InvocationResumedSchema, subject: INVOCATION_EVENT_SUBJECTS.INVOCATION_RESUMED },
+  [EVENT_TYPES.INVOCATION_APPROVAL_DECIDED]: {
+    schema: InvocationApprovalDecidedSchema,
+    subject: INVOCATION_EVENT_SUBJECTS.INVOCATION_APPROVAL_DECIDED,
+  },
   [EVENT_TYPES.RUN_INVOCATION]: { schema: RunInvocationSchema, subject: INVOCATION_COMMAND_SUBJECTS.RUN_INVOCATION },
   [EVENT_TYPES.SCHEDULED_JOB_FIRED]: { schema: ScheduledJobFiredSchema, subject: SCHEDULER_EVENT_SUBJECTS.SCHEDULED_JOB_FIRED },
   [EVENT_TYPES.SCHEDULED_JOB_CANCELLED]: { schema: ScheduledJobCancelledSchema, subject: SCHEDULER_EVENT_SUBJECTS.SCHEDULED_JOB_CANCELLED },

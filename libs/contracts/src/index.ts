@@ -134,6 +134,10 @@ export {
 
 // Generated: runline.invocation.v1 commands and events.
 export {
+  ApprovalDecision,
+  DecideApprovalOutcome,
+  DecideApprovalReplySchema,
+  DecideApprovalRequestSchema,
   ModifyAction,
   ModifyInvocationReplySchema,
   ModifyInvocationRequestSchema,
@@ -143,6 +147,8 @@ export {
   RunTarget,
   StartInvocationReplySchema,
   StartInvocationRequestSchema,
+  type DecideApprovalReply,
+  type DecideApprovalRequest,
   type ModifyInvocationReply,
   type ModifyInvocationRequest,
   type RunInvocation,
@@ -151,6 +157,7 @@ export {
 } from './gen/runline/invocation/v1/commands_pb.js';
 export {
   FailureKind,
+  InvocationApprovalDecidedSchema,
   InvocationCancelledSchema,
   InvocationFailedSchema,
   InvocationQueuedSchema,
@@ -164,6 +171,7 @@ export {
   InvocationSucceededSchema,
   InvocationSuspendedSchema,
   InvocationTimedOutSchema,
+  type InvocationApprovalDecided,
   type InvocationFailed,
   type InvocationQueued,
   type InvocationRequestInfo,

@@ -65,6 +65,7 @@ describe('subjects', () => {
       START_INVOCATION: 'invocation.req.start-invocation',
       MODIFY_INVOCATION: 'invocation.req.modify-invocation',
       APPLY_GATEWAY_CHANGE: 'invocation.req.apply-gateway-change',
+      DECIDE_APPROVAL: 'invocation.req.decide-approval',
     });
     expect(SCHEDULER_REQUEST_SUBJECTS).toEqual({ CANCEL_JOB: 'scheduler.req.cancel-job', RESCHEDULE_JOB: 'scheduler.req.reschedule-job' });
     expect(SCHEDULER_COMMAND_SUBJECTS).toEqual({ SCHEDULE_JOB: 'scheduler.cmd.schedule-job' });
@@ -98,6 +99,7 @@ describe('subjects', () => {
       'invocation.evt.invocation-rescheduled',
       'invocation.evt.invocation-cancelled',
       'invocation.evt.invocation-resumed',
+      'invocation.evt.invocation-approval-decided',
     ]);
   });
 

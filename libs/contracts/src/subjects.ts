@@ -82,6 +82,7 @@ export const INVOCATION_EVENT_SUBJECTS = Object.freeze({
   INVOCATION_RESCHEDULED: 'invocation.evt.invocation-rescheduled',
   INVOCATION_CANCELLED: 'invocation.evt.invocation-cancelled',
   INVOCATION_RESUMED: 'invocation.evt.invocation-resumed',
+  INVOCATION_APPROVAL_DECIDED: 'invocation.evt.invocation-approval-decided',
 } as const);
 
 /** Work-queue commands for the invocation service (INVOCATION_COMMANDS stream). */
@@ -98,6 +99,8 @@ export const INVOCATION_REQUEST_SUBJECTS = Object.freeze({
   MODIFY_INVOCATION: 'invocation.req.modify-invocation',
   /** A gateway event's `Envelope` → `GatewayChangeApplied` (runline/gateway/v1/propagation.proto). */
   APPLY_GATEWAY_CHANGE: 'invocation.req.apply-gateway-change',
+  /** `DecideApprovalRequest` → `DecideApprovalReply` (approve or reject a run paused at an Approval node). */
+  DECIDE_APPROVAL: 'invocation.req.decide-approval',
 } as const);
 
 /** One subject per scheduler event type (runline/scheduler/v1/events.proto). */

@@ -21,8 +21,9 @@
  *
  * Resuming a SUSPENDED / WAITING_FOR_INPUT run (same compiled version):
  *   runGraph(compiled, { graph, scope: { ...scope, vars: outcome.vars },
- *     resume: { kind: 'approval', nodeId, decision: 'approve', steps: outcome.steps,
- *               messages: outcome.messages, actions: outcome.actions } }, ports);
+ *     resume: { kind: 'approval', nodeId, decision: 'approve', decidedBy, decidedAt, comment,
+ *               steps: outcome.steps, messages: outcome.messages, actions: outcome.actions } }, ports);
+ *   // the approval's step then carries `approval: { decision, decidedBy, decidedAt, comment }`
  *
  * Trigger checks (gateway / invocation): `expectedTriggerKeys`, `resolveTrigger`,
  * `DEFAULT_TRIGGER_KEY`.
@@ -139,6 +140,9 @@ export { RunRequestError, runGraph } from './run.engine.js';
 export {
   DEFAULT_RUN_LIMITS,
   ENGINE_RUNTIME,
+  type ApprovalDecider,
+  type ApprovalDecisionName,
+  type ApprovalRecord,
   type CarriedState,
   type HttpCall,
   type HttpReply,

@@ -5,6 +5,7 @@ import { continuationOf, executeNode, iso, type NodeContext, type NodeEffect } f
 import {
   DEFAULT_RUN_LIMITS,
   ENGINE_RUNTIME,
+  type ApprovalRecord,
   type JsonValue,
   type ResumeRequest,
   type RunOutcome,
@@ -160,13 +161,19 @@ class Run {
       case 'approval': {
         const node = this.nodeOf(resume.nodeId, 'approval');
         if (node === undefined) return this.cannotResume(resume);
+        const approval: ApprovalRecord = {
+          decision: resume.decision,
+          decidedBy: resume.decidedBy ?? null,
+          decidedAt: resume.decidedAt ?? iso(this.ports.now()),
+          comment: resume.comment ?? null,
+        };
         const next = resume.decision === 'approve' ? node.next : node.onReject;
         if (next !== undefined) {
-          this.completeSuspendedStep(node, 'SUCCEEDED');
+          this.completeSuspendedStep(node, 'SUCCEEDED', undefined, approval);
           return next;
         }
         const rejected = `Rejected at node "${node.id}"`;
-        this.completeSuspendedStep(node, 'FAILED', rejected);
+        this.completeSuspendedStep(node, 'FAILED', rejected, approval);
         return { status: 'FAILED', errorMessage: rejected };
       }
     }
@@ -188,7 +195,7 @@ class Run {
   }
 
   /** The latest carried record of `node` that is still SUSPENDED, now finished. */
-  private completeSuspendedStep(node: CompiledNode, status: StepStatus, error?: string): void {
+  private completeSuspendedStep(node: CompiledNode, status: StepStatus, error?: string, approval?: ApprovalRecord): void {
     const index = this.steps.findLastIndex((step) => step.nodeId === node.id && step.status === 'SUSPENDED');
     const suspended = this.steps[index];
     if (suspended === undefined) return;
@@ -202,6 +209,7 @@ class Run {
       completedAt: iso(completedAt),
       durationMs: Number.isNaN(startedAt) ? suspended.durationMs : Math.max(0, completedAt - startedAt),
       ...(error === undefined ? {} : { error }),
+      ...(approval === undefined ? {} : { approval }),
     };
   }
 

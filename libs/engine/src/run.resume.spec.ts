@@ -173,6 +173,56 @@ describe('runGraph suspensions and resumes', () => {
       expect(outcome.result).toBeNull();
       expect(outcome.steps).toEqual([expect.objectContaining({ nodeId: 'gate', status: 'FAILED', error: 'Rejected at node "gate"' })]);
     });
+
+    it('when decided with who, when and a comment, then the approval step carries them', async () => {
+      const clock = new FakeClock();
+      const ports = fakePorts(clock);
+      const suspended = await suspendedAt(ports);
+      clock.advance(60_000);
+      const decider = { decidedBy: 'user-7', decidedAt: '2030-01-01T00:00:30.000Z', comment: 'fine by me' };
+
+      const approved = await runGraph(
+        withReject,
+        { graph: 'workflow', scope, resume: { kind: 'approval', nodeId: 'gate', decision: 'approve', ...decider, ...carried(suspended) } },
+        ports,
+      );
+      const rejected = await runGraph(
+        withoutReject,
+        { graph: 'workflow', scope, resume: { kind: 'approval', nodeId: 'gate', decision: 'reject', ...decider, ...carried(await suspendedAt(ports, withoutReject)) } },
+        ports,
+      );
+
+      expect(approved.steps[0]).toEqual({
+        nodeId: 'gate',
+        type: 'approval',
+        status: 'SUCCEEDED',
+        startedAt: '2030-01-01T00:00:00.000Z',
+        completedAt: '2030-01-01T00:01:00.000Z',
+        durationMs: 60_000,
+        approval: { decision: 'approve', decidedBy: 'user-7', decidedAt: '2030-01-01T00:00:30.000Z', comment: 'fine by me' },
+      });
+      expect(approved.steps.slice(1).every((step) => step.approval === undefined)).toBe(true);
+      expect(rejected.steps[0]).toMatchObject({
+        status: 'FAILED',
+        error: 'Rejected at node "gate"',
+        approval: { decision: 'reject', decidedBy: 'user-7', decidedAt: '2030-01-01T00:00:30.000Z', comment: 'fine by me' },
+      });
+    });
+
+    it('when decided without who or when, then the step says nobody known, at the time of the resume', async () => {
+      const clock = new FakeClock();
+      const ports = fakePorts(clock);
+      const suspended = await suspendedAt(ports);
+      clock.advance(5_000);
+
+      const outcome = await runGraph(
+        withReject,
+        { graph: 'workflow', scope, resume: { kind: 'approval', nodeId: 'gate', decision: 'reject', ...carried(suspended) } },
+        ports,
+      );
+
+      expect(outcome.steps[0]?.approval).toEqual({ decision: 'reject', decidedBy: null, decidedAt: '2030-01-01T00:00:05.000Z', comment: null });
+    });
   });
 
   describe('given a bot that asks a question', () => {

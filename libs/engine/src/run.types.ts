@@ -64,9 +64,24 @@ export interface CarriedState {
 export type ResumeRequest = CarriedState &
   (
     | { readonly kind: 'wait'; readonly nodeId: NodeId }
-    | { readonly kind: 'approval'; readonly nodeId: NodeId; readonly decision: 'approve' | 'reject' }
+    | ({ readonly kind: 'approval'; readonly nodeId: NodeId; readonly decision: ApprovalDecisionName } & ApprovalDecider)
     | { readonly kind: 'ask'; readonly nodeId: NodeId; readonly answer: string }
   );
+
+/** What a person decided at an `approval` node. */
+export type ApprovalDecisionName = 'approve' | 'reject';
+
+/**
+ * Who decided an approval, when and why, as the caller recorded it. Optional on a resume (an
+ * unknown decider is null, an unknown time is the resume's `ports.now()`); the approval's step
+ * record carries them (`StepRecord.approval`).
+ */
+export interface ApprovalDecider {
+  readonly decidedBy?: string | null;
+  /** ISO 8601. */
+  readonly decidedAt?: string;
+  readonly comment?: string | null;
+}
 
 export interface RunRequest {
   /** Which graph of the definition runs: a chatbot's `bot` or `flow`, an automation's `workflow`. */
@@ -144,6 +159,18 @@ export interface StepRecord {
   readonly durationMs: number;
   /** Why the node failed, e.g. `expression "payload.a + 'x'" failed: …`; absent otherwise. */
   readonly error?: string;
+  /** An `approval` node once decided: the decision, who made it, when, and their comment. */
+  readonly approval?: ApprovalRecord;
+}
+
+/** The decision on an `approval` step, in the step's record. */
+export interface ApprovalRecord {
+  readonly decision: ApprovalDecisionName;
+  /** The deciding user's id; null when the caller did not say. */
+  readonly decidedBy: string | null;
+  /** ISO 8601. */
+  readonly decidedAt: string;
+  readonly comment: string | null;
 }
 
 /** An `action` node's output: its name and evaluated parameters. */

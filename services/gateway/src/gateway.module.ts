@@ -10,6 +10,7 @@ import { AddMemberHandler } from './commands/add-member.handler.js';
 import { CreateApiTokenHandler } from './commands/create-api-token.handler.js';
 import { CreateOrganizationHandler } from './commands/create-organization.handler.js';
 import { CreateProjectHandler } from './commands/create-project.handler.js';
+import { DecideInvocationApprovalHandler } from './commands/decide-invocation-approval.handler.js';
 import { DeleteProjectHandler } from './commands/delete-project.handler.js';
 import { ModifyInvocationHandler } from './commands/modify-invocation.handler.js';
 import { PublishDefinitionHandler } from './commands/publish-definition.handler.js';
@@ -33,6 +34,7 @@ import { InvocationsController } from './http/external/invocations.controller.js
 import { PollingController } from './http/external/polling.controller.js';
 import { RateLimitGuard } from './http/external/rate-limit.guard.js';
 import { RunsController } from './http/external/runs.controller.js';
+import { TokenOrConsoleGuard } from './http/token-or-console.guard.js';
 import { BodyValidationPipe } from './http/validation.pipe.js';
 import { GetApiSettingsHandler } from './queries/get-api-settings.handler.js';
 import { GetInvocationHandler } from './queries/get-invocation.handler.js';
@@ -63,6 +65,7 @@ const commandHandlers = [
   DeleteProjectHandler,
   StartRunHandler,
   ModifyInvocationHandler,
+  DecideInvocationApprovalHandler,
   SavePollingTriggerHandler,
   RemovePollingTriggerHandler,
   ReplayDeadLetterEventHandler,
@@ -85,6 +88,7 @@ const repositories = [OrganizationRepository, ProjectRepository, ProjectApiSetti
     ConsoleAccess,
     ConsoleAuthGuard,
     ExternalApiGuard,
+    TokenOrConsoleGuard,
     ServiceClient,
     // Per-token rate limits: the effective policy per project, and the counters every replica shares.
     { provide: RateLimitConfig, inject: [ENVIRONMENT], useFactory: (env: NodeJS.ProcessEnv) => loadConfig(RateLimitConfig, env) },

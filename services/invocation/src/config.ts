@@ -50,6 +50,15 @@ export class InvocationConfig {
   @int(0, 60_000)
   DEFINITION_WAIT_MS: number = 5000;
 
+  /**
+   * How long the decider's request for an approval (PATCH approve/reject) waits for a run slot
+   * to resume the run at once. Past it the gateway answers 502 and the recorded decision
+   * resumes the run later (its scheduler job): keep it well under the gateway's
+   * SERVICE_REQUEST_TIMEOUT_MS.
+   */
+  @int(0, 60_000)
+  APPROVAL_SLOT_WAIT_MS: number = 3000;
+
   /** Address ranges http nodes may call although they are not public (development, tests). */
   @IsOptional()
   @IsCidrList()

@@ -2,6 +2,7 @@ import { Module } from '@nestjs/common';
 import { OutboundGuard } from '@runline/outbound';
 import { ENVIRONMENT, loadConfig, SecretBox } from '@runline/runtime';
 import { ChangeScheduledRunHandler } from './commands/change-scheduled-run.handler.js';
+import { DecideApprovalHandler } from './commands/decide-approval.handler.js';
 import { RunInvocationHandler } from './commands/run-invocation.handler.js';
 import { StartInvocationHandler } from './commands/start-invocation.handler.js';
 import { StoreGatewayChangeHandler } from './commands/store-gateway-change.handler.js';
@@ -29,6 +30,7 @@ import { SchedulerClient } from './runs/scheduler-client.js';
     ReadRunViewHandler,
     StartInvocationHandler,
     ChangeScheduledRunHandler,
+    DecideApprovalHandler,
     RunInvocationHandler,
     ScheduledJobFiredHandler,
     ScheduledJobCancelledHandler,

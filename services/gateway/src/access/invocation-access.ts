@@ -25,8 +25,9 @@ const SCOPE_OF_TARGET: Record<string, TokenScope> = {
 
 /**
  * Who may read or change a run (GET and PATCH of an invocation): the token that started it,
- * carrying the scope of the run's target. The run is read from the invocation service's read
- * model (request/reply).
+ * carrying the scope of the run's target, or a member of its organization (console routes,
+ * whose role the controller checks). The run is read from the invocation service's read model
+ * (request/reply).
  */
 @Injectable()
 export class InvocationAccess {
@@ -38,13 +39,22 @@ export class InvocationAccess {
    * `Insufficient token scope`.
    */
   async authorized(query: { caller: InvocationCaller; invocationId: string }): Promise<GetInvocationReply> {
-    const request = create(GetInvocationRequestSchema, { orgId: query.caller.orgId, invocationId: query.invocationId });
-    const replyBytes = await this.services.request('invocation', INVOCATION_QUERY_SUBJECTS.GET_INVOCATION, toBinary(GetInvocationRequestSchema, request));
-    const reply = fromBinary(GetInvocationReplySchema, replyBytes);
-    if (!reply.found) throw new DomainError('not-found', API_ERRORS.invocationNotFound);
+    const reply = await this.inOrganization(query.caller.orgId, query.invocationId);
     if (reply.startedByTokenId !== query.caller.tokenId) throw new DomainError('forbidden', API_ERRORS.tokenMismatch);
     const scope = SCOPE_OF_TARGET[reply.targetType];
     if (!scope || !query.caller.scopes.includes(scope)) throw new DomainError('forbidden', API_ERRORS.insufficientScope);
+    return reply;
+  }
+
+  /**
+   * The run, if it belongs to the organization (any member of it may read it: the console);
+   * not found `Invocation not found` otherwise.
+   */
+  async inOrganization(orgId: string, invocationId: string): Promise<GetInvocationReply> {
+    const request = create(GetInvocationRequestSchema, { orgId, invocationId });
+    const replyBytes = await this.services.request('invocation', INVOCATION_QUERY_SUBJECTS.GET_INVOCATION, toBinary(GetInvocationRequestSchema, request));
+    const reply = fromBinary(GetInvocationReplySchema, replyBytes);
+    if (!reply.found) throw new DomainError('not-found', API_ERRORS.invocationNotFound);
     return reply;
   }
 }

@@ -35,7 +35,8 @@ export interface ModifyInvocationCommand {
 }
 
 /**
- * Cancels or reschedules a SCHEDULED async run. The request is checked before the run is
+ * Cancels or reschedules a SCHEDULED async run, for the token that started it (or a console
+ * member with edit access: `executeForMember`). The request is checked before the run is
  * looked up, so a refused request never tells whether an id exists: action (invalid),
  * approve/reject (forbidden `Unauthorized`: an API token never may), the action's fields
  * (invalid). Then the token rules of InvocationAccess, then the invocation service decides
@@ -53,9 +54,20 @@ export class ModifyInvocationHandler {
   async execute(command: ModifyInvocationCommand): Promise<unknown> {
     const change = changeOf(command.body, command.receivedAt);
     await this.access.authorized({ caller: command.caller, invocationId: command.invocationId });
+    return this.modify({ ...command, orgId: command.caller.orgId }, change);
+  }
 
+  /**
+   * Cancel or reschedule for a signed-in member with edit access (checked by the caller): the
+   * same body rules, outcomes and messages as for the token that started the run.
+   */
+  async executeForMember(command: Omit<ModifyInvocationCommand, 'caller'> & { orgId: string }): Promise<unknown> {
+    return this.modify(command, changeOf(command.body, command.receivedAt));
+  }
+
+  private async modify(command: { orgId: string; invocationId: string; receivedAt: Date }, change: { action: ModifyAction; runAt?: Date }): Promise<unknown> {
     const request = create(ModifyInvocationRequestSchema, {
-      orgId: command.caller.orgId,
+      orgId: command.orgId,
       invocationId: command.invocationId,
       action: change.action,
       runAt: change.runAt ? timestampFromDate(change.runAt) : undefined,

@@ -21,7 +21,12 @@ export type DomainErrorKind =
   /** It failed on our side, with a message the client can act on (retry with the same key). */
   | 'failed'
   /** Something it depends on did not answer in time: retry shortly. */
-  | 'unavailable';
+  | 'unavailable'
+  /**
+   * Done in part: the change is recorded, but what another service had to do next did not
+   * happen now (an approval decided, its run not resumed); it happens later by itself.
+   */
+  | 'incomplete';
 
 /** A quota used up: the numbers the answer shows. */
 export interface QuotaUse {

@@ -35,4 +35,9 @@ export const API_ERRORS = {
   notAsync: 'Only async invocations can be modified',
   notScheduled: 'Only scheduled invocations can be modified',
   noLongerScheduled: 'Invocation is no longer scheduled',
+  // PATCH approve/reject (console JWT). The 409 and 502 are the spec's; the body messages are ours.
+  notAwaitingApproval: 'Invocation is not waiting for approval',
+  approvalNotResumed: 'Failed to resume the automation after recording the decision',
+  approvalCommentInvalid: 'comment must be a string of at most 2000 characters',
+  approvalTakesComment: 'approve and reject take no fields other than action and comment',
 } as const;

@@ -5,9 +5,11 @@
  */
 import type { BusMessage } from '@runline/bus';
 import {
+  ApprovalDecision,
   create,
   EVENT_TYPES,
   FailureKind,
+  InvocationApprovalDecidedSchema,
   InvocationCancelledSchema,
   InvocationFailedSchema,
   InvocationQueuedSchema,
@@ -35,6 +37,10 @@ export const RUN_TARGETS: Record<TargetType, RunTarget> = {
   BOT: RunTarget.BOT,
   FLOW: RunTarget.FLOW,
   AUTOMATION: RunTarget.AUTOMATION,
+};
+export const APPROVAL_DECISIONS: Record<'approve' | 'reject', ApprovalDecision> = {
+  approve: ApprovalDecision.APPROVE,
+  reject: ApprovalDecision.REJECT,
 };
 export const RUN_MODES: Record<RunModeName, RunMode> = { SYNC: RunMode.SYNC, ASYNC: RunMode.ASYNC };
 const FAILURE_KINDS: Record<FailureKindName, FailureKind> = {
@@ -146,6 +152,18 @@ export function invocationEnvelope(event: InvocationEvent): Envelope {
           retryAt: timestampFromDate(new Date(data.retryAt)),
           stepsJson: json(data.steps),
           traceJson: json(data.trace),
+        }),
+      });
+    case 'InvocationApprovalDecided':
+      return newEnvelope({
+        ...common,
+        type: EVENT_TYPES.INVOCATION_APPROVAL_DECIDED,
+        payload: create(InvocationApprovalDecidedSchema, {
+          nodeId: data.nodeId,
+          decision: APPROVAL_DECISIONS[data.decision],
+          decidedBy: data.decidedBy,
+          decidedAt: timestampFromDate(new Date(data.decidedAt)),
+          ...(data.comment === null ? {} : { comment: data.comment }),
         }),
       });
     case 'InvocationRetriesExhausted':

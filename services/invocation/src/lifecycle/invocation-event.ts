@@ -47,6 +47,16 @@ export type InvocationEventData =
   | ({ type: 'InvocationSuspended'; pendingApproval: JsonValue; resumeAt: string | null } & Omit<AttemptRecord, 'durationMs'>)
   | ({ type: 'InvocationRetryScheduled'; failedAttempt: number; errorMessage: string; retryAt: string } & Omit<AttemptRecord, 'durationMs'>)
   | {
+      type: 'InvocationApprovalDecided';
+      /** The approval node the run waits at. */
+      nodeId: string;
+      decision: 'approve' | 'reject';
+      /** The deciding user (the console JWT's `sub`). */
+      decidedBy: string;
+      decidedAt: string;
+      comment: string | null;
+    }
+  | {
       type: 'InvocationRetriesExhausted';
       requestPayload: Record<string, JsonValue>;
       /** The original request, sealed: the dead letter keeps it for a replay. */

@@ -175,6 +175,62 @@ describe('invocation projector', () => {
     ]);
     expect(document).toMatchObject({ status: 'RUNNING', startedAt: '2026-01-01T00:00:01.000Z', attempts: 1 });
   });
+
+  describe('an approval decided', () => {
+    const pending = { nodeId: 'gate', title: 'Go?', requestedAt: '2026-01-01T00:00:02.000Z' };
+    const steps = [
+      { nodeId: 'first', type: 'set', status: 'SUCCEEDED' },
+      { nodeId: 'gate', type: 'approval', status: 'SUSPENDED' },
+    ];
+    const decided = {
+      type: 'InvocationApprovalDecided' as const,
+      nodeId: 'gate',
+      decision: 'approve' as const,
+      decidedBy: 'user-1',
+      decidedAt: '2026-01-01T00:05:00.000Z',
+      comment: 'looks right',
+    };
+    const history = [
+      event({ type: 'InvocationQueued', request }, '2026-01-01T00:00:00.000Z'),
+      event({ type: 'InvocationStarted', attempt: 1 }, '2026-01-01T00:00:01.000Z'),
+      event({ type: 'InvocationSuspended', pendingApproval: pending, resumeAt: null, steps, trace: null }, '2026-01-01T00:00:02.000Z'),
+    ];
+
+    it('clears pendingApproval and puts the decision on the approval step; the run stays SUSPENDED until it resumes', () => {
+      const document = projectInvocation([...history, event(decided, '2026-01-01T00:05:00.000Z')]);
+      expect(document).toMatchObject({
+        status: 'SUSPENDED',
+        pendingApproval: null,
+        updatedAt: '2026-01-01T00:05:00.000Z',
+        steps: [
+          { nodeId: 'first', type: 'set', status: 'SUCCEEDED' },
+          {
+            nodeId: 'gate',
+            type: 'approval',
+            status: 'SUSPENDED',
+            approval: { decision: 'approve', decidedBy: 'user-1', decidedAt: '2026-01-01T00:05:00.000Z', comment: 'looks right' },
+          },
+        ],
+      });
+      expect((document?.steps[0] as Record<string, unknown>).approval).toBeUndefined();
+    });
+
+    it('on a node visited before (a loop), goes on the visit still waiting, not the earlier decided one', () => {
+      const earlier = { nodeId: 'gate', type: 'approval', status: 'SUCCEEDED', approval: { decision: 'approve', decidedBy: 'user-0', decidedAt: '2026-01-01T00:00:00.500Z', comment: null } };
+      const looped = [earlier, ...steps];
+      const document = projectInvocation([
+        history[0]!,
+        history[1]!,
+        event({ type: 'InvocationSuspended', pendingApproval: pending, resumeAt: null, steps: looped, trace: null }, '2026-01-01T00:00:02.000Z'),
+        event({ ...decided, decision: 'reject', comment: null }, '2026-01-01T00:05:00.000Z'),
+      ]);
+      expect(document?.steps).toEqual([
+        earlier,
+        steps[0],
+        { ...steps[1], approval: { decision: 'reject', decidedBy: 'user-1', decidedAt: '2026-01-01T00:05:00.000Z', comment: null } },
+      ]);
+    });
+  });
 });
 
 describe('callback attempts in the read model', () => {

@@ -76,9 +76,23 @@ export function applyInvocationEvent(document: InvocationDocument | null, event:
       return { ...next, status: 'SUSPENDED', steps: data.steps, trace: data.trace, pendingApproval: data.pendingApproval };
     case 'InvocationRetryScheduled':
       return { ...next, status: 'QUEUED', steps: data.steps, trace: data.trace, errorMessage: data.errorMessage };
+    case 'InvocationApprovalDecided': {
+      // The run stays SUSPENDED until it resumes; the decision shows on the approval's step at once.
+      const { decision, decidedBy, decidedAt, comment } = data;
+      return { ...next, pendingApproval: null, steps: withApproval(base.steps, data.nodeId, { decision, decidedBy, decidedAt, comment }) };
+    }
     case 'InvocationRetriesExhausted':
       return next;
   }
+}
+
+/** `steps` with the decision on the latest step still SUSPENDED at approval node `nodeId`. */
+function withApproval(steps: JsonValue[], nodeId: string, approval: { [key: string]: JsonValue }): JsonValue[] {
+  const isPending = (step: JsonValue) =>
+    typeof step === 'object' && step !== null && !Array.isArray(step) && step.nodeId === nodeId && step.status === 'SUSPENDED';
+  const index = steps.findLastIndex(isPending);
+  if (index < 0) return steps;
+  return steps.map((step, at) => (at === index ? { ...(step as { [key: string]: JsonValue }), approval } : step));
 }
 
 /**

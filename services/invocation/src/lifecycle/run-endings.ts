@@ -13,6 +13,7 @@ import { ENGINE_RUNTIME, shapeRunResult, type JsonValue, type RunOutcome } from 
 import type { SecretBox } from '@runline/runtime';
 import type { InvocationEventData } from './invocation-event.js';
 import { redactSecrets } from './redaction.js';
+import type { ApprovalDecisionRecord } from './run-approvals.js';
 import { callbackOnEnd } from './run-callback.js';
 import type { StateChange, Transition } from './run-lifecycle.js';
 import { retriesAutomatically, type RunPlan } from './run-plan.js';
@@ -38,6 +39,8 @@ export interface SuspendedState {
   steps: RunOutcome['steps'];
   messages: RunOutcome['messages'];
   actions: RunOutcome['actions'];
+  /** At an approval, once decided (`run-approvals.ts`): what the resume continues with. */
+  decision?: ApprovalDecisionRecord;
 }
 
 /** How an attempt ended: see the file comment for what follows which outcome. */

@@ -42,8 +42,10 @@ export interface Expectation {
   leaseOwner?: string;
   /** A QUEUED run must have been dispatched (not waiting for a retry's time). */
   dispatched?: boolean;
-  /** The run must be waiting for this scheduler job (it fired, or is being cancelled/moved). */
-  waitingJob?: string;
+  /** The run must be waiting for this scheduler job (it fired, or is being cancelled/moved); null: for none. */
+  waitingJob?: string | null;
+  /** The run must be unchanged since it was read at this sequence. */
+  sequence?: number;
 }
 
 /** One transition of a run: applies only while the run is as `expected`. */
@@ -194,7 +196,7 @@ export function claimedStart(run: WaitingRun, from: Expectation, lease: Lease): 
   return { expected: from, change: { status: 'RUNNING', attempt, lease, waitingJob: null }, events: [{ type: 'InvocationStarted', attempt }], messages: [] };
 }
 
-/** A run SUSPENDED at a Wait node, claimed to continue under `lease` once its job `waitingJob` fired. */
+/** A run SUSPENDED at a Wait node or a decided approval, claimed to continue under `lease` once its job `waitingJob` fired. */
 export function claimedResume(run: WaitingRun, waitingJob: string, lease: Lease): Transition {
   return {
     expected: { status: 'SUSPENDED', waitingJob },

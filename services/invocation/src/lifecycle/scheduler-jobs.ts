@@ -13,6 +13,8 @@ export const jobNames = {
   retry: (invocationId: string, failedAttempt: number) => `retry-${invocationId}-${failedAttempt + 1}`,
   /** The end of a Wait node; `step` (steps done so far) tells the waits of one run apart. */
   resume: (invocationId: string, step: number) => `resume-${invocationId}-${step}`,
+  /** The resume after an approval was decided; `step` tells the approvals of one run apart. */
+  decided: (invocationId: string, step: number) => `approval-${invocationId}-${step}`,
 };
 
 export interface JobRef {

@@ -64,15 +64,16 @@ export class RunExecutor implements OnApplicationShutdown {
     });
   }
 
-  /** Continues a run that was SUSPENDED at a Wait node (now RUNNING under this process's lease) after the node. */
+  /**
+   * Continues a run that was SUSPENDED (now RUNNING under this process's lease): after its Wait
+   * node, or at its approval with the decision recorded in its resume state.
+   */
   resume(row: InvocationRow, plan: RunPlan): Promise<Execution> {
     return this.underLease(row, plan, async () => {
       if (!row.sealedResumeState) throw new Error('the suspended run kept no state to resume from');
       const state = JSON.parse(this.secrets.open(row.sealedResumeState)) as SuspendedState;
-      if (state.suspension?.kind !== 'wait') throw new Error('the run is not waiting at a Wait node');
       const definition = await this.definitionFor(row, plan);
-      const { steps, messages, actions } = state;
-      const outcome = await this.runGraph(plan, definition, { kind: 'wait', nodeId: state.suspension.nodeId, steps, messages, actions }, state.vars);
+      const outcome = await this.runGraph(plan, definition, resumeRequestOf(state), state.vars);
       return await this.finish(row, plan, outcome);
     });
   }
@@ -205,4 +206,16 @@ export class RunExecutor implements OnApplicationShutdown {
     // The lease was lost (the sweeper judged this process dead): the run already has an ending.
     else this.logger.warn({ invocationId: id }, `run outcome (${what}) dropped: the run was ended elsewhere after its lease expired`);
   }
+}
+
+/** Where a suspended run continues: after its Wait, or at its approval with the recorded decision. */
+function resumeRequestOf(state: SuspendedState): ResumeRequest {
+  const { suspension, steps, messages, actions, decision } = state;
+  if (suspension?.kind === 'wait') return { kind: 'wait', nodeId: suspension.nodeId, steps, messages, actions };
+  if (suspension?.kind === 'approval') {
+    if (!decision) throw new Error('the approval has no recorded decision to resume with');
+    const { decidedBy, decidedAt, comment } = decision;
+    return { kind: 'approval', nodeId: suspension.nodeId, decision: decision.decision, decidedBy, decidedAt, comment, steps, messages, actions };
+  }
+  throw new Error('the run is not waiting at a Wait node or a decided approval');
 }

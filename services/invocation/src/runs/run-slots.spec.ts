@@ -25,6 +25,19 @@ describe('RunSlots', () => {
     expect(order).toEqual(['first', 'second']);
   });
 
+  it('acquireWithin takes a slot released in time, and gives up with nothing taken when none is', async () => {
+    const slots = new RunSlots(1);
+    await slots.acquire();
+    const inTime = slots.acquireWithin(1000);
+    slots.release();
+    expect(await inTime).toBe(true);
+
+    expect(await slots.acquireWithin(20)).toBe(false);
+    // The waiter that gave up left the queue: the next release frees the slot for anyone.
+    slots.release();
+    expect(slots.tryAcquire()).toBe(true);
+  });
+
   it('track holds the slot until the work settles, and drain waits for it', async () => {
     const slots = new RunSlots(1);
     await slots.acquire();

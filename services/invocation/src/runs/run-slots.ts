@@ -21,6 +21,26 @@ export class RunSlots {
     await new Promise<void>((resolve) => this.waiting.push(resolve));
   }
 
+  /**
+   * Like `acquire`, but gives up after `timeoutMs`: true with the slot taken, false with
+   * nothing taken (the waiter leaves the queue, so a later release goes to the next one).
+   */
+  async acquireWithin(timeoutMs: number): Promise<boolean> {
+    if (this.tryAcquire()) return true;
+    return new Promise<boolean>((resolve) => {
+      const waiter = () => {
+        clearTimeout(timer);
+        resolve(true);
+      };
+      const timer = setTimeout(() => {
+        const index = this.waiting.indexOf(waiter);
+        if (index >= 0) this.waiting.splice(index, 1);
+        resolve(false);
+      }, timeoutMs);
+      this.waiting.push(waiter);
+    });
+  }
+
   release(): void {
     const next = this.waiting.shift();
     if (next) next();

@@ -34,8 +34,21 @@ export type NotBefore = number;
 const noRefusal = (): Promise<Refusal | null> => Promise.resolve(null);
 
 /**
+ * How an attempt to start or resume a waiting run went: claimed (it runs now, in a slot of this
+ * process), not claimed (it no longer waits as expected: another message or replica took it,
+ * or it failed as it came up), or no slot freed within the caller's bound (nothing changed).
+ */
+export type StartAttempt = 'claimed' | 'not-claimed' | 'no-slot';
+
+/** How long a start may wait for a run slot; unbounded when absent. */
+export interface SlotWait {
+  slotWaitMs?: number;
+}
+
+/**
  * Starts waiting runs in this process: a QUEUED run (RunInvocation), a SCHEDULED run or a
- * retry whose time came, a SUSPENDED run whose Wait ended (the scheduler's jobs). Claiming
+ * retry whose time came, a SUSPENDED run whose Wait ended or whose approval was decided (the
+ * scheduler's jobs, and the decider's request). Claiming
  * (→ RUNNING under this process's lease) is one transaction that applies only if the run still
  * waits as expected, so a repeated or late message never starts anything twice; the message is
  * acknowledged right after it, and the run executes in one of RUN_CONCURRENCY slots. A run
@@ -72,8 +85,8 @@ export class RunStarter implements OnApplicationShutdown {
    * quota is checked again when it starts). Both are looked up while the run waits for its time
    * (the scheduler fires a little ahead), so the start itself is one statement.
    */
-  start(invocationId: string, from: Expectation, acknowledge: Acknowledge, notBefore: NotBefore = 0): Promise<void> {
-    return this.inSlot(invocationId, from, acknowledge, notBefore, (row) => this.refusalOf(row, from), async (row, plan, refusal) => {
+  start(invocationId: string, from: Expectation, acknowledge: Acknowledge, notBefore: NotBefore = 0): Promise<StartAttempt> {
+    return this.inSlot(invocationId, from, acknowledge, notBefore, {}, (row) => this.refusalOf(row, from), async (row, plan, refusal) => {
       if (refusal) {
         const refused = refusedStart(row, plan, from, refusal, this.secrets);
         await this.transactions.run((tx) => transition(tx, row.id, refused.expected, refused.change, historyAppend(refused)));
@@ -97,10 +110,13 @@ export class RunStarter implements OnApplicationShutdown {
     return QUOTA_REFUSAL;
   }
 
-  /** Resumes a run SUSPENDED at a Wait node, waiting for job `waitingJob`. */
-  resume(invocationId: string, waitingJob: string, acknowledge: Acknowledge, notBefore: NotBefore = 0): Promise<void> {
+  /**
+   * Resumes a run SUSPENDED at a Wait node or a decided approval, waiting for job `waitingJob`:
+   * when the job fires, or at once for the decider of an approval (with a bounded `slotWaitMs`).
+   */
+  resume(invocationId: string, waitingJob: string, acknowledge: Acknowledge, notBefore: NotBefore = 0, wait: SlotWait = {}): Promise<StartAttempt> {
     const from: Expectation = { status: 'SUSPENDED', waitingJob };
-    return this.inSlot(invocationId, from, acknowledge, notBefore, noRefusal, async (row, plan) => {
+    return this.inSlot(invocationId, from, acknowledge, notBefore, wait, noRefusal, async (row, plan) => {
       const claimed = await this.claim(row, claimedResume(row, waitingJob, this.lease.next()));
       return claimed ? () => this.executor.resume({ ...row, status: 'RUNNING', known: claimed.known }, plan) : null;
     });
@@ -121,30 +137,35 @@ export class RunStarter implements OnApplicationShutdown {
    * had to wait for one) and lets `claim` move it (or fail it, when refused). If it was
    * claimed, acknowledges and runs what `claim` returned in the background, holding the slot
    * until it ends. Waiting runs do not hold slots: the scheduler fires up to its lead early,
-   * and the runs due in that stretch must not keep the ones already due from their slots.
+   * and the runs due in that stretch must not keep the ones already due from their slots. With
+   * `wait.slotWaitMs`, gives up (`no-slot`, nothing changed) when no slot frees in that time.
    */
   private async inSlot(
     invocationId: string,
     from: Expectation,
     acknowledge: Acknowledge,
     notBefore: NotBefore,
+    wait: SlotWait,
     refusalOf: (row: InvocationRow) => Promise<Refusal | null>,
     claim: (row: InvocationRow, plan: RunPlan, refusal: Refusal | null) => Promise<(() => Promise<Execution>) | null>,
-  ): Promise<void> {
+  ): Promise<StartAttempt> {
     let prepared = await this.prepare(invocationId, from, refusalOf);
-    if (!prepared) return;
+    if (!prepared) return 'not-claimed';
     // A timer may wake a millisecond early: wait again until the time has really come.
     for (let early = notBefore - Date.now(); early > 0; early = notBefore - Date.now()) await sleep(early);
     const slotWasFree = this.slots.tryAcquire();
-    if (!slotWasFree) await this.slots.acquire();
+    if (!slotWasFree) {
+      if (wait.slotWaitMs === undefined) await this.slots.acquire();
+      else if (!(await this.slots.acquireWithin(wait.slotWaitMs))) return 'no-slot';
+    }
     let handedOver = false;
     try {
       // After a wait for a slot, what was read may be out of date (the switch turned off meanwhile).
       if (!slotWasFree) prepared = await this.prepare(invocationId, from, refusalOf);
-      if (!prepared) return;
+      if (!prepared) return 'not-claimed';
       const { row, plan, refusal } = prepared;
       const run = await retryTransient(() => claim(row, plan, refusal));
-      if (!run) return;
+      if (!run) return 'not-claimed';
       // The run is ours now (RUNNING under our lease): it runs at once, under its lease's
       // renewal, while the bus takes the acknowledgement. Waiting for that first would let the
       // lease run out while NATS is away. If the acknowledgement is lost, the command comes
@@ -158,6 +179,7 @@ export class RunStarter implements OnApplicationShutdown {
       await acknowledge().catch((error: unknown) =>
         this.logger.warn({ err: error, invocationId }, 'could not acknowledge the start command; the run goes on and the redelivery will be ignored'),
       );
+      return 'claimed';
     } finally {
       if (!handedOver) this.slots.release();
     }

@@ -132,9 +132,14 @@ function stateUpdate(
     where += ` AND lease_owner = $${parameters.length}`;
   }
   if (expected.dispatched) where += ' AND run_after IS NULL';
-  if (expected.waitingJob !== undefined) {
+  if (expected.waitingJob === null) where += ' AND waiting_job IS NULL';
+  else if (expected.waitingJob !== undefined) {
     parameters.push(expected.waitingJob);
     where += ` AND waiting_job = $${parameters.length}`;
+  }
+  if (expected.sequence !== undefined) {
+    parameters.push(expected.sequence);
+    where += ` AND sequence = $${parameters.length}`;
   }
   return { set: set.join(', '), where, parameters };
 }

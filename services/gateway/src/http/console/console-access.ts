@@ -40,10 +40,11 @@ export class ConsoleAccess {
     private readonly projects: ProjectRepository,
   ) {}
 
-  async requireOrganization(user: ConsoleUser, orgId: string, level: AccessLevel): Promise<MemberRole> {
+  /** The member's role; `refusal` replaces the 403's message where the spec names its own (`Unauthorized`). */
+  async requireOrganization(user: ConsoleUser, orgId: string, level: AccessLevel, refusal: string = ACCESS_ERRORS.forbidden[level]): Promise<MemberRole> {
     const role = isUuid(orgId) ? await this.organizations.roleOf(orgId, user.userId) : null;
     if (!role) throw new DomainError('not-found', ACCESS_ERRORS.organizationNotFound);
-    if (!ALLOWED[level].includes(role)) throw new DomainError('forbidden', ACCESS_ERRORS.forbidden[level]);
+    if (!ALLOWED[level].includes(role)) throw new DomainError('forbidden', refusal);
     return role;
   }
 

@@ -1,35 +1,55 @@
 import { Body, Controller, Get, HttpCode, Param, Patch, Req, Res } from '@nestjs/common';
 import type { FastifyReply } from 'fastify';
-import { receivedAtOf } from '../received-at.js';
+import { DecideInvocationApprovalHandler } from '../../commands/decide-invocation-approval.handler.js';
 import { ModifyInvocationHandler } from '../../commands/modify-invocation.handler.js';
+import { API_ERRORS } from '../../errors/error-messages.js';
 import { GetInvocationHandler } from '../../queries/get-invocation.handler.js';
-import type { ExternalRequest } from './external-api.guard.js';
+import { ConsoleAccess } from '../console/console-access.js';
+import { receivedAtOf } from '../received-at.js';
+import { TokenOrConsoleRoute, type TokenOrConsoleRequest } from '../token-or-console.guard.js';
 import { ModifyInvocationBody } from './external-bodies.dto.js';
-import { ExternalRoute } from './external-route.decorator.js';
 
-/** Reading and changing runs. The scope needed depends on the run's target, so it is checked per run. */
+/**
+ * Reading and changing runs, for the token that started the run (the scope needed depends on
+ * the run's target, so it is checked per run) and for signed-in console members (the run page):
+ * any member reads; a change needs edit access (OWNER or EDITOR), else 403 `Unauthorized`.
+ * Approve and reject are the console's alone; cancel and reschedule follow the token route's
+ * rules and messages for both.
+ */
 @Controller('v1/orgs/:orgId/external-invocations')
 export class InvocationsController {
   constructor(
     private readonly getInvocation: GetInvocationHandler,
     private readonly modifyInvocation: ModifyInvocationHandler,
+    private readonly decideApproval: DecideInvocationApprovalHandler,
+    private readonly consoleAccess: ConsoleAccess,
   ) {}
 
   @Get(':invocationId')
-  @ExternalRoute({})
-  get(@Req() req: ExternalRequest, @Param('invocationId') invocationId: string) {
-    return this.getInvocation.execute({ caller: req.caller, invocationId });
+  @TokenOrConsoleRoute({})
+  async get(@Req() req: TokenOrConsoleRequest, @Param('orgId') orgId: string, @Param('invocationId') invocationId: string) {
+    if (req.caller) return this.getInvocation.execute({ caller: req.caller, invocationId });
+    await this.consoleAccess.requireOrganization(req.user, orgId, 'member');
+    return this.getInvocation.executeForMember({ orgId, invocationId });
   }
 
   @Patch(':invocationId')
   @HttpCode(200)
-  @ExternalRoute({})
-  modify(
-    @Req() req: ExternalRequest,
+  @TokenOrConsoleRoute({})
+  async modify(
+    @Req() req: TokenOrConsoleRequest,
     @Res({ passthrough: true }) reply: FastifyReply,
+    @Param('orgId') orgId: string,
     @Param('invocationId') invocationId: string,
     @Body() body: ModifyInvocationBody,
   ) {
-    return this.modifyInvocation.execute({ caller: req.caller, invocationId, body, receivedAt: receivedAtOf(reply) });
+    const receivedAt = receivedAtOf(reply);
+    if (req.caller) return this.modifyInvocation.execute({ caller: req.caller, invocationId, body, receivedAt });
+    // Checked before the run is looked up: a VIEWER learns nothing about which runs exist.
+    await this.consoleAccess.requireOrganization(req.user, orgId, 'edit', API_ERRORS.unauthorized);
+    if (body.action === 'approve' || body.action === 'reject') {
+      return this.decideApproval.execute({ orgId, invocationId, body: { ...body, action: body.action }, decidedBy: req.user.userId });
+    }
+    return this.modifyInvocation.executeForMember({ orgId, invocationId, body, receivedAt });
   }
 }

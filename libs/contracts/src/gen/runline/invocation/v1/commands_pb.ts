@@ -23,7 +23,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file runline/invocation/v1/commands.proto.
  */
 export const file_runline_invocation_v1_commands: GenFile = /*@__PURE__*/
-  fileDesc("CiRydW5saW5lL2ludm9jYXRpb24vdjEvY29tbWFuZHMucHJvdG8SFXJ1bmxpbmUuaW52b2NhdGlvbi52MSKhAwoWU3RhcnRJbnZvY2F0aW9uUmVxdWVzdBIOCgZvcmdfaWQYASABKAkSEgoKcHJvamVjdF9pZBgCIAEoCRIQCgh0b2tlbl9pZBgDIAEoCRIwCgZ0YXJnZXQYBCABKA4yIC5ydW5saW5lLmludm9jYXRpb24udjEuUnVuVGFyZ2V0EiwKBG1vZGUYBSABKA4yHi5ydW5saW5lLmludm9jYXRpb24udjEuUnVuTW9kZRIRCglib2R5X2pzb24YBiABKAkSFwoPaWRlbXBvdGVuY3lfa2V5GAcgASgJEhkKEXB1Ymxpc2hlZF92ZXJzaW9uGAggASgFEh0KFWRyYWZ0X2RlZmluaXRpb25fanNvbhgJIAEoCRIvCgtyZWNlaXZlZF9hdBgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFgoOY29uZmlnX3ZlcnNpb24YDCABKAMSKgoGcnVuX2F0GAsgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIWCg50cmlnZ2VyX3NvdXJjZRgeIAEoCSLRAgoUU3RhcnRJbnZvY2F0aW9uUmVwbHkSFQoNaW52b2NhdGlvbl9pZBgBIAEoCRIOCgZzdGF0dXMYAiABKAkSEwoLcmVzdWx0X2pzb24YAyABKAkSFQoNZXJyb3JfbWVzc2FnZRgEIAEoCRIZChFpZGVtcG90ZW50X3JlcGxheRgFIAEoCBIPCgdkcnlfcnVuGAYgASgIEhIKCnNlc3Npb25faWQYByABKAkSMQoNc2NoZWR1bGVkX2ZvchgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASGgoSdW5hdmFpbGFibGVfcmVhc29uGAkgASgJEjwKDnF1b3RhX2V4Y2VlZGVkGBQgASgLMiQucnVubGluZS5pbnZvY2F0aW9uLnYxLlF1b3RhRXhjZWVkZWQSGQoRcXVvdGFfdW5hdmFpbGFibGUYFSABKAgiXgoNUXVvdGFFeGNlZWRlZBINCgVsaW1pdBgBIAEoAxIMCgR1c2VkGAIgASgDEjAKDHBlcmlvZF9zdGFydBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiJgoNUnVuSW52b2NhdGlvbhIVCg1pbnZvY2F0aW9uX2lkGAEgASgJItIBChdNb2RpZnlJbnZvY2F0aW9uUmVxdWVzdBIOCgZvcmdfaWQYASABKAkSFQoNaW52b2NhdGlvbl9pZBgCIAEoCRIzCgZhY3Rpb24YAyABKA4yIy5ydW5saW5lLmludm9jYXRpb24udjEuTW9kaWZ5QWN0aW9uEioKBnJ1bl9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLwoLcmVjZWl2ZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wImcKFU1vZGlmeUludm9jYXRpb25SZXBseRI1CgdvdXRjb21lGAEgASgOMiQucnVubGluZS5pbnZvY2F0aW9uLnYxLk1vZGlmeU91dGNvbWUSFwoPaW52b2NhdGlvbl9qc29uGAIgASgJKmsKCVJ1blRhcmdldBIaChZSVU5fVEFSR0VUX1VOU1BFQ0lGSUVEEAASEgoOUlVOX1RBUkdFVF9CT1QQARITCg9SVU5fVEFSR0VUX0ZMT1cQAhIZChVSVU5fVEFSR0VUX0FVVE9NQVRJT04QAypKCgdSdW5Nb2RlEhgKFFJVTl9NT0RFX1VOU1BFQ0lGSUVEEAASEQoNUlVOX01PREVfU1lOQxABEhIKDlJVTl9NT0RFX0FTWU5DEAIqZQoMTW9kaWZ5QWN0aW9uEh0KGU1PRElGWV9BQ1RJT05fVU5TUEVDSUZJRUQQABIYChRNT0RJRllfQUNUSU9OX0NBTkNFTBABEhwKGE1PRElGWV9BQ1RJT05fUkVTQ0hFRFVMRRACKtIBCg1Nb2RpZnlPdXRjb21lEh4KGk1PRElGWV9PVVRDT01FX1VOU1BFQ0lGSUVEEAASGwoXTU9ESUZZX09VVENPTUVfTU9ESUZJRUQQARIcChhNT0RJRllfT1VUQ09NRV9OT1RfRk9VTkQQAhIcChhNT0RJRllfT1VUQ09NRV9OT1RfQVNZTkMQAxIgChxNT0RJRllfT1VUQ09NRV9OT1RfU0NIRURVTEVEEAQSJgoiTU9ESUZZX09VVENPTUVfTk9fTE9OR0VSX1NDSEVEVUxFRBAFYgZwcm90bzM", [file_google_protobuf_timestamp]);
+  fileDesc("CiRydW5saW5lL2ludm9jYXRpb24vdjEvY29tbWFuZHMucHJvdG8SFXJ1bmxpbmUuaW52b2NhdGlvbi52MSKhAwoWU3RhcnRJbnZvY2F0aW9uUmVxdWVzdBIOCgZvcmdfaWQYASABKAkSEgoKcHJvamVjdF9pZBgCIAEoCRIQCgh0b2tlbl9pZBgDIAEoCRIwCgZ0YXJnZXQYBCABKA4yIC5ydW5saW5lLmludm9jYXRpb24udjEuUnVuVGFyZ2V0EiwKBG1vZGUYBSABKA4yHi5ydW5saW5lLmludm9jYXRpb24udjEuUnVuTW9kZRIRCglib2R5X2pzb24YBiABKAkSFwoPaWRlbXBvdGVuY3lfa2V5GAcgASgJEhkKEXB1Ymxpc2hlZF92ZXJzaW9uGAggASgFEh0KFWRyYWZ0X2RlZmluaXRpb25fanNvbhgJIAEoCRIvCgtyZWNlaXZlZF9hdBgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFgoOY29uZmlnX3ZlcnNpb24YDCABKAMSKgoGcnVuX2F0GAsgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIWCg50cmlnZ2VyX3NvdXJjZRgeIAEoCSLRAgoUU3RhcnRJbnZvY2F0aW9uUmVwbHkSFQoNaW52b2NhdGlvbl9pZBgBIAEoCRIOCgZzdGF0dXMYAiABKAkSEwoLcmVzdWx0X2pzb24YAyABKAkSFQoNZXJyb3JfbWVzc2FnZRgEIAEoCRIZChFpZGVtcG90ZW50X3JlcGxheRgFIAEoCBIPCgdkcnlfcnVuGAYgASgIEhIKCnNlc3Npb25faWQYByABKAkSMQoNc2NoZWR1bGVkX2ZvchgIIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASGgoSdW5hdmFpbGFibGVfcmVhc29uGAkgASgJEjwKDnF1b3RhX2V4Y2VlZGVkGBQgASgLMiQucnVubGluZS5pbnZvY2F0aW9uLnYxLlF1b3RhRXhjZWVkZWQSGQoRcXVvdGFfdW5hdmFpbGFibGUYFSABKAgiXgoNUXVvdGFFeGNlZWRlZBINCgVsaW1pdBgBIAEoAxIMCgR1c2VkGAIgASgDEjAKDHBlcmlvZF9zdGFydBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiJgoNUnVuSW52b2NhdGlvbhIVCg1pbnZvY2F0aW9uX2lkGAEgASgJItIBChdNb2RpZnlJbnZvY2F0aW9uUmVxdWVzdBIOCgZvcmdfaWQYASABKAkSFQoNaW52b2NhdGlvbl9pZBgCIAEoCRIzCgZhY3Rpb24YAyABKA4yIy5ydW5saW5lLmludm9jYXRpb24udjEuTW9kaWZ5QWN0aW9uEioKBnJ1bl9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASLwoLcmVjZWl2ZWRfYXQYBSABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wImcKFU1vZGlmeUludm9jYXRpb25SZXBseRI1CgdvdXRjb21lGAEgASgOMiQucnVubGluZS5pbnZvY2F0aW9uLnYxLk1vZGlmeU91dGNvbWUSFwoPaW52b2NhdGlvbl9qc29uGAIgASgJIq8BChVEZWNpZGVBcHByb3ZhbFJlcXVlc3QSDgoGb3JnX2lkGAEgASgJEhUKDWludm9jYXRpb25faWQYAiABKAkSOQoIZGVjaXNpb24YAyABKA4yJy5ydW5saW5lLmludm9jYXRpb24udjEuQXBwcm92YWxEZWNpc2lvbhISCgpkZWNpZGVkX2J5GAQgASgJEhQKB2NvbW1lbnQYBSABKAlIAIgBAUIKCghfY29tbWVudCJtChNEZWNpZGVBcHByb3ZhbFJlcGx5Ej0KB291dGNvbWUYASABKA4yLC5ydW5saW5lLmludm9jYXRpb24udjEuRGVjaWRlQXBwcm92YWxPdXRjb21lEhcKD2ludm9jYXRpb25fanNvbhgCIAEoCSprCglSdW5UYXJnZXQSGgoWUlVOX1RBUkdFVF9VTlNQRUNJRklFRBAAEhIKDlJVTl9UQVJHRVRfQk9UEAESEwoPUlVOX1RBUkdFVF9GTE9XEAISGQoVUlVOX1RBUkdFVF9BVVRPTUFUSU9OEAMqSgoHUnVuTW9kZRIYChRSVU5fTU9ERV9VTlNQRUNJRklFRBAAEhEKDVJVTl9NT0RFX1NZTkMQARISCg5SVU5fTU9ERV9BU1lOQxACKmUKDE1vZGlmeUFjdGlvbhIdChlNT0RJRllfQUNUSU9OX1VOU1BFQ0lGSUVEEAASGAoUTU9ESUZZX0FDVElPTl9DQU5DRUwQARIcChhNT0RJRllfQUNUSU9OX1JFU0NIRURVTEUQAirSAQoNTW9kaWZ5T3V0Y29tZRIeChpNT0RJRllfT1VUQ09NRV9VTlNQRUNJRklFRBAAEhsKF01PRElGWV9PVVRDT01FX01PRElGSUVEEAESHAoYTU9ESUZZX09VVENPTUVfTk9UX0ZPVU5EEAISHAoYTU9ESUZZX09VVENPTUVfTk9UX0FTWU5DEAMSIAocTU9ESUZZX09VVENPTUVfTk9UX1NDSEVEVUxFRBAEEiYKIk1PRElGWV9PVVRDT01FX05PX0xPTkdFUl9TQ0hFRFVMRUQQBSpyChBBcHByb3ZhbERlY2lzaW9uEiEKHUFQUFJPVkFMX0RFQ0lTSU9OX1VOU1BFQ0lGSUVEEAASHQoZQVBQUk9WQUxfREVDSVNJT05fQVBQUk9WRRABEhwKGEFQUFJPVkFMX0RFQ0lTSU9OX1JFSkVDVBACKugBChVEZWNpZGVBcHByb3ZhbE91dGNvbWUSJwojREVDSURFX0FQUFJPVkFMX09VVENPTUVfVU5TUEVDSUZJRUQQABIjCh9ERUNJREVfQVBQUk9WQUxfT1VUQ09NRV9SRVNVTUVEEAESJQohREVDSURFX0FQUFJPVkFMX09VVENPTUVfTk9UX0ZPVU5EEAISMQotREVDSURFX0FQUFJPVkFMX09VVENPTUVfTk9UX0FXQUlUSU5HX0FQUFJPVkFMEAMSJwojREVDSURFX0FQUFJPVkFMX09VVENPTUVfTk9UX1JFU1VNRUQQBGIGcHJvdG8z", [file_google_protobuf_timestamp]);
 
 /**
  * Start a run from an external API call. Subject `invocation.req.start-invocation`,
@@ -363,6 +363,79 @@ export const ModifyInvocationReplySchema: GenMessage<ModifyInvocationReply> = /*
   messageDesc(file_runline_invocation_v1_commands, 5);
 
 /**
+ * Approve or reject a run SUSPENDED at an Approval node (PATCH /external-invocations/{id} with a
+ * console JWT). Subject `invocation.req.decide-approval`.
+ *
+ * The gateway has checked the caller (a member of the organization with edit access). The
+ * decision is recorded in one transaction that applies only while the run waits at the
+ * approval undecided (InvocationApprovalDecided, and a RESUME_RUN scheduler job due now as
+ * the durable backstop), then the run is claimed at once if a run slot frees in time.
+ *
+ * @generated from message runline.invocation.v1.DecideApprovalRequest
+ */
+export type DecideApprovalRequest = Message<"runline.invocation.v1.DecideApprovalRequest"> & {
+  /**
+   * @generated from field: string org_id = 1;
+   */
+  orgId: string;
+
+  /**
+   * @generated from field: string invocation_id = 2;
+   */
+  invocationId: string;
+
+  /**
+   * @generated from field: runline.invocation.v1.ApprovalDecision decision = 3;
+   */
+  decision: ApprovalDecision;
+
+  /**
+   * The deciding user (the console JWT's `sub`).
+   *
+   * @generated from field: string decided_by = 4;
+   */
+  decidedBy: string;
+
+  /**
+   * The user's comment; absent when none was given.
+   *
+   * @generated from field: optional string comment = 5;
+   */
+  comment?: string | undefined;
+};
+
+/**
+ * Describes the message runline.invocation.v1.DecideApprovalRequest.
+ * Use `create(DecideApprovalRequestSchema)` to create a new message.
+ */
+export const DecideApprovalRequestSchema: GenMessage<DecideApprovalRequest> = /*@__PURE__*/
+  messageDesc(file_runline_invocation_v1_commands, 6);
+
+/**
+ * @generated from message runline.invocation.v1.DecideApprovalReply
+ */
+export type DecideApprovalReply = Message<"runline.invocation.v1.DecideApprovalReply"> & {
+  /**
+   * @generated from field: runline.invocation.v1.DecideApprovalOutcome outcome = 1;
+   */
+  outcome: DecideApprovalOutcome;
+
+  /**
+   * The read-model document (as GET returns it), for RESUMED.
+   *
+   * @generated from field: string invocation_json = 2;
+   */
+  invocationJson: string;
+};
+
+/**
+ * Describes the message runline.invocation.v1.DecideApprovalReply.
+ * Use `create(DecideApprovalReplySchema)` to create a new message.
+ */
+export const DecideApprovalReplySchema: GenMessage<DecideApprovalReply> = /*@__PURE__*/
+  messageDesc(file_runline_invocation_v1_commands, 7);
+
+/**
  * What a run executes.
  *
  * @generated from enum runline.invocation.v1.RunTarget
@@ -430,8 +503,8 @@ export const RunModeSchema: GenEnum<RunMode> = /*@__PURE__*/
   enumDesc(file_runline_invocation_v1_commands, 1);
 
 /**
- * What a PATCH /external-invocations/{id} asks for (approve/reject never reach the service:
- * an API token may not use them).
+ * What a PATCH /external-invocations/{id} with an API token asks for (approve and reject travel
+ * as DecideApprovalRequest: only a signed-in console user with edit access may decide).
  *
  * @generated from enum runline.invocation.v1.ModifyAction
  */
@@ -512,4 +585,86 @@ export enum ModifyOutcome {
  */
 export const ModifyOutcomeSchema: GenEnum<ModifyOutcome> = /*@__PURE__*/
   enumDesc(file_runline_invocation_v1_commands, 3);
+
+/**
+ * What a person decided at an Approval node.
+ *
+ * @generated from enum runline.invocation.v1.ApprovalDecision
+ */
+export enum ApprovalDecision {
+  /**
+   * @generated from enum value: APPROVAL_DECISION_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Continue at the node's `next`.
+   *
+   * @generated from enum value: APPROVAL_DECISION_APPROVE = 1;
+   */
+  APPROVE = 1,
+
+  /**
+   * Continue at the node's `onReject`; without one the run fails `Rejected at node "<id>"`.
+   *
+   * @generated from enum value: APPROVAL_DECISION_REJECT = 2;
+   */
+  REJECT = 2,
+}
+
+/**
+ * Describes the enum runline.invocation.v1.ApprovalDecision.
+ */
+export const ApprovalDecisionSchema: GenEnum<ApprovalDecision> = /*@__PURE__*/
+  enumDesc(file_runline_invocation_v1_commands, 4);
+
+/**
+ * How a DecideApprovalRequest ended.
+ *
+ * @generated from enum runline.invocation.v1.DecideApprovalOutcome
+ */
+export enum DecideApprovalOutcome {
+  /**
+   * @generated from enum value: DECIDE_APPROVAL_OUTCOME_UNSPECIFIED = 0;
+   */
+  UNSPECIFIED = 0,
+
+  /**
+   * Recorded and the run resumed (claimed here or by its fired job): `invocation_json` is the
+   * run as it is now (RUNNING, or further).
+   *
+   * @generated from enum value: DECIDE_APPROVAL_OUTCOME_RESUMED = 1;
+   */
+  RESUMED = 1,
+
+  /**
+   * No such run in the organization (404 Invocation not found).
+   *
+   * @generated from enum value: DECIDE_APPROVAL_OUTCOME_NOT_FOUND = 2;
+   */
+  NOT_FOUND = 2,
+
+  /**
+   * The run is not waiting at an Approval node, or the approval was already decided (409
+   * Invocation is not waiting for approval).
+   *
+   * @generated from enum value: DECIDE_APPROVAL_OUTCOME_NOT_AWAITING_APPROVAL = 3;
+   */
+  NOT_AWAITING_APPROVAL = 3,
+
+  /**
+   * Recorded, but the run could not be claimed in time (no run slot, or an error): 502 Failed to
+   * resume the automation after recording the decision. The decision stands; the scheduler's
+   * job resumes the run later.
+   *
+   * @generated from enum value: DECIDE_APPROVAL_OUTCOME_NOT_RESUMED = 4;
+   */
+  NOT_RESUMED = 4,
+}
+
+/**
+ * Describes the enum runline.invocation.v1.DecideApprovalOutcome.
+ */
+export const DecideApprovalOutcomeSchema: GenEnum<DecideApprovalOutcome> = /*@__PURE__*/
+  enumDesc(file_runline_invocation_v1_commands, 5);
 

@@ -16,7 +16,7 @@ import type { GenEnum, GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2"
 import { enumDesc, fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
 import type { Timestamp } from "@bufbuild/protobuf/wkt";
 import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
-import type { RunMode, RunTarget } from "./commands_pb.js";
+import type { ApprovalDecision, RunMode, RunTarget } from "./commands_pb.js";
 import { file_runline_invocation_v1_commands } from "./commands_pb.js";
 import type { Message } from "@bufbuild/protobuf";
 
@@ -24,7 +24,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file runline/invocation/v1/events.proto.
  */
 export const file_runline_invocation_v1_events: GenFile = /*@__PURE__*/
-  fileDesc("CiJydW5saW5lL2ludm9jYXRpb24vdjEvZXZlbnRzLnByb3RvEhVydW5saW5lLmludm9jYXRpb24udjEi2QIKFUludm9jYXRpb25SZXF1ZXN0SW5mbxIwCgZ0YXJnZXQYASABKA4yIC5ydW5saW5lLmludm9jYXRpb24udjEuUnVuVGFyZ2V0EiwKBG1vZGUYAiABKA4yHi5ydW5saW5lLmludm9jYXRpb24udjEuUnVuTW9kZRIWCg50cmlnZ2VyX3NvdXJjZRgDIAEoCRITCgtlbnZpcm9ubWVudBgEIAEoCRIcChRyZXF1ZXN0X3BheWxvYWRfanNvbhgFIAEoCRIZChFlbnJvbGxtZW50X3BvbGljeRgGIAEoCRIXCg9vbl9lcnJvcl9wb2xpY3kYByABKAkSGwoTc3RhcnRlZF9ieV90b2tlbl9pZBgIIAEoCRIaChJkZWZpbml0aW9uX3ZlcnNpb24YCSABKAUSEgoKc2Vzc2lvbl9pZBgKIAEoCRIUCgxtYXhfYXR0ZW1wdHMYCyABKAUiUQoQSW52b2NhdGlvblF1ZXVlZBI9CgdyZXF1ZXN0GAEgASgLMiwucnVubGluZS5pbnZvY2F0aW9uLnYxLkludm9jYXRpb25SZXF1ZXN0SW5mbyJjChFJbnZvY2F0aW9uU3RhcnRlZBIPCgdhdHRlbXB0GAEgASgFEj0KB3JlcXVlc3QYAiABKAsyLC5ydW5saW5lLmludm9jYXRpb24udjEuSW52b2NhdGlvblJlcXVlc3RJbmZvImcKE0ludm9jYXRpb25TdWNjZWVkZWQSEwoLcmVzdWx0X2pzb24YASABKAkSEgoKc3RlcHNfanNvbhgCIAEoCRISCgp0cmFjZV9qc29uGAMgASgJEhMKC2R1cmF0aW9uX21zGAQgASgDIugBChBJbnZvY2F0aW9uRmFpbGVkEhUKDWVycm9yX21lc3NhZ2UYASABKAkSMAoEa2luZBgCIAEoDjIiLnJ1bmxpbmUuaW52b2NhdGlvbi52MS5GYWlsdXJlS2luZBISCgpzdGVwc19qc29uGAMgASgJEhIKCnRyYWNlX2pzb24YBCABKAkSEwoLZHVyYXRpb25fbXMYBSABKAMSPQoHcmVxdWVzdBgGIAEoCzIsLnJ1bmxpbmUuaW52b2NhdGlvbi52MS5JbnZvY2F0aW9uUmVxdWVzdEluZm8SDwoHYXR0ZW1wdBgHIAEoBSJoChJJbnZvY2F0aW9uVGltZWRPdXQSFQoNZXJyb3JfbWVzc2FnZRgBIAEoCRISCgpzdGVwc19qc29uGAIgASgJEhIKCnRyYWNlX2pzb24YAyABKAkSEwoLZHVyYXRpb25fbXMYBCABKAMiiwEKE0ludm9jYXRpb25TdXNwZW5kZWQSEgoKc3RlcHNfanNvbhgBIAEoCRISCgp0cmFjZV9qc29uGAIgASgJEh0KFXBlbmRpbmdfYXBwcm92YWxfanNvbhgDIAEoCRItCglyZXN1bWVfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIp8BChhJbnZvY2F0aW9uUmV0cnlTY2hlZHVsZWQSFgoOZmFpbGVkX2F0dGVtcHQYASABKAUSFQoNZXJyb3JfbWVzc2FnZRgCIAEoCRIsCghyZXRyeV9hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEgoKc3RlcHNfanNvbhgEIAEoCRISCgp0cmFjZV9qc29uGAUgASgJIsABChpJbnZvY2F0aW9uUmV0cmllc0V4aGF1c3RlZBIcChRyZXF1ZXN0X3BheWxvYWRfanNvbhgBIAEoCRIbChNzZWFsZWRfcmVxdWVzdF9qc29uGAIgASgJEhYKDmZhaWx1cmVfcmVhc29uGAMgASgJEhUKDWF0dGVtcHRfY291bnQYBCABKAUSEwoLdHJpZ2dlcl9rZXkYBSABKAkSDgoGc291cmNlGAYgASgJEhMKC3RhcmdldF90eXBlGAcgASgJIqMBChNJbnZvY2F0aW9uU2NoZWR1bGVkEj0KB3JlcXVlc3QYASABKAsyLC5ydW5saW5lLmludm9jYXRpb24udjEuSW52b2NhdGlvblJlcXVlc3RJbmZvEjEKDXNjaGVkdWxlZF9mb3IYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhoKEnNjaGVkdWxlcl9qb2JfbmFtZRgDIAEoCSJKChVJbnZvY2F0aW9uUmVzY2hlZHVsZWQSMQoNc2NoZWR1bGVkX2ZvchgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiFQoTSW52b2NhdGlvbkNhbmNlbGxlZCIkChFJbnZvY2F0aW9uUmVzdW1lZBIPCgdhdHRlbXB0GAEgASgFKuoBCgtGYWlsdXJlS2luZBIcChhGQUlMVVJFX0tJTkRfVU5TUEVDSUZJRUQQABIUChBGQUlMVVJFX0tJTkRfUlVOEAESHgoaRkFJTFVSRV9LSU5EX1RSSUdHRVJfQ0hFQ0sQAhIcChhGQUlMVVJFX0tJTkRfSU5URVJSVVBURUQQAxImCiJGQUlMVVJFX0tJTkRfRVhURVJOQUxfQVBJX0RJU0FCTEVEEAQSHwobRkFJTFVSRV9LSU5EX1FVT1RBX0VYQ0VFREVEEAUSIAocRkFJTFVSRV9LSU5EX1BST0pFQ1RfREVMRVRFRBAGYgZwcm90bzM", [file_google_protobuf_timestamp, file_runline_invocation_v1_commands]);
+  fileDesc("CiJydW5saW5lL2ludm9jYXRpb24vdjEvZXZlbnRzLnByb3RvEhVydW5saW5lLmludm9jYXRpb24udjEi2QIKFUludm9jYXRpb25SZXF1ZXN0SW5mbxIwCgZ0YXJnZXQYASABKA4yIC5ydW5saW5lLmludm9jYXRpb24udjEuUnVuVGFyZ2V0EiwKBG1vZGUYAiABKA4yHi5ydW5saW5lLmludm9jYXRpb24udjEuUnVuTW9kZRIWCg50cmlnZ2VyX3NvdXJjZRgDIAEoCRITCgtlbnZpcm9ubWVudBgEIAEoCRIcChRyZXF1ZXN0X3BheWxvYWRfanNvbhgFIAEoCRIZChFlbnJvbGxtZW50X3BvbGljeRgGIAEoCRIXCg9vbl9lcnJvcl9wb2xpY3kYByABKAkSGwoTc3RhcnRlZF9ieV90b2tlbl9pZBgIIAEoCRIaChJkZWZpbml0aW9uX3ZlcnNpb24YCSABKAUSEgoKc2Vzc2lvbl9pZBgKIAEoCRIUCgxtYXhfYXR0ZW1wdHMYCyABKAUiUQoQSW52b2NhdGlvblF1ZXVlZBI9CgdyZXF1ZXN0GAEgASgLMiwucnVubGluZS5pbnZvY2F0aW9uLnYxLkludm9jYXRpb25SZXF1ZXN0SW5mbyJjChFJbnZvY2F0aW9uU3RhcnRlZBIPCgdhdHRlbXB0GAEgASgFEj0KB3JlcXVlc3QYAiABKAsyLC5ydW5saW5lLmludm9jYXRpb24udjEuSW52b2NhdGlvblJlcXVlc3RJbmZvImcKE0ludm9jYXRpb25TdWNjZWVkZWQSEwoLcmVzdWx0X2pzb24YASABKAkSEgoKc3RlcHNfanNvbhgCIAEoCRISCgp0cmFjZV9qc29uGAMgASgJEhMKC2R1cmF0aW9uX21zGAQgASgDIugBChBJbnZvY2F0aW9uRmFpbGVkEhUKDWVycm9yX21lc3NhZ2UYASABKAkSMAoEa2luZBgCIAEoDjIiLnJ1bmxpbmUuaW52b2NhdGlvbi52MS5GYWlsdXJlS2luZBISCgpzdGVwc19qc29uGAMgASgJEhIKCnRyYWNlX2pzb24YBCABKAkSEwoLZHVyYXRpb25fbXMYBSABKAMSPQoHcmVxdWVzdBgGIAEoCzIsLnJ1bmxpbmUuaW52b2NhdGlvbi52MS5JbnZvY2F0aW9uUmVxdWVzdEluZm8SDwoHYXR0ZW1wdBgHIAEoBSJoChJJbnZvY2F0aW9uVGltZWRPdXQSFQoNZXJyb3JfbWVzc2FnZRgBIAEoCRISCgpzdGVwc19qc29uGAIgASgJEhIKCnRyYWNlX2pzb24YAyABKAkSEwoLZHVyYXRpb25fbXMYBCABKAMiiwEKE0ludm9jYXRpb25TdXNwZW5kZWQSEgoKc3RlcHNfanNvbhgBIAEoCRISCgp0cmFjZV9qc29uGAIgASgJEh0KFXBlbmRpbmdfYXBwcm92YWxfanNvbhgDIAEoCRItCglyZXN1bWVfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIp8BChhJbnZvY2F0aW9uUmV0cnlTY2hlZHVsZWQSFgoOZmFpbGVkX2F0dGVtcHQYASABKAUSFQoNZXJyb3JfbWVzc2FnZRgCIAEoCRIsCghyZXRyeV9hdBgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASEgoKc3RlcHNfanNvbhgEIAEoCRISCgp0cmFjZV9qc29uGAUgASgJIsABChpJbnZvY2F0aW9uUmV0cmllc0V4aGF1c3RlZBIcChRyZXF1ZXN0X3BheWxvYWRfanNvbhgBIAEoCRIbChNzZWFsZWRfcmVxdWVzdF9qc29uGAIgASgJEhYKDmZhaWx1cmVfcmVhc29uGAMgASgJEhUKDWF0dGVtcHRfY291bnQYBCABKAUSEwoLdHJpZ2dlcl9rZXkYBSABKAkSDgoGc291cmNlGAYgASgJEhMKC3RhcmdldF90eXBlGAcgASgJIqMBChNJbnZvY2F0aW9uU2NoZWR1bGVkEj0KB3JlcXVlc3QYASABKAsyLC5ydW5saW5lLmludm9jYXRpb24udjEuSW52b2NhdGlvblJlcXVlc3RJbmZvEjEKDXNjaGVkdWxlZF9mb3IYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhoKEnNjaGVkdWxlcl9qb2JfbmFtZRgDIAEoCSJKChVJbnZvY2F0aW9uUmVzY2hlZHVsZWQSMQoNc2NoZWR1bGVkX2ZvchgBIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiFQoTSW52b2NhdGlvbkNhbmNlbGxlZCIkChFJbnZvY2F0aW9uUmVzdW1lZBIPCgdhdHRlbXB0GAEgASgFIs0BChlJbnZvY2F0aW9uQXBwcm92YWxEZWNpZGVkEg8KB25vZGVfaWQYASABKAkSOQoIZGVjaXNpb24YAiABKA4yJy5ydW5saW5lLmludm9jYXRpb24udjEuQXBwcm92YWxEZWNpc2lvbhISCgpkZWNpZGVkX2J5GAMgASgJEi4KCmRlY2lkZWRfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEhQKB2NvbW1lbnQYBSABKAlIAIgBAUIKCghfY29tbWVudCrqAQoLRmFpbHVyZUtpbmQSHAoYRkFJTFVSRV9LSU5EX1VOU1BFQ0lGSUVEEAASFAoQRkFJTFVSRV9LSU5EX1JVThABEh4KGkZBSUxVUkVfS0lORF9UUklHR0VSX0NIRUNLEAISHAoYRkFJTFVSRV9LSU5EX0lOVEVSUlVQVEVEEAMSJgoiRkFJTFVSRV9LSU5EX0VYVEVSTkFMX0FQSV9ESVNBQkxFRBAEEh8KG0ZBSUxVUkVfS0lORF9RVU9UQV9FWENFRURFRBAFEiAKHEZBSUxVUkVfS0lORF9QUk9KRUNUX0RFTEVURUQQBmIGcHJvdG8z", [file_google_protobuf_timestamp, file_runline_invocation_v1_commands]);
 
 /**
  * What a run was asked to do, as recorded when it was created.
@@ -499,7 +499,7 @@ export const InvocationCancelledSchema: GenMessage<InvocationCancelled> = /*@__P
   messageDesc(file_runline_invocation_v1_events, 11);
 
 /**
- * A SUSPENDED run resumed (a Wait node's time came); it is RUNNING again. Wire type
+ * A SUSPENDED run resumed (a Wait node's time came, or its approval was decided); it is RUNNING again. Wire type
  * `invocation.InvocationResumed.v1`, subject `invocation.evt.invocation-resumed`.
  *
  * @generated from message runline.invocation.v1.InvocationResumed
@@ -517,6 +517,54 @@ export type InvocationResumed = Message<"runline.invocation.v1.InvocationResumed
  */
 export const InvocationResumedSchema: GenMessage<InvocationResumed> = /*@__PURE__*/
   messageDesc(file_runline_invocation_v1_events, 12);
+
+/**
+ * Someone approved or rejected a run SUSPENDED at an Approval node. Wire type
+ * `invocation.InvocationApprovalDecided.v1`, subject `invocation.evt.invocation-approval-decided`.
+ * The run stays SUSPENDED (its pending approval cleared) until it resumes, which
+ * InvocationResumed says; the approval's step then carries the decision.
+ *
+ * @generated from message runline.invocation.v1.InvocationApprovalDecided
+ */
+export type InvocationApprovalDecided = Message<"runline.invocation.v1.InvocationApprovalDecided"> & {
+  /**
+   * The approval node.
+   *
+   * @generated from field: string node_id = 1;
+   */
+  nodeId: string;
+
+  /**
+   * @generated from field: runline.invocation.v1.ApprovalDecision decision = 2;
+   */
+  decision: ApprovalDecision;
+
+  /**
+   * The deciding user's id (the console JWT's `sub`).
+   *
+   * @generated from field: string decided_by = 3;
+   */
+  decidedBy: string;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp decided_at = 4;
+   */
+  decidedAt?: Timestamp | undefined;
+
+  /**
+   * Absent when the user gave none.
+   *
+   * @generated from field: optional string comment = 5;
+   */
+  comment?: string | undefined;
+};
+
+/**
+ * Describes the message runline.invocation.v1.InvocationApprovalDecided.
+ * Use `create(InvocationApprovalDecidedSchema)` to create a new message.
+ */
+export const InvocationApprovalDecidedSchema: GenMessage<InvocationApprovalDecided> = /*@__PURE__*/
+  messageDesc(file_runline_invocation_v1_events, 13);
 
 /**
  * Why a run failed.
