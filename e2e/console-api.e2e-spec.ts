@@ -153,7 +153,7 @@ describe('console API', () => {
   });
 
   describe('definition draft and publish', () => {
-    it('saves a valid draft, publishes versions 1 and 2, and emits each publication', async () => {
+    it('saves valid drafts, publishes draft versions 1 and 2, and emits each publication', async () => {
       const fresh = await createProject(http, 'AUTOMATION');
       const path = `/v1/orgs/${fresh.orgId}/projects/${fresh.projectId}`;
       expect(await http.post(`${path}/publish`, undefined, { bearer: fresh.ownerJwt })).toMatchObject({
@@ -162,6 +162,9 @@ describe('console API', () => {
       });
       expect((await http.put(`${path}/definition`, { definition: VALID_AUTOMATION_DEFINITION }, { bearer: fresh.ownerJwt })).status).toBe(200);
       expect(await http.post(`${path}/publish`, undefined, { bearer: fresh.ownerJwt })).toEqual(expect.objectContaining({ status: 200, body: { publishedVersion: 1 } }));
+      // The number is the draft's: publishing the same draft again publishes the same version.
+      expect(await http.post(`${path}/publish`, undefined, { bearer: fresh.ownerJwt })).toEqual(expect.objectContaining({ status: 200, body: { publishedVersion: 1 } }));
+      expect(await http.put(`${path}/definition`, { definition: VALID_AUTOMATION_DEFINITION }, { bearer: fresh.ownerJwt })).toMatchObject({ status: 200, body: { draftVersion: 2, publishedVersion: 1 } });
       expect(await http.post(`${path}/publish`, undefined, { bearer: fresh.ownerJwt })).toEqual(expect.objectContaining({ status: 200, body: { publishedVersion: 2 } }));
       await eventually(async () => {
         const [copy] = await sql(`SELECT published_version, published_definition FROM invocation.project_copies WHERE project_id = $1`, [fresh.projectId]);

@@ -131,6 +131,12 @@ export {
   type GetInvocationReply,
   type GetInvocationRequest,
 } from './gen/runline/invocation/v1/queries_pb.js';
+export {
+  GetQuotaUsageReplySchema,
+  GetQuotaUsageRequestSchema,
+  type GetQuotaUsageReply,
+  type GetQuotaUsageRequest,
+} from './gen/runline/invocation/v1/queries_pb.js';
 
 // Generated: runline.invocation.v1 commands and events.
 export {

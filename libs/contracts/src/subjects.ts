@@ -128,6 +128,8 @@ export const SCHEDULER_REQUEST_SUBJECTS = Object.freeze({
 export const INVOCATION_QUERY_SUBJECTS = Object.freeze({
   /** `GetInvocationRequest` → `GetInvocationReply` (runline/invocation/v1/queries.proto). */
   GET_INVOCATION: 'invocation.qry.get-invocation',
+  /** `GetQuotaUsageRequest` → `GetQuotaUsageReply` (runline/invocation/v1/queries.proto). */
+  GET_QUOTA_USAGE: 'invocation.qry.get-quota-usage',
 } as const);
 
 /** One subject per callback event type (runline/callback/v1/events.proto). */

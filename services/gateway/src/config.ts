@@ -1,5 +1,5 @@
 import { Type } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Matches, Max, Min, MinLength, ValidateIf } from 'class-validator';
+import { IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min, MinLength, ValidateIf } from 'class-validator';
 
 /** The gateway's own environment, validated once at boot. */
 export class GatewayConfig {
@@ -18,6 +18,16 @@ export class GatewayConfig {
   @IsString()
   @MinLength(16)
   SECRETS_KEY!: string;
+
+  /**
+   * The API's public address (`https://api.example.com`, no path), used in the console's request
+   * examples. Unset: the address the console request came in on (its Host header, plain http),
+   * which is right when clients reach the gateway directly; set it behind a proxy or TLS terminator.
+   */
+  @IsOptional()
+  @IsUrl({ protocols: ['http', 'https'], require_protocol: true, require_tld: false }, { message: 'PUBLIC_API_URL must be an http(s) URL' })
+  @Matches(/^https?:\/\/[^/]+\/?$/, { message: 'PUBLIC_API_URL must be a scheme and host (and port), without a path' })
+  PUBLIC_API_URL?: string;
 
   /** Tokens look like `<API_TOKEN_PREFIX>_ext_…`. */
   @IsOptional()

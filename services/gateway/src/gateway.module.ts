@@ -11,7 +11,9 @@ import { CreateApiTokenHandler } from './commands/create-api-token.handler.js';
 import { CreateOrganizationHandler } from './commands/create-organization.handler.js';
 import { CreateProjectHandler } from './commands/create-project.handler.js';
 import { DecideInvocationApprovalHandler } from './commands/decide-invocation-approval.handler.js';
+import { CreateTemplateHandler } from './commands/create-template.handler.js';
 import { DeleteProjectHandler } from './commands/delete-project.handler.js';
+import { DeleteTemplateHandler } from './commands/delete-template.handler.js';
 import { ModifyInvocationHandler } from './commands/modify-invocation.handler.js';
 import { PublishDefinitionHandler } from './commands/publish-definition.handler.js';
 import { RemovePollingTriggerHandler } from './commands/remove-polling-trigger.handler.js';
@@ -22,10 +24,14 @@ import { SavePollingTriggerHandler } from './commands/save-polling-trigger.handl
 import { SetPlanHandler } from './commands/set-plan.handler.js';
 import { StartRunHandler } from './commands/start-run.handler.js';
 import { UpdateApiSettingsHandler } from './commands/update-api-settings.handler.js';
+import { UpdateTemplateHandler } from './commands/update-template.handler.js';
 import { GatewayConfig } from './config.js';
 import { ApiExceptionFilter } from './http/api-exception.filter.js';
 import { ConsoleAccess } from './http/console/console-access.js';
 import { ConsoleAuthGuard } from './http/console/console-auth.guard.js';
+import { ConsoleReadsController } from './http/console/console-reads.controller.js';
+import { RequestExamplesController } from './http/console/request-examples.controller.js';
+import { TemplatesController } from './http/console/templates.controller.js';
 import { OrganizationsController } from './http/console/organizations.controller.js';
 import { ProjectsController } from './http/console/projects.controller.js';
 import { DeadLettersController } from './http/external/dead-letters.controller.js';
@@ -36,11 +42,17 @@ import { RateLimitGuard } from './http/external/rate-limit.guard.js';
 import { RunsController } from './http/external/runs.controller.js';
 import { TokenOrConsoleGuard } from './http/token-or-console.guard.js';
 import { BodyValidationPipe } from './http/validation.pipe.js';
+import { BuildRequestExampleHandler } from './queries/build-request-example.handler.js';
 import { GetApiSettingsHandler } from './queries/get-api-settings.handler.js';
 import { GetInvocationHandler } from './queries/get-invocation.handler.js';
+import { GetPlanHandler } from './queries/get-plan.handler.js';
 import { GetPollingTriggersHandler } from './queries/get-polling-triggers.handler.js';
+import { GetTemplateHandler } from './queries/get-template.handler.js';
 import { ListApiTokensHandler } from './queries/list-api-tokens.handler.js';
 import { ListDeadLetterEventsHandler } from './queries/list-dead-letter-events.handler.js';
+import { ListOrganizationsHandler } from './queries/list-organizations.handler.js';
+import { ListProjectsHandler } from './queries/list-projects.handler.js';
+import { ListTemplatesHandler } from './queries/list-templates.handler.js';
 import { RateLimitConfig } from './rate-limits/rate-limit.config.js';
 import { RateLimitCounters } from './rate-limits/rate-limit-counters.js';
 import { RateLimitPolicies } from './rate-limits/rate-limit-policies.js';
@@ -49,6 +61,7 @@ import { OrganizationRepository } from './repositories/organization.repository.j
 import { ProjectApiSettingsRepository } from './repositories/project-api-settings.repository.js';
 import { ProjectRepository } from './repositories/project.repository.js';
 import { RateLimitCounterRepository } from './repositories/rate-limit-counter.repository.js';
+import { RequestTemplateRepository } from './repositories/request-template.repository.js';
 import { ServiceClient } from './service-client/service-client.js';
 import { TokenUsageRecorder } from './token-usage/token-usage.recorder.js';
 
@@ -71,11 +84,25 @@ const commandHandlers = [
   ReplayDeadLetterEventHandler,
 ];
 const queryHandlers = [GetApiSettingsHandler, ListApiTokensHandler, GetInvocationHandler, GetPollingTriggersHandler, ListDeadLetterEventsHandler];
+// The console's reads (organizations, plan and usage, projects, definitions).
+const consoleReadHandlers = [ListOrganizationsHandler, GetPlanHandler, ListProjectsHandler];
+// The template library and the request example builder.
+const templateHandlers = [ListTemplatesHandler, GetTemplateHandler, CreateTemplateHandler, UpdateTemplateHandler, DeleteTemplateHandler, BuildRequestExampleHandler];
 const repositories = [OrganizationRepository, ProjectRepository, ProjectApiSettingsRepository, ApiTokenRepository, RateLimitCounterRepository];
 
 /** The HTTP edge: console API for signed-in users, external API for API tokens. */
 @Module({
-  controllers: [OrganizationsController, ProjectsController, RunsController, InvocationsController, PollingController, DeadLettersController],
+  controllers: [
+    OrganizationsController,
+    ProjectsController,
+    RunsController,
+    InvocationsController,
+    PollingController,
+    DeadLettersController,
+    ConsoleReadsController,
+    TemplatesController,
+    RequestExamplesController,
+  ],
   providers: [
     { provide: GatewayConfig, inject: [ENVIRONMENT], useFactory: (env: NodeJS.ProcessEnv) => loadConfig(GatewayConfig, env) },
     { provide: SecretBox, inject: [GatewayConfig], useFactory: (config: GatewayConfig) => new SecretBox(config.SECRETS_KEY) },
@@ -100,6 +127,9 @@ const repositories = [OrganizationRepository, ProjectRepository, ProjectApiSetti
     ...repositories,
     ...commandHandlers,
     ...queryHandlers,
+    ...consoleReadHandlers,
+    ...templateHandlers,
+    RequestTemplateRepository,
   ],
 })
 export class GatewayModule {}

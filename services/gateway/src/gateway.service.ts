@@ -5,6 +5,7 @@ import { MembershipEntity } from './entities/membership.entity.js';
 import { OrganizationEntity } from './entities/organization.entity.js';
 import { ProjectApiSettingsEntity } from './entities/project-api-settings.entity.js';
 import { ProjectEntity } from './entities/project.entity.js';
+import { RequestTemplateEntity } from './entities/request-template.entity.js';
 import { GatewayConfig } from './config.js';
 import { GatewayModule } from './gateway.module.js';
 import { registerJsonBodyParser } from './http/body-parsing.js';
@@ -13,13 +14,15 @@ import { CreateGatewayTables1763700000001 } from './migrations/1763700000001-cre
 import { KeepDefinitionKeyOrder1763700000002 } from './migrations/1763700000002-keep-definition-key-order.js';
 import { CreateRateLimitCounters1763700000010 } from './migrations/1763700000010-create-rate-limit-counters.js';
 import { AddConfigVersions1763700000020 } from './migrations/1763700000020-add-config-versions.js';
+import { AddDraftVersions1763700000040 } from './migrations/1763700000040-add-draft-versions.js';
+import { CreateRequestTemplates1763700000041 } from './migrations/1763700000041-create-request-templates.js';
 
 export const gatewayService: ServiceDefinition = {
   name: 'gateway',
   schema: 'gateway',
   module: GatewayModule,
-  entities: [OrganizationEntity, MembershipEntity, ProjectEntity, ProjectApiSettingsEntity, ApiTokenEntity],
-  migrations: [CreateOutboxAndInbox1763700000000, CreateGatewayTables1763700000001, KeepDefinitionKeyOrder1763700000002, CreateRateLimitCounters1763700000010, AddConfigVersions1763700000020, IndexInboxProcessedAt1763700000900],
+  entities: [OrganizationEntity, MembershipEntity, ProjectEntity, ProjectApiSettingsEntity, ApiTokenEntity, RequestTemplateEntity],
+  migrations: [CreateOutboxAndInbox1763700000000, CreateGatewayTables1763700000001, KeepDefinitionKeyOrder1763700000002, CreateRateLimitCounters1763700000010, AddConfigVersions1763700000020, AddDraftVersions1763700000040, CreateRequestTemplates1763700000041, IndexInboxProcessedAt1763700000900],
   configureHttp(app) {
     const fastify = app.getHttpAdapter().getInstance();
     // The version is the first check of the pipeline, before the body is even read.

@@ -11,6 +11,7 @@ import { CallbackAttemptedHandler } from './events/callback-attempted.handler.js
 import { GatewayCopiesProjector } from './events/gateway-copies.projector.js';
 import { ScheduledJobCancelledHandler } from './events/scheduled-job-cancelled.handler.js';
 import { ScheduledJobFiredHandler } from './events/scheduled-job-fired.handler.js';
+import { ReadQuotaUsageHandler } from './queries/read-quota-usage.handler.js';
 import { ReadRunViewHandler } from './queries/read-run-view.handler.js';
 import { BotSessions } from './runs/bot-sessions.js';
 import { DefinitionCatalog } from './runs/definition-catalog.js';
@@ -28,6 +29,7 @@ import { SchedulerClient } from './runs/scheduler-client.js';
     GatewayCopiesProjector,
     StoreGatewayChangeHandler,
     ReadRunViewHandler,
+    ReadQuotaUsageHandler,
     StartInvocationHandler,
     ChangeScheduledRunHandler,
     DecideApprovalHandler,

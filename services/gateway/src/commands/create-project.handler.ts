@@ -29,6 +29,7 @@ export class CreateProjectHandler {
         draftDefinition: null,
         draftUpdatedAt: null,
         publishedDefinition: null,
+        draftVersion: 0,
         publishedVersion: 0,
         publishedAt: null,
         createdAt: now,

@@ -7,7 +7,7 @@ import { DomainError } from '../errors/domain-error.js';
 import { gatewayEvents } from '../events/gateway-events.js';
 import { ProjectRepository } from '../repositories/project.repository.js';
 
-/** Publishes the draft as the next version; runs use it from then on. */
+/** Publishes the draft under its draft version; runs use it from then on. */
 @Injectable()
 export class PublishDefinitionHandler {
   constructor(
@@ -26,7 +26,9 @@ export class PublishDefinitionHandler {
       const result = validateDefinition(project.type, project.draftDefinition);
       if (!result.ok) throw new DomainError('invalid', result.summary, { details: result.errors });
       project.publishedDefinition = project.draftDefinition;
-      project.publishedVersion += 1;
+      // The number is the draft's: publishing an unchanged draft again publishes the same
+      // version (the services holding copies treat it as one they already have).
+      project.publishedVersion = project.draftVersion;
       project.publishedAt = new Date();
       project.configVersion += 1;
       await this.projects.save(manager, project);

@@ -5,7 +5,8 @@ import { DomainError } from '../errors/domain-error.js';
 import { ProjectRepository } from '../repositories/project.repository.js';
 
 /**
- * Saves a project's draft definition after validating it against schema v1. A bad definition
+ * Saves a project's draft definition after validating it against schema v1, as the next draft
+ * version. A bad definition
  * is refused with 400 naming the node and the problem; `details` lists every problem found.
  */
 @Injectable()
@@ -16,11 +17,12 @@ export class SaveDefinitionHandler {
     const result = validateDefinition(command.project.type, command.definition);
     if (!result.ok) throw new DomainError('invalid', result.summary, { details: result.errors });
     const savedAt = new Date();
-    await this.projects.saveDraft(command.project.id, result.definition, savedAt);
+    const draftVersion = await this.projects.saveDraft(command.project.id, result.definition, savedAt);
     return {
       projectId: command.project.id,
+      draftVersion,
       draftUpdatedAt: savedAt.toISOString(),
-      publishedVersion: command.project.publishedVersion,
+      publishedVersion: command.project.publishedVersion === 0 ? null : command.project.publishedVersion,
     };
   }
 }

@@ -27,6 +27,11 @@ export class ProjectEntity {
   @Column('json', { name: 'published_definition', nullable: true })
   publishedDefinition!: object | null;
 
+  /** Grows by one with every saved draft; 0 before the first. */
+  @Column('integer', { name: 'draft_version', default: 0 })
+  draftVersion!: number;
+
+  /** The draft version last published; 0 before the first publish. */
   @Column('integer', { name: 'published_version' })
   publishedVersion!: number;
 

@@ -33,6 +33,16 @@ export class OrganizationRepository {
     return membership?.role ?? null;
   }
 
+  /** The organizations the user is a member of, with the user's role, oldest first. */
+  async listForUser(userId: string): Promise<Array<{ orgId: string; name: string; role: MemberRole }>> {
+    const rows: Array<{ id: string; name: string; role: MemberRole }> = await this.dataSource.query(
+      `SELECT o.id, o.name, m.role FROM memberships m JOIN organizations o ON o.id = m.org_id
+        WHERE m.user_id = $1 ORDER BY o.created_at, o.id`,
+      [userId],
+    );
+    return rows.map((row) => ({ orgId: row.id, name: row.name, role: row.role }));
+  }
+
   /** Adds the member; false when the user already is one (whatever the role). */
   async addMember(orgId: string, userId: string, role: MemberRole): Promise<boolean> {
     const rows: unknown[] = await this.dataSource.query(

@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, type EntityManager } from 'typeorm';
+import { DataSource, IsNull, type EntityManager } from 'typeorm';
 import { returningRows, TransactionRunner } from '@runline/db';
 import { ProjectEntity, type ProjectType } from '../entities/project.entity.js';
 
@@ -66,8 +66,22 @@ export class ProjectRepository {
     return rows[0].config_version;
   }
 
-  async saveDraft(projectId: string, definition: object, savedAt: Date): Promise<void> {
-    await this.dataSource.getRepository(ProjectEntity).update({ id: projectId }, { draftDefinition: definition, draftUpdatedAt: savedAt });
+  /** Saves the draft as the next draft version and returns that version. */
+  async saveDraft(projectId: string, definition: object, savedAt: Date): Promise<number> {
+    // One statement: the row lock orders it with a concurrent publish, and two saves never share a version.
+    const rows = returningRows<{ draft_version: number }>(
+      await this.dataSource.query(
+        'UPDATE projects SET draft_definition = $2::json, draft_updated_at = $3, draft_version = draft_version + 1 WHERE id = $1 RETURNING draft_version',
+        [projectId, JSON.stringify(definition), savedAt],
+      ),
+    );
+    if (!rows[0]) throw new Error(`project ${projectId} does not exist`);
+    return rows[0].draft_version;
+  }
+
+  /** The organization's live projects, oldest first. */
+  listLive(orgId: string): Promise<ProjectEntity[]> {
+    return this.dataSource.getRepository(ProjectEntity).find({ where: { orgId, deletedAt: IsNull() }, order: { createdAt: 'ASC', id: 'ASC' } });
   }
 
   /** The project's draft definition; null when it has none. */

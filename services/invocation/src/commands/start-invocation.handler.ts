@@ -17,12 +17,11 @@ import {
 } from '@runline/contracts';
 import { isTransientDatabaseError, TransactionRunner } from '@runline/db';
 import type { CompiledDefinition, JsonValue } from '@runline/engine';
-import type { Logger } from '@runline/observability';
+import { redactSecrets, type Logger } from '@runline/observability';
 import { LOGGER, SecretBox } from '@runline/runtime';
 import type { RequestInfo, RunModeName, TargetType } from '../lifecycle/invocation-event.js';
 import type { InvocationDocument } from '../lifecycle/invocation.projector.js';
 import type { QuotaFigures } from '../lifecycle/monthly-quota.js';
-import { redactSecrets } from '../lifecycle/redaction.js';
 import { endingOf } from '../lifecycle/run-endings.js';
 import { endedFirstRecordOf, firstRecordOf, recordsOnceEnded } from '../lifecycle/run-lifecycle.js';
 import { withHistory } from '../lifecycle/run-history.js';

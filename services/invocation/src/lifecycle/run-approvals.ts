@@ -7,7 +7,7 @@
  */
 import { DecideApprovalOutcome, JobKind } from '@runline/contracts';
 import type { SecretBox } from '@runline/runtime';
-import { redactSecrets } from './redaction.js';
+import { redactSecrets } from '@runline/observability';
 import type { SuspendedState } from './run-endings.js';
 import type { InvocationStatus, Transition } from './run-lifecycle.js';
 import { jobNames, waitForJob, type JobOwner } from './scheduler-jobs.js';

@@ -10,9 +10,9 @@
 import type { BusMessage } from '@runline/bus';
 import { JobKind } from '@runline/contracts';
 import { ENGINE_RUNTIME, shapeRunResult, type JsonValue, type RunOutcome } from '@runline/engine';
+import { redactSecrets } from '@runline/observability';
 import type { SecretBox } from '@runline/runtime';
 import type { InvocationEventData } from './invocation-event.js';
-import { redactSecrets } from './redaction.js';
 import type { ApprovalDecisionRecord } from './run-approvals.js';
 import { callbackOnEnd } from './run-callback.js';
 import type { StateChange, Transition } from './run-lifecycle.js';

@@ -87,6 +87,29 @@ export async function lockedUsage(manager: EntityManager, orgId: string, period:
   return Number(rebuilt[0]!.used);
 }
 
+/**
+ * The count `lockedUsage` would return, read without a lock or a write (for the console's
+ * plan page): the counter when it is current, otherwise the recorded runs it would be rebuilt
+ * from. Organizations without a quota have no counter, so theirs is always the rebuild figure.
+ */
+export async function currentUsage(manager: EntityManager, orgId: string, period: QuotaPeriod): Promise<number> {
+  const [row]: Array<{ used: string }> = await manager.query(
+    `SELECT COALESCE(
+       (SELECT c.used FROM usage_counters c
+         WHERE c.org_id = $1 AND c.period_start = $2 AND c.used IS NOT NULL
+           AND c.plan_changed_at IS NOT DISTINCT FROM (SELECT o.plan_changed_at FROM organization_copies o WHERE o.org_id = $1)),
+       (SELECT count(*) FROM invocation_views v WHERE v.org_id = $1 AND v.created_at >= $2 AND v.created_at < $3)) AS used`,
+    [orgId, period.start, period.end],
+  );
+  return Number(row!.used);
+}
+
+/** The renewal day of the organization's plan copy; null without one (the period starts on the 1st). */
+export async function renewalDayOf(manager: EntityManager, orgId: string): Promise<number | null> {
+  const rows: Array<{ renewal_day: number | null }> = await manager.query(`SELECT renewal_day FROM organization_copies WHERE org_id = $1`, [orgId]);
+  return rows[0]?.renewal_day ?? null;
+}
+
 /** Adds `delta` (negative: a refund) to the group's counter, locked already. */
 export async function addUsage(manager: EntityManager, group: QuotaGroup, delta: number): Promise<void> {
   await manager.query(`UPDATE usage_counters SET used = used + $3 WHERE org_id = $1 AND period_start = $2`, [group.orgId, group.period.start, delta]);

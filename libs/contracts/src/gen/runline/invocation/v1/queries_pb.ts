@@ -17,7 +17,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file runline/invocation/v1/queries.proto.
  */
 export const file_runline_invocation_v1_queries: GenFile = /*@__PURE__*/
-  fileDesc("CiNydW5saW5lL2ludm9jYXRpb24vdjEvcXVlcmllcy5wcm90bxIVcnVubGluZS5pbnZvY2F0aW9uLnYxIj0KFEdldEludm9jYXRpb25SZXF1ZXN0Eg4KBm9yZ19pZBgBIAEoCRIVCg1pbnZvY2F0aW9uX2lkGAIgASgJIm4KEkdldEludm9jYXRpb25SZXBseRINCgVmb3VuZBgBIAEoCBIXCg9pbnZvY2F0aW9uX2pzb24YAiABKAkSGwoTc3RhcnRlZF9ieV90b2tlbl9pZBgDIAEoCRITCgt0YXJnZXRfdHlwZRgEIAEoCWIGcHJvdG8z");
+  fileDesc("CiNydW5saW5lL2ludm9jYXRpb24vdjEvcXVlcmllcy5wcm90bxIVcnVubGluZS5pbnZvY2F0aW9uLnYxIj0KFEdldEludm9jYXRpb25SZXF1ZXN0Eg4KBm9yZ19pZBgBIAEoCRIVCg1pbnZvY2F0aW9uX2lkGAIgASgJIm4KEkdldEludm9jYXRpb25SZXBseRINCgVmb3VuZBgBIAEoCBIXCg9pbnZvY2F0aW9uX2pzb24YAiABKAkSGwoTc3RhcnRlZF9ieV90b2tlbl9pZBgDIAEoCRITCgt0YXJnZXRfdHlwZRgEIAEoCSImChRHZXRRdW90YVVzYWdlUmVxdWVzdBIOCgZvcmdfaWQYASABKAkiOAoSR2V0UXVvdGFVc2FnZVJlcGx5EhQKDHBlcmlvZF9zdGFydBgBIAEoCRIMCgR1c2VkGAIgASgDYgZwcm90bzM");
 
 /**
  * Reads one invocation from the read model. Subject `invocation.qry.get-invocation`.
@@ -94,4 +94,56 @@ export type GetInvocationReply = Message<"runline.invocation.v1.GetInvocationRep
  */
 export const GetInvocationReplySchema: GenMessage<GetInvocationReply> = /*@__PURE__*/
   messageDesc(file_runline_invocation_v1_queries, 1);
+
+/**
+ * An organization's monthly quota usage, as the quota check counts it. Subject
+ * `invocation.qry.get-quota-usage`. Answers for any organization, with or without a quota
+ * (the console shows usage either way); the gateway checks membership first.
+ *
+ * @generated from message runline.invocation.v1.GetQuotaUsageRequest
+ */
+export type GetQuotaUsageRequest = Message<"runline.invocation.v1.GetQuotaUsageRequest"> & {
+  /**
+   * @generated from field: string org_id = 1;
+   */
+  orgId: string;
+};
+
+/**
+ * Describes the message runline.invocation.v1.GetQuotaUsageRequest.
+ * Use `create(GetQuotaUsageRequestSchema)` to create a new message.
+ */
+export const GetQuotaUsageRequestSchema: GenMessage<GetQuotaUsageRequest> = /*@__PURE__*/
+  messageDesc(file_runline_invocation_v1_queries, 2);
+
+/**
+ * Answer to GetQuotaUsageRequest: the billing period the quota check would charge a run
+ * recorded now to, and the runs already counted in it.
+ *
+ * @generated from message runline.invocation.v1.GetQuotaUsageReply
+ */
+export type GetQuotaUsageReply = Message<"runline.invocation.v1.GetQuotaUsageReply"> & {
+  /**
+   * Start of the current billing period, ISO 8601 (UTC): the renewal day of the plan copy the
+   * invocation service holds, or the first of the month without one.
+   *
+   * @generated from field: string period_start = 1;
+   */
+  periodStart: string;
+
+  /**
+   * Runs recorded for the organization in that period (dry runs excluded), the figure a 429
+   * `Monthly API call quota exceeded` reports as quota.used.
+   *
+   * @generated from field: int64 used = 2;
+   */
+  used: bigint;
+};
+
+/**
+ * Describes the message runline.invocation.v1.GetQuotaUsageReply.
+ * Use `create(GetQuotaUsageReplySchema)` to create a new message.
+ */
+export const GetQuotaUsageReplySchema: GenMessage<GetQuotaUsageReply> = /*@__PURE__*/
+  messageDesc(file_runline_invocation_v1_queries, 3);
 

@@ -1,4 +1,4 @@
-import { REDACTED, redactSecrets } from './redaction.js';
+import { REDACTED, redactSecrets, secretPathsOf } from './secret-redaction.js';
 
 describe('redactSecrets', () => {
   it('hides fields named like secrets, at any depth', () => {
@@ -52,5 +52,31 @@ describe('redactSecrets', () => {
     expect(redactSecrets(42)).toBe(42);
     expect(redactSecrets(null)).toBeNull();
     expect(redactSecrets(['a', { secretAnswer: 1 }])).toEqual(['a', { secretAnswer: REDACTED }]);
+  });
+});
+
+describe('secretPathsOf', () => {
+  it('names every place redactSecrets would hide, and nothing else', () => {
+    const document = {
+      event: 'order',
+      webhookSecret: 's3cret',
+      payload: { items: [{ apiKey: 'k', sku: 'a' }], 'x-api-key': 'k', note: 'Bearer abc.def', empty: { token: '' } },
+    };
+    expect(secretPathsOf(document, 'body')).toEqual(['body.webhookSecret', 'body.payload.items[0].apiKey', 'body.payload["x-api-key"]', 'body.payload.note']);
+    expect(redactSecrets(document)).toEqual({
+      event: 'order',
+      webhookSecret: REDACTED,
+      payload: { items: [{ apiKey: REDACTED, sku: 'a' }], 'x-api-key': REDACTED, note: REDACTED, empty: { token: '' } },
+    });
+  });
+
+  it('finds nothing in a document without secrets, and allows empty or null secret fields', () => {
+    expect(secretPathsOf({ event: 'e', customerId: 'c', webhookSecret: '', callback: { secret: null } })).toEqual([]);
+  });
+
+  it('reports a document nested too deeply to check', () => {
+    let deep: unknown = 'leaf';
+    for (let i = 0; i < 70; i++) deep = { a: deep };
+    expect(secretPathsOf(deep)).toHaveLength(1);
   });
 });

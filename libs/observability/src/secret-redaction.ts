@@ -1,6 +1,8 @@
 /**
  * Secrets never reach the read model, the event stream or logs in clear. What a client can
- * read back (requestPayload, result, trace, steps) passes through `redactSecrets` first.
+ * read back (a run's requestPayload, result, trace, steps) passes through `redactSecrets`
+ * first; documents that must not hold a secret at all (request templates) are refused when
+ * `secretPathsOf` finds one. Both apply the same rules, so what one hides the other refuses.
  */
 export const REDACTED = '[REDACTED]';
 
@@ -24,6 +26,37 @@ export function redactSecrets<T>(value: T): T {
 }
 
 const MAX_DEPTH = 64;
+
+/**
+ * Where `redactSecrets` would hide something in `value`, as paths like `payload.items[0].apiKey`
+ * (a key that is not a plain identifier is quoted: `headers["x-api-key"]`). Empty when nothing.
+ */
+export function secretPathsOf(value: unknown, root = ''): string[] {
+  const paths: string[] = [];
+  collectSecrets(value, root, 0, paths);
+  return paths;
+}
+
+function collectSecrets(value: unknown, path: string, depth: number, paths: string[]): void {
+  if (typeof value === 'string') {
+    if (SECRET_VALUE.some((pattern) => pattern.test(value))) paths.push(path);
+    return;
+  }
+  if (value === null || typeof value !== 'object') return;
+  if (depth >= MAX_DEPTH) {
+    paths.push(path);
+    return;
+  }
+  if (Array.isArray(value)) {
+    value.forEach((item, index) => collectSecrets(item, `${path}[${index}]`, depth + 1, paths));
+    return;
+  }
+  for (const [key, item] of Object.entries(value)) {
+    const itemPath = /^[A-Za-z_$][\w$]*$/.test(key) ? (path ? `${path}.${key}` : key) : `${path}[${JSON.stringify(key)}]`;
+    if (isSecretName(key) && item !== null && item !== '') paths.push(itemPath);
+    else collectSecrets(item, itemPath, depth + 1, paths);
+  }
+}
 
 function redact(value: unknown, depth: number): unknown {
   if (typeof value === 'string') return SECRET_VALUE.some((pattern) => pattern.test(value)) ? REDACTED : value;
