@@ -7,6 +7,7 @@ import { ApiTokenFormat } from './api-tokens/api-token-format.js';
 import { ChangePropagation } from './changes/change-propagation.js';
 import { ProjectVersions } from './changes/project-versions.js';
 import { AddMemberHandler } from './commands/add-member.handler.js';
+import { BulkReplayDeadLetterEventsHandler } from './commands/bulk-replay-dead-letter-events.handler.js';
 import { CreateApiTokenHandler } from './commands/create-api-token.handler.js';
 import { CreateOrganizationHandler } from './commands/create-organization.handler.js';
 import { CreateProjectHandler } from './commands/create-project.handler.js';
@@ -26,6 +27,8 @@ import { ApiExceptionFilter } from './http/api-exception.filter.js';
 import { ConsoleAccess } from './http/console/console-access.js';
 import { ConsoleAuthGuard } from './http/console/console-auth.guard.js';
 import { OrganizationsController } from './http/console/organizations.controller.js';
+import { ProjectDeadLettersController } from './http/console/project-dead-letters.controller.js';
+import { ProjectPollingTriggersController } from './http/console/project-polling-triggers.controller.js';
 import { ProjectsController } from './http/console/projects.controller.js';
 import { DeadLettersController } from './http/external/dead-letters.controller.js';
 import { ExternalApiGuard } from './http/external/external-api.guard.js';
@@ -66,13 +69,14 @@ const commandHandlers = [
   SavePollingTriggerHandler,
   RemovePollingTriggerHandler,
   ReplayDeadLetterEventHandler,
+  BulkReplayDeadLetterEventsHandler,
 ];
 const queryHandlers = [GetApiSettingsHandler, ListApiTokensHandler, GetInvocationHandler, GetPollingTriggersHandler, ListDeadLetterEventsHandler];
 const repositories = [OrganizationRepository, ProjectRepository, ProjectApiSettingsRepository, ApiTokenRepository, RateLimitCounterRepository];
 
 /** The HTTP edge: console API for signed-in users, external API for API tokens. */
 @Module({
-  controllers: [OrganizationsController, ProjectsController, RunsController, InvocationsController, PollingController, DeadLettersController],
+  controllers: [OrganizationsController, ProjectsController, RunsController, InvocationsController, PollingController, DeadLettersController, ProjectPollingTriggersController, ProjectDeadLettersController],
   providers: [
     { provide: GatewayConfig, inject: [ENVIRONMENT], useFactory: (env: NodeJS.ProcessEnv) => loadConfig(GatewayConfig, env) },
     { provide: SecretBox, inject: [GatewayConfig], useFactory: (config: GatewayConfig) => new SecretBox(config.SECRETS_KEY) },
