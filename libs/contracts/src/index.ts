@@ -236,6 +236,12 @@ export { PolledItemRunFailedSchema, PollFailedSchema, type PolledItemRunFailed, 
 
 // Generated: runline.deadletter.v1 requests (listing and replaying dead letters).
 export {
+  BulkReplayDeadLettersReplySchema,
+  BulkReplayDeadLettersRequestSchema,
+  type BulkReplayDeadLettersReply,
+  type BulkReplayDeadLettersRequest,
+} from './gen/runline/deadletter/v1/requests_pb.js';
+export {
   ListDeadLettersReplySchema,
   ListDeadLettersRequestSchema,
   ReplayDeadLetterReplySchema,

@@ -84,7 +84,10 @@ describe('subjects', () => {
       APPLY_GATEWAY_CHANGE: 'polling.req.apply-gateway-change',
     });
     expect(POLLING_QUERY_SUBJECTS).toEqual({ LIST_POLLING_TRIGGERS: 'polling.qry.list-polling-triggers' });
-    expect(DEAD_LETTER_REQUEST_SUBJECTS).toEqual({ REPLAY_DEAD_LETTER: 'dead-letter.req.replay-dead-letter' });
+    expect(DEAD_LETTER_REQUEST_SUBJECTS).toEqual({
+      REPLAY_DEAD_LETTER: 'dead-letter.req.replay-dead-letter',
+      BULK_REPLAY_DEAD_LETTERS: 'dead-letter.req.bulk-replay-dead-letters',
+    });
     expect(DEAD_LETTER_QUERY_SUBJECTS).toEqual({ LIST_DEAD_LETTERS: 'dead-letter.qry.list-dead-letters' });
     expect(Object.values(INVOCATION_EVENT_SUBJECTS)).toEqual([
       'invocation.evt.invocation-queued',

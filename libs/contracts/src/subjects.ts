@@ -169,6 +169,8 @@ export const POLLING_QUERY_SUBJECTS = Object.freeze({
 export const DEAD_LETTER_REQUEST_SUBJECTS = Object.freeze({
   /** `ReplayDeadLetterRequest` → `ReplayDeadLetterReply`. */
   REPLAY_DEAD_LETTER: 'dead-letter.req.replay-dead-letter',
+  /** `BulkReplayDeadLettersRequest` → `BulkReplayDeadLettersReply`. */
+  BULK_REPLAY_DEAD_LETTERS: 'dead-letter.req.bulk-replay-dead-letters',
 } as const);
 
 /** Request/reply queries answered by the dead-letter service. */

@@ -21,4 +21,18 @@ export class DeadLetterConfig {
   @Min(100)
   @Max(3_600_000)
   DEAD_LETTER_REPLAY_RECOVERY_INTERVAL_MS: number = 60_000;
+
+  /** At most this many events are replayed by one bulk replay request; the rest wait for the next. */
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(10_000)
+  DEAD_LETTER_BULK_REPLAY_MAX_EVENTS: number = 100;
+
+  /** Replays one bulk replay request runs at once (each is a sync run in the invocation service). */
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(64)
+  DEAD_LETTER_BULK_REPLAY_CONCURRENCY: number = 4;
 }

@@ -1,7 +1,9 @@
 import { Module } from '@nestjs/common';
 import { ENVIRONMENT, loadConfig, SecretBox } from '@runline/runtime';
+import { BulkReplayDeadLettersHandler } from './commands/bulk-replay-dead-letters.handler.js';
 import { ReplayDeadLetterHandler } from './commands/replay-dead-letter.handler.js';
 import { DeadLetterConfig } from './config.js';
+import { ClaimedReplays } from './dead-letters/claimed-replays.js';
 import { ReplayRecovery } from './dead-letters/replay-recovery.js';
 import { ReplayRuns } from './dead-letters/replay-runs.js';
 import { InvocationRetriesExhaustedHandler } from './events/invocation-retries-exhausted.handler.js';
@@ -11,11 +13,12 @@ import { ListDeadLettersHandler } from './queries/list-dead-letters.handler.js';
 
 /** Records failures as dead letters, lists them, replays each at most once. */
 @Module({
-  controllers: [PollFailedHandler, PolledItemRunFailedHandler, InvocationRetriesExhaustedHandler, ListDeadLettersHandler, ReplayDeadLetterHandler],
+  controllers: [PollFailedHandler, PolledItemRunFailedHandler, InvocationRetriesExhaustedHandler, ListDeadLettersHandler, ReplayDeadLetterHandler, BulkReplayDeadLettersHandler],
   providers: [
     { provide: DeadLetterConfig, inject: [ENVIRONMENT], useFactory: (env: NodeJS.ProcessEnv) => loadConfig(DeadLetterConfig, env) },
     { provide: SecretBox, inject: [DeadLetterConfig], useFactory: (config: DeadLetterConfig) => new SecretBox(config.SECRETS_KEY) },
     ReplayRuns,
+    ClaimedReplays,
     ReplayRecovery,
   ],
 })

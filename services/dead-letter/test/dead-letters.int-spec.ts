@@ -5,12 +5,15 @@ import { migrateServices } from '@runline/runtime';
 import { createTestDatabase, type TestDatabase } from '@runline/testing';
 import { deadLetterService } from '../src/dead-letter.service.js';
 import {
+  claimNextUnreplayed,
   claimReplay,
+  countUnreplayed,
   deadLetterExists,
   insertDeadLetter,
   interruptedReplays,
   listDeadLetters,
   recordReplay,
+  type BulkReplayFilter,
   type ListFilter,
   type NewDeadLetter,
 } from '../src/dead-letters/dead-letters.repository.js';
@@ -244,6 +247,61 @@ describe('dead letters repository', () => {
       expect((await interruptedReplays(dataSource.manager, at(5001), 1)).map((row) => row.id)).toEqual([older.id]);
       expect((await interruptedReplays(dataSource.manager, at(1000), 10)).map((row) => row.id)).toEqual([]);
       expect((await replayColumns(unclaimed.id)).replayed_at).toBeNull();
+    });
+  });
+  describe('bulk replay: countUnreplayed and claimNextUnreplayed', () => {
+    const filter = (projectId: string, overrides: Partial<BulkReplayFilter> = {}): BulkReplayFilter => ({
+      projectId,
+      source: null,
+      targetType: null,
+      from: null,
+      to: null,
+      ...overrides,
+    });
+
+    it('counts and claims only the project\'s unreplayed events matching source, target type and the created range, oldest first', async () => {
+      const projectId = randomUUID();
+      const a1 = letter({ projectId, source: 'a' });
+      const a2 = letter({ projectId, source: 'a', targetType: 'FLOW', runTarget: 'AUTOMATION' });
+      const b1 = letter({ projectId, source: 'b' });
+      const replayed = letter({ projectId, source: 'a' });
+      await insert(a1, at(0));
+      await insert(a2, at(1000));
+      await insert(b1, at(2000));
+      await insert(replayed, at(3000));
+      await insert(letter({ source: 'a' }), at(0)); // another project
+      expect(await claimReplay(dataSource.manager, projectId, replayed.id, at(4000))).not.toBeNull();
+      const count = (overrides: Partial<BulkReplayFilter>) => countUnreplayed(dataSource.manager, filter(projectId, overrides));
+
+      expect(await count({})).toBe(3);
+      expect(await count({ source: 'a' })).toBe(2);
+      expect(await count({ targetType: 'FLOW' })).toBe(1);
+      expect(await count({ targetType: 'polling', source: 'a' })).toBe(1);
+      expect(await count({ from: at(1000) })).toBe(2);
+      expect(await count({ to: at(1000) })).toBe(2);
+      expect(await count({ from: at(1000), to: at(1000) })).toBe(1);
+
+      const claimed = [];
+      for (let next; (next = await claimNextUnreplayed(dataSource.manager, filter(projectId, { source: 'a' }), at(5000))); ) claimed.push(next.id);
+      expect(claimed).toEqual([a1.id, a2.id]);
+      expect(await count({})).toBe(1);
+      expect(await claimReplay(dataSource.manager, projectId, a1.id, at(6000))).toBeNull();
+    });
+
+    it('gives each event to one claimer when bulk claims and single claims race', async () => {
+      const projectId = randomUUID();
+      const letters = Array.from({ length: 30 }, () => letter({ projectId }));
+      for (const [index, item] of letters.entries()) await insert(item, at(index));
+      const claimedBy: string[][] = [[], [], [], [], [], []];
+      const bulkClaimer = async (mine: string[]) => {
+        for (let next; (next = await claimNextUnreplayed(dataSource.manager, filter(projectId), at(100))); ) mine.push(next.id);
+      };
+      const singles = letters.filter((_, index) => index % 3 === 0).map(async (item) => ((await claimReplay(dataSource.manager, projectId, item.id, at(100))) ? item.id : null));
+      const [, , , , , , ...singleResults] = await Promise.all([...claimedBy.map(bulkClaimer), ...singles]);
+      const all = [...claimedBy.flat(), ...singleResults.filter((id): id is string => id !== null)];
+      expect(all).toHaveLength(30);
+      expect(new Set(all).size).toBe(30);
+      expect(await countUnreplayed(dataSource.manager, filter(projectId))).toBe(0);
     });
   });
 });

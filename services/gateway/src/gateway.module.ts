@@ -7,6 +7,7 @@ import { ApiTokenFormat } from './api-tokens/api-token-format.js';
 import { ChangePropagation } from './changes/change-propagation.js';
 import { ProjectVersions } from './changes/project-versions.js';
 import { AddMemberHandler } from './commands/add-member.handler.js';
+import { BulkReplayDeadLetterEventsHandler } from './commands/bulk-replay-dead-letter-events.handler.js';
 import { CreateApiTokenHandler } from './commands/create-api-token.handler.js';
 import { CreateOrganizationHandler } from './commands/create-organization.handler.js';
 import { CreateProjectHandler } from './commands/create-project.handler.js';
@@ -33,6 +34,8 @@ import { ConsoleReadsController } from './http/console/console-reads.controller.
 import { RequestExamplesController } from './http/console/request-examples.controller.js';
 import { TemplatesController } from './http/console/templates.controller.js';
 import { OrganizationsController } from './http/console/organizations.controller.js';
+import { ProjectDeadLettersController } from './http/console/project-dead-letters.controller.js';
+import { ProjectPollingTriggersController } from './http/console/project-polling-triggers.controller.js';
 import { ProjectsController } from './http/console/projects.controller.js';
 import { DeadLettersController } from './http/external/dead-letters.controller.js';
 import { ExternalApiGuard } from './http/external/external-api.guard.js';
@@ -82,6 +85,7 @@ const commandHandlers = [
   SavePollingTriggerHandler,
   RemovePollingTriggerHandler,
   ReplayDeadLetterEventHandler,
+  BulkReplayDeadLetterEventsHandler,
 ];
 const queryHandlers = [GetApiSettingsHandler, ListApiTokensHandler, GetInvocationHandler, GetPollingTriggersHandler, ListDeadLetterEventsHandler];
 // The console's reads (organizations, plan and usage, projects, definitions).
@@ -102,6 +106,8 @@ const repositories = [OrganizationRepository, ProjectRepository, ProjectApiSetti
     ConsoleReadsController,
     TemplatesController,
     RequestExamplesController,
+    ProjectPollingTriggersController,
+    ProjectDeadLettersController,
   ],
   providers: [
     { provide: GatewayConfig, inject: [ENVIRONMENT], useFactory: (env: NodeJS.ProcessEnv) => loadConfig(GatewayConfig, env) },

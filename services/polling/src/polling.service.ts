@@ -2,6 +2,7 @@ import { CreateOutboxAndInbox1763700000000, IndexInboxProcessedAt1763700000900 }
 import type { ServiceDefinition } from '@runline/runtime';
 import { CreatePollingTriggers1763700000401 } from './migrations/1763700000401-create-polling-triggers.js';
 import { CreateProjectCopies1763700000410 } from './migrations/1763700000410-create-project-copies.js';
+import { AddTriggerRunTarget1763700000420 } from './migrations/1763700000420-add-trigger-run-target.js';
 import { PollingModule } from './polling.module.js';
 
 export const pollingService: ServiceDefinition = {
@@ -9,5 +10,5 @@ export const pollingService: ServiceDefinition = {
   schema: 'polling',
   module: PollingModule,
   entities: [],
-  migrations: [CreateOutboxAndInbox1763700000000, CreatePollingTriggers1763700000401, CreateProjectCopies1763700000410, IndexInboxProcessedAt1763700000900],
+  migrations: [CreateOutboxAndInbox1763700000000, CreatePollingTriggers1763700000401, CreateProjectCopies1763700000410, AddTriggerRunTarget1763700000420, IndexInboxProcessedAt1763700000900],
 };

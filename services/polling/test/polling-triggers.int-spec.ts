@@ -36,6 +36,7 @@ describe('polling triggers repository', () => {
     dedupeField: 'id',
     sealedAuthHeader: 'sealed-auth',
     intervalMs: 60_000,
+    runTarget: 'FLOW',
     ...overrides,
   });
   const inTransaction = <R>(work: (manager: EntityManager) => Promise<R>) => dataSource.transaction(work);

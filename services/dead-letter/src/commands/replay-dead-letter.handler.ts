@@ -1,4 +1,4 @@
-import { Controller, Inject } from '@nestjs/common';
+import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import {
   create,
@@ -11,10 +11,9 @@ import {
   type ReplayDeadLetterReply,
 } from '@runline/contracts';
 import { TransactionRunner } from '@runline/db';
-import type { Logger } from '@runline/observability';
-import { LOGGER } from '@runline/runtime';
-import { claimReplay, deadLetterExists, recordReplay } from '../dead-letters/dead-letters.repository.js';
-import { ReplayRuns, type ReplayVersions } from '../dead-letters/replay-runs.js';
+import { ClaimedReplays } from '../dead-letters/claimed-replays.js';
+import { claimReplay, deadLetterExists } from '../dead-letters/dead-letters.repository.js';
+import type { ReplayVersions } from '../dead-letters/replay-runs.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
@@ -30,8 +29,7 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 export class ReplayDeadLetterHandler {
   constructor(
     private readonly transactions: TransactionRunner,
-    private readonly runs: ReplayRuns,
-    @Inject(LOGGER) private readonly logger: Logger,
+    private readonly replays: ClaimedReplays,
   ) {}
 
   @MessagePattern(DEAD_LETTER_REQUEST_SUBJECTS.REPLAY_DEAD_LETTER)
@@ -41,19 +39,16 @@ export class ReplayDeadLetterHandler {
   }
 
   private async replay(projectId: string, id: string, versions: ReplayVersions): Promise<ReplayDeadLetterReply> {
-    const manager = this.transactions.dataSource.manager;
     if (!UUID.test(id)) return create(ReplayDeadLetterReplySchema, { outcome: ReplayOutcome.NOT_FOUND });
     const claimed = await this.transactions.run((tx) => claimReplay(tx.manager, projectId, id, new Date()));
     if (!claimed) {
-      const outcome = (await deadLetterExists(manager, projectId, id)) ? ReplayOutcome.ALREADY_REPLAYED : ReplayOutcome.NOT_FOUND;
-      return create(ReplayDeadLetterReplySchema, { outcome });
+      const exists = await deadLetterExists(this.transactions.dataSource.manager, projectId, id);
+      return create(ReplayDeadLetterReplySchema, { outcome: exists ? ReplayOutcome.ALREADY_REPLAYED : ReplayOutcome.NOT_FOUND });
     }
-    const result = await this.runs.run(claimed, versions);
+    const result = await this.replays.finish(claimed, versions);
     // A first replay never finds its run in progress; should it, the recovery finishes it.
     if (result.pending) return create(ReplayDeadLetterReplySchema, { outcome: ReplayOutcome.SUCCEEDED });
     const { reason, invocationId } = result;
-    await recordReplay(manager, id, reason === null ? 'SUCCESS' : `FAILED: ${reason}`, invocationId || null, new Date());
-    this.logger.info({ deadLetterId: id, invocationId, reason }, 'dead letter replayed');
     return reason === null
       ? create(ReplayDeadLetterReplySchema, { outcome: ReplayOutcome.SUCCEEDED, invocationId })
       : create(ReplayDeadLetterReplySchema, { outcome: ReplayOutcome.FAILED, reason, invocationId });

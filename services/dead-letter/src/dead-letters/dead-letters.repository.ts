@@ -127,3 +127,44 @@ export async function interruptedReplays(manager: EntityManager, claimedBefore: 
     [claimedBefore, limit],
   )) as DeadLetterRow[];
 }
+
+/** Which events a bulk replay takes: the project's, narrowed by the fields set (null: any). */
+export interface BulkReplayFilter {
+  projectId: string;
+  source: string | null;
+  targetType: string | null;
+  /** created_at at or after. */
+  from: Date | null;
+  /** created_at at or before. */
+  to: Date | null;
+}
+
+const UNREPLAYED_MATCHING = `project_id = $1 AND replayed_at IS NULL AND ($2::text IS NULL OR source = $2) AND ($3::text IS NULL OR target_type = $3)
+  AND ($4::timestamptz IS NULL OR created_at >= $4) AND ($5::timestamptz IS NULL OR created_at <= $5)`;
+
+const filterParams = (filter: BulkReplayFilter) => [filter.projectId, filter.source, filter.targetType, filter.from, filter.to];
+
+/** How many of the project's events match the filter and were never replayed. */
+export async function countUnreplayed(manager: EntityManager, filter: BulkReplayFilter): Promise<number> {
+  const [row] = (await manager.query(`SELECT count(*)::int AS total FROM dead_letters WHERE ${UNREPLAYED_MATCHING}`, filterParams(filter))) as Array<{ total: number }>;
+  return row?.total ?? 0;
+}
+
+/**
+ * Claims the oldest matching event never replayed, as `claimReplay` does (replayed_at set, in
+ * one statement): rows another claim holds are skipped, and replayed_at is checked again on the
+ * locked row, so concurrent bulk replays take different events and a single replay of the same
+ * event finds it claimed. Null when none is left.
+ */
+export async function claimNextUnreplayed(manager: EntityManager, filter: BulkReplayFilter, at: Date): Promise<DeadLetterRow | null> {
+  const [row] = returningRows<DeadLetterRow>(
+    await manager.query(
+      `UPDATE dead_letters SET replayed_at = $6, updated_at = $6
+        WHERE id = (SELECT id FROM dead_letters WHERE ${UNREPLAYED_MATCHING} ORDER BY created_at, id LIMIT 1 FOR UPDATE SKIP LOCKED)
+          AND replayed_at IS NULL
+        RETURNING ${COLUMNS}`,
+      [...filterParams(filter), at],
+    ),
+  );
+  return row ?? null;
+}

@@ -28,6 +28,16 @@ export type ReplayResult = { reason: string | null; invocationId: string; pendin
 const FINAL = new Set(['SUCCEEDED', 'FAILED', 'TIMEOUT', 'CANCELLED']);
 
 /**
+ * The replay's request body. Polling letters keep the item as the run got it as its payload; an
+ * automation takes its payload as the body's `payload` (as the polling service sent it), a
+ * chatbot's flow as the body itself. Other letters keep the original request body.
+ */
+export function replayBody(letter: Pick<DeadLetterRow, 'run_target' | 'target_type'>, storedJson: string): string {
+  if (letter.run_target === 'AUTOMATION' && letter.target_type === 'polling') return `{"payload":${storedJson}}`;
+  return storedJson;
+}
+
+/**
  * The one run of a replayed event: a sync run of the stored payload with trigger source REPLAY
  * and the key `replay-<dead letter id>`, so asking again (after a crash) finds the same run
  * instead of starting another.
@@ -47,7 +57,7 @@ export class ReplayRuns {
       tokenId: '',
       target: letter.run_target === 'AUTOMATION' ? RunTarget.AUTOMATION : RunTarget.FLOW,
       mode: RunMode.SYNC,
-      bodyJson: this.secrets.open(letter.sealed_payload),
+      bodyJson: replayBody(letter, this.secrets.open(letter.sealed_payload)),
       idempotencyKey: `replay-${letter.id}`,
       publishedVersion,
       configVersion,

@@ -9,7 +9,10 @@ import { insertDeadLetter } from '../dead-letters/dead-letters.repository.js';
 /** Inbox consumer name. Persistent: renaming it forgets what was processed. */
 const CONSUMER = 'dead-letter.poll-failed';
 
-/** A failed poll becomes a dead letter of target type polling holding pollKey and pollEndpoint. */
+/**
+ * A failed poll becomes a dead letter of target type polling holding pollKey and pollEndpoint,
+ * whatever the project type (the run target says what a replay would run).
+ */
 @Controller()
 export class PollFailedHandler {
   constructor(
@@ -32,7 +35,7 @@ export class PollFailedHandler {
           source: event.source,
           targetType: 'polling',
           triggerKey: event.pollKey,
-          runTarget: 'FLOW',
+          runTarget: event.runTarget === 'AUTOMATION' ? 'AUTOMATION' : 'FLOW',
           displayPayload: null,
           sealedPayload: this.secrets.seal(JSON.stringify(payload)),
           failureReason: event.failureReason,

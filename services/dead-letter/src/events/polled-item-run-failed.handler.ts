@@ -10,8 +10,9 @@ const CONSUMER = 'dead-letter.polled-item-run-failed';
 
 /**
  * A polled item whose run failed becomes a dead letter of target type polling holding the item
- * (as the flow ran with it: its fields plus source and _pollKey). One per failed run: a poll
- * retried after a crash reports the same run again.
+ * (as the run got it as its payload: its fields plus source and _pollKey), whatever the project
+ * type; the run target (a chatbot's flow or an automation's workflow) is what a replay runs. One
+ * per failed run: a poll retried after a crash reports the same run again.
  */
 @Controller()
 export class PolledItemRunFailedHandler {
@@ -31,7 +32,7 @@ export class PolledItemRunFailedHandler {
           source: event.source,
           targetType: 'polling',
           triggerKey: event.pollKey,
-          runTarget: 'FLOW',
+          runTarget: event.runTarget === 'AUTOMATION' ? 'AUTOMATION' : 'FLOW',
           displayPayload: null,
           sealedPayload: event.sealedPayloadJson,
           failureReason: event.failureReason,

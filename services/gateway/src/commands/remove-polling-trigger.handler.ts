@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { create, DeletePollingTriggerReplySchema, DeletePollingTriggerRequestSchema, fromBinary, POLLING_REQUEST_SUBJECTS, toBinary } from '@runline/contracts';
-import type { Caller } from '../access/caller.js';
+import type { ProjectScope } from '../access/project-scope.js';
 import { DomainError } from '../errors/domain-error.js';
 import { ServiceClient } from '../service-client/service-client.js';
 
@@ -11,9 +11,9 @@ export const POLLING_NOT_FOUND = 'Polling state not found';
 export class RemovePollingTriggerHandler {
   constructor(private readonly services: ServiceClient) {}
 
-  async execute(caller: Pick<Caller, 'orgId' | 'projectId'>, pollKey: string | undefined): Promise<{ success: true }> {
+  async execute(scope: Pick<ProjectScope, 'orgId' | 'projectId'>, pollKey: string | undefined): Promise<{ success: true }> {
     if (typeof pollKey !== 'string' || pollKey === '') throw new DomainError('invalid', 'pollKey is required');
-    const request = create(DeletePollingTriggerRequestSchema, { orgId: caller.orgId, projectId: caller.projectId, pollKey });
+    const request = create(DeletePollingTriggerRequestSchema, { orgId: scope.orgId, projectId: scope.projectId, pollKey });
     const replyBytes = await this.services.request('polling', POLLING_REQUEST_SUBJECTS.DELETE_POLLING_TRIGGER, toBinary(DeletePollingTriggerRequestSchema, request));
     const reply = fromBinary(DeletePollingTriggerReplySchema, replyBytes);
     if (!reply.found) throw new DomainError('not-found', POLLING_NOT_FOUND);

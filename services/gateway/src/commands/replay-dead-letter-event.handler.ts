@@ -8,7 +8,7 @@ import {
   ReplayOutcome,
   toBinary,
 } from '@runline/contracts';
-import type { Caller } from '../access/caller.js';
+import type { ProjectScope } from '../access/project-scope.js';
 import { DomainError } from '../errors/domain-error.js';
 import { ServiceClient } from '../service-client/service-client.js';
 
@@ -25,14 +25,14 @@ export class ReplayDeadLetterEventHandler {
   constructor(private readonly services: ServiceClient) {}
 
   /** `{success: true}`, or unprocessable with the reason, "Event has already been replayed", or not found. */
-  async execute(caller: Pick<Caller, 'orgId' | 'projectId' | 'publishedVersion' | 'configVersion'>, id: string | undefined): Promise<{ success: true }> {
+  async execute(scope: Pick<ProjectScope, 'orgId' | 'projectId' | 'publishedVersion' | 'configVersion'>, id: string | undefined): Promise<{ success: true }> {
     if (typeof id !== 'string' || id === '') throw new DomainError('invalid', DEAD_LETTER_REPLAY_MESSAGES.idRequired);
     const request = create(ReplayDeadLetterRequestSchema, {
-      orgId: caller.orgId,
-      projectId: caller.projectId,
+      orgId: scope.orgId,
+      projectId: scope.projectId,
       id,
-      publishedVersion: caller.publishedVersion,
-      configVersion: BigInt(caller.configVersion),
+      publishedVersion: scope.publishedVersion,
+      configVersion: BigInt(scope.configVersion),
     });
     const replyBytes = await this.services.request('deadLetter', DEAD_LETTER_REQUEST_SUBJECTS.REPLAY_DEAD_LETTER, toBinary(ReplayDeadLetterRequestSchema, request));
     const reply = fromBinary(ReplayDeadLetterReplySchema, replyBytes);

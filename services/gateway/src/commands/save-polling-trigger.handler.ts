@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { create, fromBinary, POLLING_REQUEST_SUBJECTS, RegisterPollingTriggerReplySchema, RegisterPollingTriggerRequestSchema, toBinary } from '@runline/contracts';
-import type { Caller } from '../access/caller.js';
+import type { ProjectScope } from '../access/project-scope.js';
 import { DomainError } from '../errors/domain-error.js';
 import { ServiceClient } from '../service-client/service-client.js';
 
@@ -14,16 +14,21 @@ export interface PollingTriggerFields {
   intervalMs?: number;
 }
 
-/** Registers a polling trigger, or updates the one with that pollKey (the polling service decides, request/reply). */
+/**
+ * Registers a polling trigger, or updates the one with that pollKey (the polling service decides,
+ * request/reply). Called by the token route (chatbot projects) and the console (either type).
+ */
 @Injectable()
 export class SavePollingTriggerHandler {
   constructor(private readonly services: ServiceClient) {}
 
-  async execute(caller: Pick<Caller, 'orgId' | 'projectId' | 'configVersion'>, trigger: PollingTriggerFields): Promise<{ data: unknown }> {
+  async execute(scope: Pick<ProjectScope, 'orgId' | 'projectId' | 'projectType' | 'configVersion'>, trigger: PollingTriggerFields): Promise<{ data: unknown }> {
     const request = create(RegisterPollingTriggerRequestSchema, {
-      orgId: caller.orgId,
-      projectId: caller.projectId,
-      configVersion: BigInt(caller.configVersion),
+      orgId: scope.orgId,
+      projectId: scope.projectId,
+      configVersion: BigInt(scope.configVersion),
+      // What the polled items run: the chatbot's flow or the automation's workflow.
+      projectType: scope.projectType,
       source: trigger.source,
       pollKey: trigger.pollKey,
       pollEndpoint: trigger.pollEndpoint,

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { create, fromBinary, ListPollingTriggersReplySchema, ListPollingTriggersRequestSchema, POLLING_QUERY_SUBJECTS, toBinary } from '@runline/contracts';
-import type { Caller } from '../access/caller.js';
+import type { ProjectScope } from '../access/project-scope.js';
 import { ServiceClient } from '../service-client/service-client.js';
 
 /** The project's polling triggers, all or the one with a pollKey (the polling service, request/reply). */
@@ -8,8 +8,8 @@ import { ServiceClient } from '../service-client/service-client.js';
 export class GetPollingTriggersHandler {
   constructor(private readonly services: ServiceClient) {}
 
-  async execute(caller: Pick<Caller, 'orgId' | 'projectId'>, pollKey: string | undefined): Promise<{ data: unknown }> {
-    const request = create(ListPollingTriggersRequestSchema, { orgId: caller.orgId, projectId: caller.projectId, pollKey: pollKey ?? '' });
+  async execute(scope: Pick<ProjectScope, 'orgId' | 'projectId'>, pollKey: string | undefined): Promise<{ data: unknown }> {
+    const request = create(ListPollingTriggersRequestSchema, { orgId: scope.orgId, projectId: scope.projectId, pollKey: pollKey ?? '' });
     const replyBytes = await this.services.request('polling', POLLING_QUERY_SUBJECTS.LIST_POLLING_TRIGGERS, toBinary(ListPollingTriggersRequestSchema, request));
     const reply = fromBinary(ListPollingTriggersReplySchema, replyBytes);
     return { data: JSON.parse(reply.triggersJson) as unknown };

@@ -1,6 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { create, DEAD_LETTER_QUERY_SUBJECTS, fromBinary, ListDeadLettersReplySchema, ListDeadLettersRequestSchema, toBinary } from '@runline/contracts';
-import type { Caller } from '../access/caller.js';
+import type { ProjectScope } from '../access/project-scope.js';
 import { DomainError } from '../errors/domain-error.js';
 import { ServiceClient } from '../service-client/service-client.js';
 
@@ -29,13 +29,13 @@ export class ListDeadLetterEventsHandler {
    * limit defaults to 50 and is held to 1..200, offset defaults to 0 and is held to >= 0; the
    * answer says which were used. A value that is not an integer is invalid.
    */
-  async execute(caller: Pick<Caller, 'orgId' | 'projectId'>, query: DeadLetterListQuery): Promise<{ data: unknown; total: number; limit: number; offset: number }> {
+  async execute(scope: Pick<ProjectScope, 'orgId' | 'projectId'>, query: DeadLetterListQuery): Promise<{ data: unknown; total: number; limit: number; offset: number }> {
     const limit = Math.min(DEAD_LETTER_LIMIT.max, Math.max(1, integer(query.limit, DEAD_LETTER_LIMIT.default, DEAD_LETTER_LIST_MESSAGES.limitInvalid)));
     const offset = Math.max(0, integer(query.offset, 0, DEAD_LETTER_LIST_MESSAGES.offsetInvalid));
     const unresolvedOnly = query.unresolvedOnly === undefined || query.unresolvedOnly === '' ? false : booleanOf(query.unresolvedOnly);
     const request = create(ListDeadLettersRequestSchema, {
-      orgId: caller.orgId,
-      projectId: caller.projectId,
+      orgId: scope.orgId,
+      projectId: scope.projectId,
       source: typeof query.source === 'string' ? query.source : '',
       unresolvedOnly,
       limit,

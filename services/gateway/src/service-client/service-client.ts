@@ -35,6 +35,11 @@ export class ServiceClient {
     this.timeoutMs = config.SERVICE_REQUEST_TIMEOUT_MS;
   }
 
+  /** How long `request` waits for an answer (SERVICE_REQUEST_TIMEOUT_MS). */
+  get deadlineMs(): number {
+    return this.timeoutMs;
+  }
+
   async request(service: ServiceName, subject: string, request: Uint8Array): Promise<Uint8Array> {
     try {
       return await this.bus.request(subject, request, { timeoutMs: this.timeoutMs });

@@ -56,6 +56,7 @@ export class RegisterPollingTriggerHandler {
           dedupeField: request.dedupeField || DEFAULT_DEDUPE_FIELD,
           sealedAuthHeader: request.authHeader ? this.secrets.seal(request.authHeader) : null,
           intervalMs: request.intervalMs || DEFAULT_INTERVAL_MS,
+          runTarget: request.projectType === 'AUTOMATION' ? 'AUTOMATION' : 'FLOW',
         },
         now,
       );

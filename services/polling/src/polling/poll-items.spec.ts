@@ -1,4 +1,4 @@
-import { DEFAULT_DEDUPE_FIELD, dedupeValueOf, itemPayload, itemRunKey, itemsOf, selectItems } from './poll-items.js';
+import { DEFAULT_DEDUPE_FIELD, dedupeValueOf, itemPayload, itemRunBody, itemRunKey, itemsOf, selectItems } from './poll-items.js';
 
 describe('poll response shapes', () => {
   it('takes an array, an object with a data array, or a single object', () => {
@@ -84,5 +84,17 @@ describe('item run keys', () => {
 
   it('a trigger that names no dedupe field dedupes on id', () => {
     expect(DEFAULT_DEDUPE_FIELD).toBe('id');
+  });
+});
+
+describe('the run body of an item', () => {
+  const payload = itemPayload({ id: 7, webhookUrl: 'https://x.example', orderId: 'o-7' }, 'crm', 'orders');
+
+  it("is the payload itself for a chatbot's flow", () => {
+    expect(itemRunBody(payload, 'FLOW')).toEqual({ id: 7, webhookUrl: 'https://x.example', orderId: 'o-7', source: 'crm', _pollKey: 'orders' });
+  });
+
+  it("is { payload } for an automation's workflow, so no item field steers the run", () => {
+    expect(itemRunBody(payload, 'AUTOMATION')).toEqual({ payload: { id: 7, webhookUrl: 'https://x.example', orderId: 'o-7', source: 'crm', _pollKey: 'orders' } });
   });
 });

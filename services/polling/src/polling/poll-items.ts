@@ -60,6 +60,16 @@ export function itemPayload(item: JsonObject, source: string, pollKey: string): 
 }
 
 /**
+ * The body of an item's run request. A chatbot's flow takes the payload's fields as the body's
+ * top-level fields; an automation takes it as the body's `payload` (so no item field is read as
+ * a control field such as webhookUrl or enrollmentPolicy), and its Trigger node's
+ * expectedPayload checks apply to it as for any automation run.
+ */
+export function itemRunBody(payload: JsonObject, runTarget: 'FLOW' | 'AUTOMATION'): JsonObject {
+  return runTarget === 'AUTOMATION' ? { payload } : payload;
+}
+
+/**
  * The idempotency key of an item's run. The same trigger, due time and item give the same key,
  * so a poll taken up again after its replica died replays the runs it already made instead of
  * starting them again.

@@ -21,7 +21,7 @@ import { OutboundError, OutboundGuard } from '@runline/outbound';
 import { FireTimer, LOGGER, METRICS_REGISTRY, PassLoop, SecretBox, systemTimers } from '@runline/runtime';
 import { PollingConfig } from '../config.js';
 import { projectState } from '../events/project-copies.repository.js';
-import { isObject, itemPayload, itemRunKey, itemsOf, selectItems, type SelectedItem } from './poll-items.js';
+import { isObject, itemPayload, itemRunBody, itemRunKey, itemsOf, selectItems, type SelectedItem } from './poll-items.js';
 import { itemRunFailedMessage, pollFailedMessage } from './polling-messages.js';
 import { claimDueTriggers, completePolls, nextDueAt, renewLease, type ClaimedTrigger, type PollCompletion } from './polling-triggers.repository.js';
 
@@ -211,7 +211,7 @@ export class Poller implements OnApplicationBootstrap, OnApplicationShutdown {
   }
 
   /**
-   * An item's run: one sync flow run, on a copy of the project at least `configVersion` (what this
+   * An item's run: one sync run (the chatbot's flow or the automation's workflow), on a copy of the project at least `configVersion` (what this
    * service knew when the poll came due); the dead-letter event when it failed or could not start.
    */
   private async runItem(trigger: ClaimedTrigger, selected: SelectedItem, configVersion: number): Promise<BusMessage | null> {
@@ -220,14 +220,15 @@ export class Poller implements OnApplicationBootstrap, OnApplicationShutdown {
       return itemRunFailedMessage(trigger, this.secrets.seal(JSON.stringify(payload)), 'Polled item is not a JSON object', '');
     }
     const payload = itemPayload(selected.item, trigger.source, trigger.pollKey);
-    const bodyJson = JSON.stringify(payload);
+    // The dead letter keeps the item as run (payload); a replay builds the same body again.
+    const payloadJson = JSON.stringify(payload);
     const request = create(StartInvocationRequestSchema, {
       orgId: trigger.orgId,
       projectId: trigger.projectId,
       tokenId: '',
-      target: RunTarget.FLOW,
+      target: trigger.runTarget === 'AUTOMATION' ? RunTarget.AUTOMATION : RunTarget.FLOW,
       mode: RunMode.SYNC,
-      bodyJson,
+      bodyJson: JSON.stringify(itemRunBody(payload, trigger.runTarget)),
       idempotencyKey: itemRunKey(trigger, selected),
       configVersion: BigInt(configVersion),
       receivedAt: timestampFromDate(new Date()),
@@ -251,7 +252,7 @@ export class Poller implements OnApplicationBootstrap, OnApplicationShutdown {
       reason = `The run could not be started: ${error instanceof Error ? error.message : String(error)}`;
     }
     this.logger.info({ triggerId: trigger.id, pollKey: trigger.pollKey, invocationId, reason }, 'polled item run failed');
-    return itemRunFailedMessage(trigger, this.secrets.seal(bodyJson), reason, invocationId);
+    return itemRunFailedMessage(trigger, this.secrets.seal(payloadJson), reason, invocationId);
   }
 
   /** Queues the poll's outcome for the next batch and waits until it is committed. */

@@ -28,10 +28,14 @@ interface RawRow {
   next_poll_at: Date;
   created_at: Date;
   updated_at: Date;
+  run_target: RunTargetName;
 }
 
 const COLUMNS =
-  'id, org_id, project_id, poll_key, source, poll_endpoint, dedupe_field, sealed_auth_header, interval_ms, last_seen_value, last_polled_at, next_poll_at, created_at, updated_at';
+  'id, org_id, project_id, poll_key, source, poll_endpoint, dedupe_field, sealed_auth_header, interval_ms, last_seen_value, last_polled_at, next_poll_at, created_at, updated_at, run_target';
+
+/** What a trigger's items run: a chatbot's flow or an automation's workflow. */
+export type RunTargetName = 'FLOW' | 'AUTOMATION';
 
 export interface NewTrigger {
   id: string;
@@ -43,6 +47,7 @@ export interface NewTrigger {
   dedupeField: string;
   sealedAuthHeader: string | null;
   intervalMs: number;
+  runTarget: RunTargetName;
 }
 
 /**
@@ -53,14 +58,14 @@ export async function upsertTrigger(manager: EntityManager, trigger: NewTrigger,
   const [row] = returningRows<RawRow>(
     await manager.query(
       `INSERT INTO polling_triggers (id, org_id, project_id, poll_key, source, poll_endpoint, dedupe_field, sealed_auth_header, interval_ms,
-                                     next_poll_at, created_at, updated_at)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, $10)
+                                     next_poll_at, created_at, updated_at, run_target)
+       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $10, $10, $11)
        ON CONFLICT (project_id, poll_key) DO UPDATE
           SET source = EXCLUDED.source, poll_endpoint = EXCLUDED.poll_endpoint, dedupe_field = EXCLUDED.dedupe_field,
               sealed_auth_header = EXCLUDED.sealed_auth_header, interval_ms = EXCLUDED.interval_ms,
-              next_poll_at = EXCLUDED.next_poll_at, updated_at = EXCLUDED.updated_at
+              next_poll_at = EXCLUDED.next_poll_at, updated_at = EXCLUDED.updated_at, run_target = EXCLUDED.run_target
        RETURNING ${COLUMNS}`,
-      [trigger.id, trigger.orgId, trigger.projectId, trigger.pollKey, trigger.source, trigger.pollEndpoint, trigger.dedupeField, trigger.sealedAuthHeader, trigger.intervalMs, at],
+      [trigger.id, trigger.orgId, trigger.projectId, trigger.pollKey, trigger.source, trigger.pollEndpoint, trigger.dedupeField, trigger.sealedAuthHeader, trigger.intervalMs, at, trigger.runTarget],
     ),
   );
   if (!row) throw new Error('upsert returned no row');
@@ -186,5 +191,6 @@ function rowOf(row: RawRow): TriggerRow {
     nextPollAt: row.next_poll_at,
     createdAt: row.created_at,
     updatedAt: row.updated_at,
+    runTarget: row.run_target,
   };
 }

@@ -4,6 +4,7 @@
 //
 // - `dead-letter.qry.list-dead-letters`: ListDeadLettersRequest → ListDeadLettersReply
 // - `dead-letter.req.replay-dead-letter`: ReplayDeadLetterRequest → ReplayDeadLetterReply
+// - `dead-letter.req.bulk-replay-dead-letters`: BulkReplayDeadLettersRequest → BulkReplayDeadLettersReply
 //
 // Within v1 changes are additive only; see runline/common/v1/envelope.proto.
 
@@ -13,13 +14,15 @@
 
 import type { GenEnum, GenFile, GenMessage } from "@bufbuild/protobuf/codegenv2";
 import { enumDesc, fileDesc, messageDesc } from "@bufbuild/protobuf/codegenv2";
+import type { Timestamp } from "@bufbuild/protobuf/wkt";
+import { file_google_protobuf_timestamp } from "@bufbuild/protobuf/wkt";
 import type { Message } from "@bufbuild/protobuf";
 
 /**
  * Describes the file runline/deadletter/v1/requests.proto.
  */
 export const file_runline_deadletter_v1_requests: GenFile = /*@__PURE__*/
-  fileDesc("CiRydW5saW5lL2RlYWRsZXR0ZXIvdjEvcmVxdWVzdHMucHJvdG8SFXJ1bmxpbmUuZGVhZGxldHRlci52MSKEAQoWTGlzdERlYWRMZXR0ZXJzUmVxdWVzdBIOCgZvcmdfaWQYASABKAkSEgoKcHJvamVjdF9pZBgCIAEoCRIOCgZzb3VyY2UYAyABKAkSFwoPdW5yZXNvbHZlZF9vbmx5GAQgASgIEg0KBWxpbWl0GAUgASgFEg4KBm9mZnNldBgGIAEoBSI4ChRMaXN0RGVhZExldHRlcnNSZXBseRIRCglkYXRhX2pzb24YASABKAkSDQoFdG90YWwYAiABKAUifAoXUmVwbGF5RGVhZExldHRlclJlcXVlc3QSDgoGb3JnX2lkGAEgASgJEhIKCnByb2plY3RfaWQYAiABKAkSCgoCaWQYAyABKAkSGQoRcHVibGlzaGVkX3ZlcnNpb24YBCABKAUSFgoOY29uZmlnX3ZlcnNpb24YBSABKAMidQoVUmVwbGF5RGVhZExldHRlclJlcGx5EjUKB291dGNvbWUYASABKA4yJC5ydW5saW5lLmRlYWRsZXR0ZXIudjEuUmVwbGF5T3V0Y29tZRIOCgZyZWFzb24YAiABKAkSFQoNaW52b2NhdGlvbl9pZBgDIAEoCSqrAQoNUmVwbGF5T3V0Y29tZRIeChpSRVBMQVlfT1VUQ09NRV9VTlNQRUNJRklFRBAAEhwKGFJFUExBWV9PVVRDT01FX1NVQ0NFRURFRBABEhkKFVJFUExBWV9PVVRDT01FX0ZBSUxFRBACEiMKH1JFUExBWV9PVVRDT01FX0FMUkVBRFlfUkVQTEFZRUQQAxIcChhSRVBMQVlfT1VUQ09NRV9OT1RfRk9VTkQQBGIGcHJvdG8z");
+  fileDesc("CiRydW5saW5lL2RlYWRsZXR0ZXIvdjEvcmVxdWVzdHMucHJvdG8SFXJ1bmxpbmUuZGVhZGxldHRlci52MSKEAQoWTGlzdERlYWRMZXR0ZXJzUmVxdWVzdBIOCgZvcmdfaWQYASABKAkSEgoKcHJvamVjdF9pZBgCIAEoCRIOCgZzb3VyY2UYAyABKAkSFwoPdW5yZXNvbHZlZF9vbmx5GAQgASgIEg0KBWxpbWl0GAUgASgFEg4KBm9mZnNldBgGIAEoBSI4ChRMaXN0RGVhZExldHRlcnNSZXBseRIRCglkYXRhX2pzb24YASABKAkSDQoFdG90YWwYAiABKAUifAoXUmVwbGF5RGVhZExldHRlclJlcXVlc3QSDgoGb3JnX2lkGAEgASgJEhIKCnByb2plY3RfaWQYAiABKAkSCgoCaWQYAyABKAkSGQoRcHVibGlzaGVkX3ZlcnNpb24YBCABKAUSFgoOY29uZmlnX3ZlcnNpb24YBSABKAMidQoVUmVwbGF5RGVhZExldHRlclJlcGx5EjUKB291dGNvbWUYASABKA4yJC5ydW5saW5lLmRlYWRsZXR0ZXIudjEuUmVwbGF5T3V0Y29tZRIOCgZyZWFzb24YAiABKAkSFQoNaW52b2NhdGlvbl9pZBgDIAEoCSKQAgocQnVsa1JlcGxheURlYWRMZXR0ZXJzUmVxdWVzdBIOCgZvcmdfaWQYASABKAkSEgoKcHJvamVjdF9pZBgCIAEoCRIOCgZzb3VyY2UYAyABKAkSEwoLdGFyZ2V0X3R5cGUYBCABKAkSKAoEZnJvbRgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASJgoCdG8YBiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg8KB2RyeV9ydW4YByABKAgSGQoRcHVibGlzaGVkX3ZlcnNpb24YCCABKAUSFgoOY29uZmlnX3ZlcnNpb24YCSABKAMSEQoJYnVkZ2V0X21zGAogASgFInQKGkJ1bGtSZXBsYXlEZWFkTGV0dGVyc1JlcGx5Eg8KB21hdGNoZWQYASABKAUSEQoJc3VjY2VlZGVkGAIgASgFEg4KBmZhaWxlZBgDIAEoBRIPCgdwZW5kaW5nGAQgASgFEhEKCXJlbWFpbmluZxgFIAEoBSqrAQoNUmVwbGF5T3V0Y29tZRIeChpSRVBMQVlfT1VUQ09NRV9VTlNQRUNJRklFRBAAEhwKGFJFUExBWV9PVVRDT01FX1NVQ0NFRURFRBABEhkKFVJFUExBWV9PVVRDT01FX0ZBSUxFRBACEiMKH1JFUExBWV9PVVRDT01FX0FMUkVBRFlfUkVQTEFZRUQQAxIcChhSRVBMQVlfT1VUQ09NRV9OT1RfRk9VTkQQBGIGcHJvdG8z", [file_google_protobuf_timestamp]);
 
 /**
  * One page of the project's dead letters, newest first.
@@ -175,6 +178,134 @@ export type ReplayDeadLetterReply = Message<"runline.deadletter.v1.ReplayDeadLet
  */
 export const ReplayDeadLetterReplySchema: GenMessage<ReplayDeadLetterReply> = /*@__PURE__*/
   messageDesc(file_runline_deadletter_v1_requests, 3);
+
+/**
+ * Replay the project's events not yet replayed that match the filter, each at most once (the
+ * same claim as ReplayDeadLetterRequest, so bulk and single replays that overlap never run an
+ * event twice). One request replays a bounded number of events (the service's
+ * DEAD_LETTER_BULK_REPLAY_MAX_EVENTS, a few at a time) and answers within `budget_ms`; what it
+ * leaves is counted in `remaining`, for the next request.
+ *
+ * @generated from message runline.deadletter.v1.BulkReplayDeadLettersRequest
+ */
+export type BulkReplayDeadLettersRequest = Message<"runline.deadletter.v1.BulkReplayDeadLettersRequest"> & {
+  /**
+   * @generated from field: string org_id = 1;
+   */
+  orgId: string;
+
+  /**
+   * @generated from field: string project_id = 2;
+   */
+  projectId: string;
+
+  /**
+   * Only events of this source; empty: any.
+   *
+   * @generated from field: string source = 3;
+   */
+  source: string;
+
+  /**
+   * Only events of this target type (`polling` or `FLOW`); empty: any.
+   *
+   * @generated from field: string target_type = 4;
+   */
+  targetType: string;
+
+  /**
+   * Only events created at or after `from` and at or before `to`; unset: unbounded.
+   *
+   * @generated from field: google.protobuf.Timestamp from = 5;
+   */
+  from?: Timestamp | undefined;
+
+  /**
+   * @generated from field: google.protobuf.Timestamp to = 6;
+   */
+  to?: Timestamp | undefined;
+
+  /**
+   * Count the matching events, replay nothing.
+   *
+   * @generated from field: bool dry_run = 7;
+   */
+  dryRun: boolean;
+
+  /**
+   * As in ReplayDeadLetterRequest: what the gateway saw of the project, passed on to every run.
+   *
+   * @generated from field: int32 published_version = 8;
+   */
+  publishedVersion: number;
+
+  /**
+   * @generated from field: int64 config_version = 9;
+   */
+  configVersion: bigint;
+
+  /**
+   * How long the caller waits for the reply (ms): no replay starts after it, and the reply is
+   * sent by then; replays still running then record their outcome when they end. 0: the
+   * service's own DEAD_LETTER_REPLAY_TIMEOUT_MS.
+   *
+   * @generated from field: int32 budget_ms = 10;
+   */
+  budgetMs: number;
+};
+
+/**
+ * Describes the message runline.deadletter.v1.BulkReplayDeadLettersRequest.
+ * Use `create(BulkReplayDeadLettersRequestSchema)` to create a new message.
+ */
+export const BulkReplayDeadLettersRequestSchema: GenMessage<BulkReplayDeadLettersRequest> = /*@__PURE__*/
+  messageDesc(file_runline_deadletter_v1_requests, 4);
+
+/**
+ * @generated from message runline.deadletter.v1.BulkReplayDeadLettersReply
+ */
+export type BulkReplayDeadLettersReply = Message<"runline.deadletter.v1.BulkReplayDeadLettersReply"> & {
+  /**
+   * Dry run: the matching events not yet replayed. Otherwise: the events this request
+   * claimed and replayed (succeeded + failed + pending).
+   *
+   * @generated from field: int32 matched = 1;
+   */
+  matched: number;
+
+  /**
+   * @generated from field: int32 succeeded = 2;
+   */
+  succeeded: number;
+
+  /**
+   * @generated from field: int32 failed = 3;
+   */
+  failed: number;
+
+  /**
+   * Replays started whose run had not ended when the budget ran out; each records its outcome
+   * (replayStatus) when it ends.
+   *
+   * @generated from field: int32 pending = 4;
+   */
+  pending: number;
+
+  /**
+   * Matching events left unreplayed when this request ended (past the per-request cap or the
+   * budget, or claimed by nobody yet): send the request again to replay them.
+   *
+   * @generated from field: int32 remaining = 5;
+   */
+  remaining: number;
+};
+
+/**
+ * Describes the message runline.deadletter.v1.BulkReplayDeadLettersReply.
+ * Use `create(BulkReplayDeadLettersReplySchema)` to create a new message.
+ */
+export const BulkReplayDeadLettersReplySchema: GenMessage<BulkReplayDeadLettersReply> = /*@__PURE__*/
+  messageDesc(file_runline_deadletter_v1_requests, 5);
 
 /**
  * How a replay ended.

@@ -16,7 +16,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file runline/polling/v1/events.proto.
  */
 export const file_runline_polling_v1_events: GenFile = /*@__PURE__*/
-  fileDesc("Ch9ydW5saW5lL3BvbGxpbmcvdjEvZXZlbnRzLnByb3RvEhJydW5saW5lLnBvbGxpbmcudjEihAEKClBvbGxGYWlsZWQSEgoKdHJpZ2dlcl9pZBgBIAEoCRIQCghwb2xsX2tleRgCIAEoCRIVCg1wb2xsX2VuZHBvaW50GAMgASgJEg4KBnNvdXJjZRgEIAEoCRIWCg5mYWlsdXJlX3JlYXNvbhgFIAEoCRIRCglkdWVfYXRfbXMYBiABKAMilwEKE1BvbGxlZEl0ZW1SdW5GYWlsZWQSEgoKdHJpZ2dlcl9pZBgBIAEoCRIQCghwb2xsX2tleRgCIAEoCRIOCgZzb3VyY2UYAyABKAkSGwoTc2VhbGVkX3BheWxvYWRfanNvbhgEIAEoCRIWCg5mYWlsdXJlX3JlYXNvbhgFIAEoCRIVCg1pbnZvY2F0aW9uX2lkGAYgASgJYgZwcm90bzM");
+  fileDesc("Ch9ydW5saW5lL3BvbGxpbmcvdjEvZXZlbnRzLnByb3RvEhJydW5saW5lLnBvbGxpbmcudjEimAEKClBvbGxGYWlsZWQSEgoKdHJpZ2dlcl9pZBgBIAEoCRIQCghwb2xsX2tleRgCIAEoCRIVCg1wb2xsX2VuZHBvaW50GAMgASgJEg4KBnNvdXJjZRgEIAEoCRIWCg5mYWlsdXJlX3JlYXNvbhgFIAEoCRIRCglkdWVfYXRfbXMYBiABKAMSEgoKcnVuX3RhcmdldBgHIAEoCSKrAQoTUG9sbGVkSXRlbVJ1bkZhaWxlZBISCgp0cmlnZ2VyX2lkGAEgASgJEhAKCHBvbGxfa2V5GAIgASgJEg4KBnNvdXJjZRgDIAEoCRIbChNzZWFsZWRfcGF5bG9hZF9qc29uGAQgASgJEhYKDmZhaWx1cmVfcmVhc29uGAUgASgJEhUKDWludm9jYXRpb25faWQYBiABKAkSEgoKcnVuX3RhcmdldBgHIAEoCWIGcHJvdG8z");
 
 /**
  * A poll request failed: a non-2xx answer, a body that is not JSON, or no answer at all
@@ -59,6 +59,14 @@ export type PollFailed = Message<"runline.polling.v1.PollFailed"> & {
    * @generated from field: int64 due_at_ms = 6;
    */
   dueAtMs: bigint;
+
+  /**
+   * What a replay of the dead letter runs: "FLOW" (a chatbot's flow) or "AUTOMATION" (an
+   * automation's workflow). Empty: FLOW (events sent before this field existed).
+   *
+   * @generated from field: string run_target = 7;
+   */
+  runTarget: string;
 };
 
 /**
@@ -69,7 +77,7 @@ export const PollFailedSchema: GenMessage<PollFailed> = /*@__PURE__*/
   messageDesc(file_runline_polling_v1_events, 0);
 
 /**
- * The flow run of one polled item failed (its trigger checks, or the run itself). Wire type
+ * The run (a chatbot's flow, or an automation's workflow) of one polled item failed (its trigger checks, or the run itself). Wire type
  * `polling.PolledItemRunFailed.v1`, subject `polling.evt.polled-item-run-failed`.
  *
  * @generated from message runline.polling.v1.PolledItemRunFailed
@@ -109,6 +117,15 @@ export type PolledItemRunFailed = Message<"runline.polling.v1.PolledItemRunFaile
    * @generated from field: string invocation_id = 6;
    */
   invocationId: string;
+
+  /**
+   * What the item ran, and a replay runs: "FLOW" (a chatbot's flow; the payload is the run's
+   * body) or "AUTOMATION" (an automation's workflow; the payload is the body's `payload`).
+   * Empty: FLOW (events sent before this field existed).
+   *
+   * @generated from field: string run_target = 7;
+   */
+  runTarget: string;
 };
 
 /**

@@ -24,7 +24,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file runline/polling/v1/requests.proto.
  */
 export const file_runline_polling_v1_requests: GenFile = /*@__PURE__*/
-  fileDesc("CiFydW5saW5lL3BvbGxpbmcvdjEvcmVxdWVzdHMucHJvdG8SEnJ1bmxpbmUucG9sbGluZy52MSLUAQodUmVnaXN0ZXJQb2xsaW5nVHJpZ2dlclJlcXVlc3QSDgoGb3JnX2lkGAEgASgJEhIKCnByb2plY3RfaWQYAiABKAkSDgoGc291cmNlGAMgASgJEhAKCHBvbGxfa2V5GAQgASgJEhUKDXBvbGxfZW5kcG9pbnQYBSABKAkSFAoMZGVkdXBlX2ZpZWxkGAYgASgJEhMKC2F1dGhfaGVhZGVyGAcgASgJEhMKC2ludGVydmFsX21zGAggASgFEhYKDmNvbmZpZ192ZXJzaW9uGAkgASgDIksKG1JlZ2lzdGVyUG9sbGluZ1RyaWdnZXJSZXBseRIUCgx0cmlnZ2VyX2pzb24YASABKAkSFgoOaW52YWxpZF9yZWFzb24YAiABKAkiUgoaTGlzdFBvbGxpbmdUcmlnZ2Vyc1JlcXVlc3QSDgoGb3JnX2lkGAEgASgJEhIKCnByb2plY3RfaWQYAiABKAkSEAoIcG9sbF9rZXkYAyABKAkiMQoYTGlzdFBvbGxpbmdUcmlnZ2Vyc1JlcGx5EhUKDXRyaWdnZXJzX2pzb24YASABKAkiUwobRGVsZXRlUG9sbGluZ1RyaWdnZXJSZXF1ZXN0Eg4KBm9yZ19pZBgBIAEoCRISCgpwcm9qZWN0X2lkGAIgASgJEhAKCHBvbGxfa2V5GAMgASgJIioKGURlbGV0ZVBvbGxpbmdUcmlnZ2VyUmVwbHkSDQoFZm91bmQYASABKAhiBnByb3RvMw");
+  fileDesc("CiFydW5saW5lL3BvbGxpbmcvdjEvcmVxdWVzdHMucHJvdG8SEnJ1bmxpbmUucG9sbGluZy52MSLqAQodUmVnaXN0ZXJQb2xsaW5nVHJpZ2dlclJlcXVlc3QSDgoGb3JnX2lkGAEgASgJEhIKCnByb2plY3RfaWQYAiABKAkSDgoGc291cmNlGAMgASgJEhAKCHBvbGxfa2V5GAQgASgJEhUKDXBvbGxfZW5kcG9pbnQYBSABKAkSFAoMZGVkdXBlX2ZpZWxkGAYgASgJEhMKC2F1dGhfaGVhZGVyGAcgASgJEhMKC2ludGVydmFsX21zGAggASgFEhYKDmNvbmZpZ192ZXJzaW9uGAkgASgDEhQKDHByb2plY3RfdHlwZRgKIAEoCSJLChtSZWdpc3RlclBvbGxpbmdUcmlnZ2VyUmVwbHkSFAoMdHJpZ2dlcl9qc29uGAEgASgJEhYKDmludmFsaWRfcmVhc29uGAIgASgJIlIKGkxpc3RQb2xsaW5nVHJpZ2dlcnNSZXF1ZXN0Eg4KBm9yZ19pZBgBIAEoCRISCgpwcm9qZWN0X2lkGAIgASgJEhAKCHBvbGxfa2V5GAMgASgJIjEKGExpc3RQb2xsaW5nVHJpZ2dlcnNSZXBseRIVCg10cmlnZ2Vyc19qc29uGAEgASgJIlMKG0RlbGV0ZVBvbGxpbmdUcmlnZ2VyUmVxdWVzdBIOCgZvcmdfaWQYASABKAkSEgoKcHJvamVjdF9pZBgCIAEoCRIQCghwb2xsX2tleRgDIAEoCSIqChlEZWxldGVQb2xsaW5nVHJpZ2dlclJlcGx5Eg0KBWZvdW5kGAEgASgIYgZwcm90bzM");
 
 /**
  * Register a polling trigger, or update the one with the same poll key in the project. The
@@ -87,6 +87,15 @@ export type RegisterPollingTriggerRequest = Message<"runline.polling.v1.Register
    * @generated from field: int64 config_version = 9;
    */
   configVersion: bigint;
+
+  /**
+   * What each polled item runs: "AUTOMATION" (the automation's workflow, the item as the run's
+   * `payload`) or "CHATBOT" (the chatbot's flow, the item's fields as the payload). Empty:
+   * CHATBOT (registrations sent before this field existed came from chatbot projects only).
+   *
+   * @generated from field: string project_type = 10;
+   */
+  projectType: string;
 };
 
 /**
