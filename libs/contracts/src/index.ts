@@ -131,6 +131,16 @@ export {
   type GetInvocationReply,
   type GetInvocationRequest,
 } from './gen/runline/invocation/v1/queries_pb.js';
+export {
+  GetInvocationMetricsReplySchema,
+  GetInvocationMetricsRequestSchema,
+  ListInvocationLogsReplySchema,
+  ListInvocationLogsRequestSchema,
+  type GetInvocationMetricsReply,
+  type GetInvocationMetricsRequest,
+  type ListInvocationLogsReply,
+  type ListInvocationLogsRequest,
+} from './gen/runline/invocation/v1/queries_pb.js';
 
 // Generated: runline.invocation.v1 commands and events.
 export {

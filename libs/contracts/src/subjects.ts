@@ -125,6 +125,10 @@ export const SCHEDULER_REQUEST_SUBJECTS = Object.freeze({
 export const INVOCATION_QUERY_SUBJECTS = Object.freeze({
   /** `GetInvocationRequest` → `GetInvocationReply` (runline/invocation/v1/queries.proto). */
   GET_INVOCATION: 'invocation.qry.get-invocation',
+  /** `ListInvocationLogsRequest` → `ListInvocationLogsReply`: the console's logs. */
+  LIST_INVOCATION_LOGS: 'invocation.qry.list-invocation-logs',
+  /** `GetInvocationMetricsRequest` → `GetInvocationMetricsReply`: the console's invocation health. */
+  GET_INVOCATION_METRICS: 'invocation.qry.get-invocation-metrics',
 } as const);
 
 /** One subject per callback event type (runline/callback/v1/events.proto). */

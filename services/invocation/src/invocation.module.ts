@@ -10,6 +10,8 @@ import { CallbackAttemptedHandler } from './events/callback-attempted.handler.js
 import { GatewayCopiesProjector } from './events/gateway-copies.projector.js';
 import { ScheduledJobCancelledHandler } from './events/scheduled-job-cancelled.handler.js';
 import { ScheduledJobFiredHandler } from './events/scheduled-job-fired.handler.js';
+import { ListRunLogsHandler } from './queries/list-run-logs.handler.js';
+import { ReadRunMetricsHandler } from './queries/read-run-metrics.handler.js';
 import { ReadRunViewHandler } from './queries/read-run-view.handler.js';
 import { BotSessions } from './runs/bot-sessions.js';
 import { DefinitionCatalog } from './runs/definition-catalog.js';
@@ -27,6 +29,8 @@ import { SchedulerClient } from './runs/scheduler-client.js';
     GatewayCopiesProjector,
     StoreGatewayChangeHandler,
     ReadRunViewHandler,
+    ListRunLogsHandler,
+    ReadRunMetricsHandler,
     StartInvocationHandler,
     ChangeScheduledRunHandler,
     RunInvocationHandler,
