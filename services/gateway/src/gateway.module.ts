@@ -25,6 +25,7 @@ import { GatewayConfig } from './config.js';
 import { ApiExceptionFilter } from './http/api-exception.filter.js';
 import { ConsoleAccess } from './http/console/console-access.js';
 import { ConsoleAuthGuard } from './http/console/console-auth.guard.js';
+import { InvocationLogsController } from './http/console/invocation-logs.controller.js';
 import { OrganizationsController } from './http/console/organizations.controller.js';
 import { ProjectsController } from './http/console/projects.controller.js';
 import { DeadLettersController } from './http/external/dead-letters.controller.js';
@@ -36,6 +37,8 @@ import { RunsController } from './http/external/runs.controller.js';
 import { BodyValidationPipe } from './http/validation.pipe.js';
 import { GetApiSettingsHandler } from './queries/get-api-settings.handler.js';
 import { GetInvocationHandler } from './queries/get-invocation.handler.js';
+import { GetInvocationMetricsHandler } from './queries/get-invocation-metrics.handler.js';
+import { ListInvocationLogsHandler } from './queries/list-invocation-logs.handler.js';
 import { GetPollingTriggersHandler } from './queries/get-polling-triggers.handler.js';
 import { ListApiTokensHandler } from './queries/list-api-tokens.handler.js';
 import { ListDeadLetterEventsHandler } from './queries/list-dead-letter-events.handler.js';
@@ -68,11 +71,21 @@ const commandHandlers = [
   ReplayDeadLetterEventHandler,
 ];
 const queryHandlers = [GetApiSettingsHandler, ListApiTokensHandler, GetInvocationHandler, GetPollingTriggersHandler, ListDeadLetterEventsHandler];
+// The console's logs and invocation health.
+const runLogHandlers = [ListInvocationLogsHandler, GetInvocationMetricsHandler];
 const repositories = [OrganizationRepository, ProjectRepository, ProjectApiSettingsRepository, ApiTokenRepository, RateLimitCounterRepository];
 
 /** The HTTP edge: console API for signed-in users, external API for API tokens. */
 @Module({
-  controllers: [OrganizationsController, ProjectsController, RunsController, InvocationsController, PollingController, DeadLettersController],
+  controllers: [
+    OrganizationsController,
+    ProjectsController,
+    RunsController,
+    InvocationsController,
+    PollingController,
+    DeadLettersController,
+    InvocationLogsController,
+  ],
   providers: [
     { provide: GatewayConfig, inject: [ENVIRONMENT], useFactory: (env: NodeJS.ProcessEnv) => loadConfig(GatewayConfig, env) },
     { provide: SecretBox, inject: [GatewayConfig], useFactory: (config: GatewayConfig) => new SecretBox(config.SECRETS_KEY) },
@@ -96,6 +109,7 @@ const repositories = [OrganizationRepository, ProjectRepository, ProjectApiSetti
     ...repositories,
     ...commandHandlers,
     ...queryHandlers,
+    ...runLogHandlers,
   ],
 })
 export class GatewayModule {}
