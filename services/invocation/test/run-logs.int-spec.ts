@@ -124,24 +124,27 @@ describe('run logs repository', () => {
     expect(seen).toEqual([...ids].sort().reverse());
   });
 
-  it("a run's transition (document, status, sequence, updated_at rewritten) is still a HOT update", async () => {
+  it('a change that keeps the status (a callback attempt) is a HOT update; a status change is not (the project-status index)', async () => {
     const id = await view({ status: 'QUEUED', createdAt: base });
     const runner = dataSource.createQueryRunner();
     await runner.connect();
-    try {
-      await runner.startTransaction();
-      for (const status of ['RUNNING', 'SUCCEEDED']) {
-        const [{ document }] = (await runner.query('SELECT document FROM invocation_views WHERE id = $1', [id])) as Array<{ document: Record<string, unknown> }>;
-        await runner.query('UPDATE invocation_views SET document = $2, sequence = sequence + 1, updated_at = now() WHERE id = $1', [
-          id,
-          JSON.stringify({ ...document, status, durationMs: 12 }),
-        ]);
-      }
-      const [counts] = (await runner.query(
+    const update = async (fields: Record<string, unknown>) => {
+      const [{ document }] = (await runner.query('SELECT document FROM invocation_views WHERE id = $1', [id])) as Array<{ document: Record<string, unknown> }>;
+      await runner.query('UPDATE invocation_views SET document = $2, sequence = sequence + 1, updated_at = now() WHERE id = $1', [id, JSON.stringify({ ...document, ...fields })]);
+    };
+    const counts = async () =>
+      ((await runner.query(
         `SELECT pg_stat_get_xact_tuples_updated('invocation_views'::regclass)::int AS updated,
                 pg_stat_get_xact_tuples_hot_updated('invocation_views'::regclass)::int AS hot`,
-      )) as Array<{ updated: number; hot: number }>;
-      expect(counts).toEqual({ updated: 2, hot: 2 });
+      )) as Array<{ updated: number; hot: number }>)[0];
+    try {
+      await runner.startTransaction();
+      await update({ status: 'RUNNING' });
+      await update({ status: 'SUCCEEDED', durationMs: 12 });
+      expect(await counts()).toEqual({ updated: 2, hot: 0 });
+      await update({ callbackAttempts: [attempt('ACKNOWLEDGED', true)] });
+      await update({ updatedAt: new Date().toISOString() });
+      expect(await counts()).toEqual({ updated: 4, hot: 2 });
       await runner.commitTransaction();
     } finally {
       await runner.release();
