@@ -136,6 +136,14 @@ export {
   GetQuotaUsageRequestSchema,
   type GetQuotaUsageReply,
   type GetQuotaUsageRequest,
+  GetInvocationMetricsReplySchema,
+  GetInvocationMetricsRequestSchema,
+  ListInvocationLogsReplySchema,
+  ListInvocationLogsRequestSchema,
+  type GetInvocationMetricsReply,
+  type GetInvocationMetricsRequest,
+  type ListInvocationLogsReply,
+  type ListInvocationLogsRequest,
 } from './gen/runline/invocation/v1/queries_pb.js';
 
 // Generated: runline.invocation.v1 commands and events.

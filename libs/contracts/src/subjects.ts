@@ -130,6 +130,10 @@ export const INVOCATION_QUERY_SUBJECTS = Object.freeze({
   GET_INVOCATION: 'invocation.qry.get-invocation',
   /** `GetQuotaUsageRequest` → `GetQuotaUsageReply` (runline/invocation/v1/queries.proto). */
   GET_QUOTA_USAGE: 'invocation.qry.get-quota-usage',
+  /** `ListInvocationLogsRequest` → `ListInvocationLogsReply`: the console's logs. */
+  LIST_INVOCATION_LOGS: 'invocation.qry.list-invocation-logs',
+  /** `GetInvocationMetricsRequest` → `GetInvocationMetricsReply`: the console's invocation health. */
+  GET_INVOCATION_METRICS: 'invocation.qry.get-invocation-metrics',
 } as const);
 
 /** One subject per callback event type (runline/callback/v1/events.proto). */

@@ -33,6 +33,7 @@ import { ConsoleAuthGuard } from './http/console/console-auth.guard.js';
 import { ConsoleReadsController } from './http/console/console-reads.controller.js';
 import { RequestExamplesController } from './http/console/request-examples.controller.js';
 import { TemplatesController } from './http/console/templates.controller.js';
+import { InvocationLogsController } from './http/console/invocation-logs.controller.js';
 import { OrganizationsController } from './http/console/organizations.controller.js';
 import { ProjectDeadLettersController } from './http/console/project-dead-letters.controller.js';
 import { ProjectPollingTriggersController } from './http/console/project-polling-triggers.controller.js';
@@ -49,6 +50,8 @@ import { BuildRequestExampleHandler } from './queries/build-request-example.hand
 import { GetApiSettingsHandler } from './queries/get-api-settings.handler.js';
 import { GetInvocationHandler } from './queries/get-invocation.handler.js';
 import { GetPlanHandler } from './queries/get-plan.handler.js';
+import { GetInvocationMetricsHandler } from './queries/get-invocation-metrics.handler.js';
+import { ListInvocationLogsHandler } from './queries/list-invocation-logs.handler.js';
 import { GetPollingTriggersHandler } from './queries/get-polling-triggers.handler.js';
 import { GetTemplateHandler } from './queries/get-template.handler.js';
 import { ListApiTokensHandler } from './queries/list-api-tokens.handler.js';
@@ -92,6 +95,8 @@ const queryHandlers = [GetApiSettingsHandler, ListApiTokensHandler, GetInvocatio
 const consoleReadHandlers = [ListOrganizationsHandler, GetPlanHandler, ListProjectsHandler];
 // The template library and the request example builder.
 const templateHandlers = [ListTemplatesHandler, GetTemplateHandler, CreateTemplateHandler, UpdateTemplateHandler, DeleteTemplateHandler, BuildRequestExampleHandler];
+// The console's logs and invocation health.
+const runLogHandlers = [ListInvocationLogsHandler, GetInvocationMetricsHandler];
 const repositories = [OrganizationRepository, ProjectRepository, ProjectApiSettingsRepository, ApiTokenRepository, RateLimitCounterRepository];
 
 /** The HTTP edge: console API for signed-in users, external API for API tokens. */
@@ -108,6 +113,7 @@ const repositories = [OrganizationRepository, ProjectRepository, ProjectApiSetti
     RequestExamplesController,
     ProjectPollingTriggersController,
     ProjectDeadLettersController,
+    InvocationLogsController,
   ],
   providers: [
     { provide: GatewayConfig, inject: [ENVIRONMENT], useFactory: (env: NodeJS.ProcessEnv) => loadConfig(GatewayConfig, env) },
@@ -136,6 +142,7 @@ const repositories = [OrganizationRepository, ProjectRepository, ProjectApiSetti
     ...consoleReadHandlers,
     ...templateHandlers,
     RequestTemplateRepository,
+    ...runLogHandlers,
   ],
 })
 export class GatewayModule {}

@@ -12,6 +12,8 @@ import { GatewayCopiesProjector } from './events/gateway-copies.projector.js';
 import { ScheduledJobCancelledHandler } from './events/scheduled-job-cancelled.handler.js';
 import { ScheduledJobFiredHandler } from './events/scheduled-job-fired.handler.js';
 import { ReadQuotaUsageHandler } from './queries/read-quota-usage.handler.js';
+import { ListRunLogsHandler } from './queries/list-run-logs.handler.js';
+import { ReadRunMetricsHandler } from './queries/read-run-metrics.handler.js';
 import { ReadRunViewHandler } from './queries/read-run-view.handler.js';
 import { BotSessions } from './runs/bot-sessions.js';
 import { DefinitionCatalog } from './runs/definition-catalog.js';
@@ -30,6 +32,8 @@ import { SchedulerClient } from './runs/scheduler-client.js';
     StoreGatewayChangeHandler,
     ReadRunViewHandler,
     ReadQuotaUsageHandler,
+    ListRunLogsHandler,
+    ReadRunMetricsHandler,
     StartInvocationHandler,
     ChangeScheduledRunHandler,
     DecideApprovalHandler,

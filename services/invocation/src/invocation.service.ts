@@ -9,6 +9,7 @@ import { AddWaitingJob1763700000104 } from './migrations/1763700000104-add-waiti
 import { CreateCallbackAttempts1763700000110 } from './migrations/1763700000110-create-callback-attempts.js';
 import { CreateUsageCounters1763700000130 } from './migrations/1763700000130-create-usage-counters.js';
 import { AddConfigVersions1763700000140 } from './migrations/1763700000140-add-config-versions.js';
+import { IndexRunLogs1763700000175 } from './migrations/1763700000175-index-run-logs.js';
 
 export const invocationService: ServiceDefinition = {
   name: 'invocation',
@@ -24,6 +25,7 @@ export const invocationService: ServiceDefinition = {
     CreateCallbackAttempts1763700000110,
     CreateUsageCounters1763700000130,
     AddConfigVersions1763700000140,
+    IndexRunLogs1763700000175,
     IndexInboxProcessedAt1763700000900,
   ],
 };

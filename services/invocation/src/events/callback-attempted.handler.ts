@@ -45,5 +45,6 @@ export function callbackAttemptEntry(event: CallbackAttempted): CallbackAttemptE
     outcome: OUTCOME_NAMES[event.outcome] ?? 'UNKNOWN',
     statusCode: event.statusCode === 0 ? null : event.statusCode,
     error: event.error === '' ? null : event.error,
+    final: event.final,
   };
 }

@@ -111,6 +111,11 @@ export interface CallbackAttemptEntry {
   /** What the receiver answered; null when it did not (timeout, refused address, TLS or connection error). */
   statusCode: number | null;
   error: string | null;
+  /**
+   * True when this attempt ended the delivery: acknowledged, or the last attempt failed (the
+   * callback service's `final`). Entries recorded before this field existed lack it.
+   */
+  final?: boolean;
 }
 
 /**

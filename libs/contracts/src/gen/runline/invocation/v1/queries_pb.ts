@@ -17,7 +17,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file runline/invocation/v1/queries.proto.
  */
 export const file_runline_invocation_v1_queries: GenFile = /*@__PURE__*/
-  fileDesc("CiNydW5saW5lL2ludm9jYXRpb24vdjEvcXVlcmllcy5wcm90bxIVcnVubGluZS5pbnZvY2F0aW9uLnYxIj0KFEdldEludm9jYXRpb25SZXF1ZXN0Eg4KBm9yZ19pZBgBIAEoCRIVCg1pbnZvY2F0aW9uX2lkGAIgASgJIm4KEkdldEludm9jYXRpb25SZXBseRINCgVmb3VuZBgBIAEoCBIXCg9pbnZvY2F0aW9uX2pzb24YAiABKAkSGwoTc3RhcnRlZF9ieV90b2tlbl9pZBgDIAEoCRITCgt0YXJnZXRfdHlwZRgEIAEoCSImChRHZXRRdW90YVVzYWdlUmVxdWVzdBIOCgZvcmdfaWQYASABKAkiOAoSR2V0UXVvdGFVc2FnZVJlcGx5EhQKDHBlcmlvZF9zdGFydBgBIAEoCRIMCgR1c2VkGAIgASgDYgZwcm90bzM");
+  fileDesc("CiNydW5saW5lL2ludm9jYXRpb24vdjEvcXVlcmllcy5wcm90bxIVcnVubGluZS5pbnZvY2F0aW9uLnYxIj0KFEdldEludm9jYXRpb25SZXF1ZXN0Eg4KBm9yZ19pZBgBIAEoCRIVCg1pbnZvY2F0aW9uX2lkGAIgASgJIm4KEkdldEludm9jYXRpb25SZXBseRINCgVmb3VuZBgBIAEoCBIXCg9pbnZvY2F0aW9uX2pzb24YAiABKAkSGwoTc3RhcnRlZF9ieV90b2tlbl9pZBgDIAEoCRITCgt0YXJnZXRfdHlwZRgEIAEoCSImChRHZXRRdW90YVVzYWdlUmVxdWVzdBIOCgZvcmdfaWQYASABKAkiOAoSR2V0UXVvdGFVc2FnZVJlcGx5EhQKDHBlcmlvZF9zdGFydBgBIAEoCRIMCgR1c2VkGAIgASgDIuoBChlMaXN0SW52b2NhdGlvbkxvZ3NSZXF1ZXN0Eg4KBm9yZ19pZBgBIAEoCRISCgpwcm9qZWN0X2lkGAIgASgJEg4KBnN0YXR1cxgDIAEoCRITCgt0YXJnZXRfdHlwZRgEIAEoCRIMCgRtb2RlGAUgASgJEhYKDnRyaWdnZXJfc291cmNlGAYgASgJEgwKBGZyb20YByABKAkSCgoCdG8YCCABKAkSCQoBcRgJIAEoCRINCgVsaW1pdBgKIAEoBRIYChBhZnRlcl9jcmVhdGVkX2F0GAsgASgJEhAKCGFmdGVyX2lkGAwgASgJIlYKF0xpc3RJbnZvY2F0aW9uTG9nc1JlcGx5EhEKCXJvd3NfanNvbhgBIAEoCRIXCg9uZXh0X2NyZWF0ZWRfYXQYAiABKAkSDwoHbmV4dF9pZBgDIAEoCSJrChtHZXRJbnZvY2F0aW9uTWV0cmljc1JlcXVlc3QSDgoGb3JnX2lkGAEgASgJEhIKCnByb2plY3RfaWQYAiABKAkSDAoEZnJvbRgDIAEoCRIKCgJ0bxgEIAEoCRIOCgZidWNrZXQYBSABKAkiMQoZR2V0SW52b2NhdGlvbk1ldHJpY3NSZXBseRIUCgxtZXRyaWNzX2pzb24YASABKAliBnByb3RvMw");
 
 /**
  * Reads one invocation from the read model. Subject `invocation.qry.get-invocation`.
@@ -146,4 +146,206 @@ export type GetQuotaUsageReply = Message<"runline.invocation.v1.GetQuotaUsageRep
  */
 export const GetQuotaUsageReplySchema: GenMessage<GetQuotaUsageReply> = /*@__PURE__*/
   messageDesc(file_runline_invocation_v1_queries, 3);
+
+/**
+ * One page of an organization's runs, newest first (the console's logs). Subject
+ * `invocation.qry.list-invocation-logs`.
+ *
+ * The gateway validates and normalises the query (enum values, ISO times, limit, cursor) and
+ * checks the caller's membership and the project; the invocation service only reads. Every
+ * read is scoped to `org_id`: a project id of another organization finds nothing. Empty
+ * strings mean "no filter".
+ *
+ * @generated from message runline.invocation.v1.ListInvocationLogsRequest
+ */
+export type ListInvocationLogsRequest = Message<"runline.invocation.v1.ListInvocationLogsRequest"> & {
+  /**
+   * @generated from field: string org_id = 1;
+   */
+  orgId: string;
+
+  /**
+   * @generated from field: string project_id = 2;
+   */
+  projectId: string;
+
+  /**
+   * One status (SCHEDULED, QUEUED, RUNNING, SUSPENDED, SUCCEEDED, FAILED, TIMEOUT, CANCELLED).
+   *
+   * @generated from field: string status = 3;
+   */
+  status: string;
+
+  /**
+   * BOT, FLOW or AUTOMATION.
+   *
+   * @generated from field: string target_type = 4;
+   */
+  targetType: string;
+
+  /**
+   * SYNC or ASYNC.
+   *
+   * @generated from field: string mode = 5;
+   */
+  mode: string;
+
+  /**
+   * WEBHOOK, SCHEDULE, POLLING or REPLAY.
+   *
+   * @generated from field: string trigger_source = 6;
+   */
+  triggerSource: string;
+
+  /**
+   * Runs created at or after `from` and strictly before `to`; ISO 8601 UTC.
+   *
+   * @generated from field: string from = 7;
+   */
+  from: string;
+
+  /**
+   * @generated from field: string to = 8;
+   */
+  to: string;
+
+  /**
+   * An invocation id or an idempotency key; matches either.
+   *
+   * @generated from field: string q = 9;
+   */
+  q: string;
+
+  /**
+   * Rows wanted, 1..200.
+   *
+   * @generated from field: int32 limit = 10;
+   */
+  limit: number;
+
+  /**
+   * Keyset position: only runs strictly older than (after_created_at, after_id) in the order
+   * (created_at DESC, id DESC). after_created_at is ISO 8601 UTC at microsecond precision.
+   * Both empty for the first page.
+   *
+   * @generated from field: string after_created_at = 11;
+   */
+  afterCreatedAt: string;
+
+  /**
+   * @generated from field: string after_id = 12;
+   */
+  afterId: string;
+};
+
+/**
+ * Describes the message runline.invocation.v1.ListInvocationLogsRequest.
+ * Use `create(ListInvocationLogsRequestSchema)` to create a new message.
+ */
+export const ListInvocationLogsRequestSchema: GenMessage<ListInvocationLogsRequest> = /*@__PURE__*/
+  messageDesc(file_runline_invocation_v1_queries, 4);
+
+/**
+ * Answer to ListInvocationLogsRequest.
+ *
+ * @generated from message runline.invocation.v1.ListInvocationLogsReply
+ */
+export type ListInvocationLogsReply = Message<"runline.invocation.v1.ListInvocationLogsReply"> & {
+  /**
+   * JSON array of log rows: {invocationId, projectId, status, mode, targetType, triggerSource,
+   * createdAt, startedAt, completedAt, durationMs, errorMessage, scheduledFor}. No payloads,
+   * results or traces, so nothing secret can be in them.
+   *
+   * @generated from field: string rows_json = 1;
+   */
+  rowsJson: string;
+
+  /**
+   * Keyset position of the last row when more rows follow; both empty on the last page.
+   *
+   * @generated from field: string next_created_at = 2;
+   */
+  nextCreatedAt: string;
+
+  /**
+   * @generated from field: string next_id = 3;
+   */
+  nextId: string;
+};
+
+/**
+ * Describes the message runline.invocation.v1.ListInvocationLogsReply.
+ * Use `create(ListInvocationLogsReplySchema)` to create a new message.
+ */
+export const ListInvocationLogsReplySchema: GenMessage<ListInvocationLogsReply> = /*@__PURE__*/
+  messageDesc(file_runline_invocation_v1_queries, 5);
+
+/**
+ * The invocation health figures of an organization or one of its projects over a window.
+ * Subject `invocation.qry.get-invocation-metrics`. README "Invocation health: what each figure
+ * counts" defines every figure.
+ *
+ * @generated from message runline.invocation.v1.GetInvocationMetricsRequest
+ */
+export type GetInvocationMetricsRequest = Message<"runline.invocation.v1.GetInvocationMetricsRequest"> & {
+  /**
+   * @generated from field: string org_id = 1;
+   */
+  orgId: string;
+
+  /**
+   * Empty: every project of the organization.
+   *
+   * @generated from field: string project_id = 2;
+   */
+  projectId: string;
+
+  /**
+   * Runs created in [from, to); ISO 8601 UTC.
+   *
+   * @generated from field: string from = 3;
+   */
+  from: string;
+
+  /**
+   * @generated from field: string to = 4;
+   */
+  to: string;
+
+  /**
+   * "hour" or "day": the width of the series buckets (UTC).
+   *
+   * @generated from field: string bucket = 5;
+   */
+  bucket: string;
+};
+
+/**
+ * Describes the message runline.invocation.v1.GetInvocationMetricsRequest.
+ * Use `create(GetInvocationMetricsRequestSchema)` to create a new message.
+ */
+export const GetInvocationMetricsRequestSchema: GenMessage<GetInvocationMetricsRequest> = /*@__PURE__*/
+  messageDesc(file_runline_invocation_v1_queries, 6);
+
+/**
+ * Answer to GetInvocationMetricsRequest.
+ *
+ * @generated from message runline.invocation.v1.GetInvocationMetricsReply
+ */
+export type GetInvocationMetricsReply = Message<"runline.invocation.v1.GetInvocationMetricsReply"> & {
+  /**
+   * JSON object {totals, medianDurationMs, p95DurationMs, callbacks, series, recent}, shaped
+   * as GET /external-invocations/metrics answers it (without from and to).
+   *
+   * @generated from field: string metrics_json = 1;
+   */
+  metricsJson: string;
+};
+
+/**
+ * Describes the message runline.invocation.v1.GetInvocationMetricsReply.
+ * Use `create(GetInvocationMetricsReplySchema)` to create a new message.
+ */
+export const GetInvocationMetricsReplySchema: GenMessage<GetInvocationMetricsReply> = /*@__PURE__*/
+  messageDesc(file_runline_invocation_v1_queries, 7);
 
