@@ -8,10 +8,13 @@ import { ChangePropagation } from './changes/change-propagation.js';
 import { ProjectVersions } from './changes/project-versions.js';
 import { AddMemberHandler } from './commands/add-member.handler.js';
 import { CreateApiTokenHandler } from './commands/create-api-token.handler.js';
+import { CreateWebhookHandler } from './commands/create-webhook.handler.js';
 import { CreateOrganizationHandler } from './commands/create-organization.handler.js';
 import { CreateProjectHandler } from './commands/create-project.handler.js';
 import { DeleteProjectHandler } from './commands/delete-project.handler.js';
 import { ModifyInvocationHandler } from './commands/modify-invocation.handler.js';
+import { ReceiveHookDeliveryHandler } from './commands/receive-hook-delivery.handler.js';
+import { RevokeWebhookHandler } from './commands/revoke-webhook.handler.js';
 import { PublishDefinitionHandler } from './commands/publish-definition.handler.js';
 import { RemovePollingTriggerHandler } from './commands/remove-polling-trigger.handler.js';
 import { ReplayDeadLetterEventHandler } from './commands/replay-dead-letter-event.handler.js';
@@ -27,6 +30,8 @@ import { ConsoleAccess } from './http/console/console-access.js';
 import { ConsoleAuthGuard } from './http/console/console-auth.guard.js';
 import { OrganizationsController } from './http/console/organizations.controller.js';
 import { ProjectsController } from './http/console/projects.controller.js';
+import { WebhooksController } from './http/console/webhooks.controller.js';
+import { HooksController } from './http/hooks/hooks.controller.js';
 import { DeadLettersController } from './http/external/dead-letters.controller.js';
 import { ExternalApiGuard } from './http/external/external-api.guard.js';
 import { InvocationsController } from './http/external/invocations.controller.js';
@@ -39,6 +44,7 @@ import { GetInvocationHandler } from './queries/get-invocation.handler.js';
 import { GetPollingTriggersHandler } from './queries/get-polling-triggers.handler.js';
 import { ListApiTokensHandler } from './queries/list-api-tokens.handler.js';
 import { ListDeadLetterEventsHandler } from './queries/list-dead-letter-events.handler.js';
+import { ListWebhooksHandler } from './queries/list-webhooks.handler.js';
 import { RateLimitConfig } from './rate-limits/rate-limit.config.js';
 import { RateLimitCounters } from './rate-limits/rate-limit-counters.js';
 import { RateLimitPolicies } from './rate-limits/rate-limit-policies.js';
@@ -66,13 +72,17 @@ const commandHandlers = [
   SavePollingTriggerHandler,
   RemovePollingTriggerHandler,
   ReplayDeadLetterEventHandler,
+  // Inbound hooks (DESIGN section 9).
+  CreateWebhookHandler,
+  RevokeWebhookHandler,
+  ReceiveHookDeliveryHandler,
 ];
-const queryHandlers = [GetApiSettingsHandler, ListApiTokensHandler, GetInvocationHandler, GetPollingTriggersHandler, ListDeadLetterEventsHandler];
+const queryHandlers = [GetApiSettingsHandler, ListApiTokensHandler, GetInvocationHandler, GetPollingTriggersHandler, ListDeadLetterEventsHandler, ListWebhooksHandler];
 const repositories = [OrganizationRepository, ProjectRepository, ProjectApiSettingsRepository, ApiTokenRepository, RateLimitCounterRepository];
 
 /** The HTTP edge: console API for signed-in users, external API for API tokens. */
 @Module({
-  controllers: [OrganizationsController, ProjectsController, RunsController, InvocationsController, PollingController, DeadLettersController],
+  controllers: [OrganizationsController, ProjectsController, RunsController, InvocationsController, PollingController, DeadLettersController, WebhooksController, HooksController],
   providers: [
     { provide: GatewayConfig, inject: [ENVIRONMENT], useFactory: (env: NodeJS.ProcessEnv) => loadConfig(GatewayConfig, env) },
     { provide: SecretBox, inject: [GatewayConfig], useFactory: (config: GatewayConfig) => new SecretBox(config.SECRETS_KEY) },

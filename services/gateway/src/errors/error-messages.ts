@@ -35,4 +35,12 @@ export const API_ERRORS = {
   notAsync: 'Only async invocations can be modified',
   notScheduled: 'Only scheduled invocations can be modified',
   noLongerScheduled: 'Invocation is no longer scheduled',
+  // Inbound hooks (DESIGN section 9). `Method not allowed` and the 422's `Trigger check failed` are ours.
+  webhookNotFound: 'Webhook not found',
+  webhookRevoked: 'Webhook has been revoked',
+  webhookInvalidSignature: 'Invalid signature',
+  webhookStaleTimestamp: 'Timestamp outside the tolerance',
+  webhookDeliveryRepeated: 'Delivery already received',
+  webhookPayloadTooLarge: 'Payload too large',
+  webhookMethodNotAllowed: 'Method not allowed',
 } as const;
