@@ -382,3 +382,24 @@ describe('inbound hooks', () => {
     }
   });
 });
+
+/** Without a webhook service to ask, hook routes answer 503 at once (nobody is listening). */
+describe('inbound hooks while the webhook service is down', () => {
+  let system: TestSystem;
+  let http: HttpClient;
+  beforeAll(async () => {
+    system = await startTestSystem([gatewayService, invocationService]);
+    http = new HttpClient(system.url('gateway'));
+  });
+  afterAll(async () => {
+    await system?.stop();
+  });
+
+  it('answers 503 Webhook service unavailable, retry shortly, to the console and to a delivery', async () => {
+    const project = await createPublishedProject(http, 'CHATBOT');
+    const create = await http.post(`/v1/orgs/${project.orgId}/projects/${project.projectId}/webhooks`, { name: 'x' }, { bearer: project.ownerJwt });
+    expect([create.status, create.body]).toEqual([503, { error: 'Webhook service unavailable, retry shortly' }]);
+    const delivery = await deliver(http, randomUUID(), 'any-secret-0123456789', { event: 'e' });
+    expect([delivery.status, delivery.body]).toEqual([503, { error: 'Webhook service unavailable, retry shortly' }]);
+  });
+});
