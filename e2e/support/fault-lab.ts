@@ -12,7 +12,7 @@ import { eventually } from './lifecycle-support.js';
 import { PollingEndpoint } from './polling-endpoint.js';
 import { compiledEntry, freePort, runNode, waitForOk, type RunningProcess } from './processes.js';
 
-export const SERVICES = ['gateway', 'invocation', 'scheduler', 'polling', 'dead-letter', 'callback', 'webhook'] as const;
+export const SERVICES = ['gateway', 'invocation', 'scheduler', 'polling', 'dead-letter', 'callback'] as const;
 export type ServiceName = (typeof SERVICES)[number];
 export type Fault = { kind: 'kill'; service: ServiceName } | { kind: 'nats-restart' } | { kind: 'postgres-restart' };
 
