@@ -101,7 +101,7 @@ describe('inbound hooks', () => {
       }
     });
 
-    it('answers 401 without or with a bad console token, 404 outside the organization or for an unknown project', async () => {
+    it('answers 401 without or with a bad console token (an API token too), 404 outside the organization or for an unknown project', async () => {
       for (const method of ['GET', 'POST'] as const) {
         const none = await http.request(method, hooksPath(project), method === 'POST' ? { body: { name: 'x' } } : {});
         expect([none.status, none.body.error]).toEqual([401, 'Missing console token']);
@@ -110,6 +110,10 @@ describe('inbound hooks', () => {
       }
       const revokeNone = await http.delete(`${hooksPath(project)}/${randomUUID()}`);
       expect([revokeNone.status, revokeNone.body.error]).toEqual([401, 'Missing console token']);
+      // An API token is not a console credential.
+      const { token } = await issueToken(http, project, ['flow:trigger']);
+      const withToken = await http.post(hooksPath(project), { name: 'x' }, { bearer: token });
+      expect([withToken.status, withToken.body.error]).toEqual([401, 'Invalid or expired console token']);
 
       const stranger = consoleJwt(`stranger-${randomUUID()}`);
       for (const answer of [
