@@ -3,7 +3,7 @@
 import { createDefaultEsmPreset } from 'ts-jest';
 
 const libs = ['contracts', 'bus', 'db', 'engine', 'observability', 'outbound', 'runtime', 'testing'];
-const services = ['gateway', 'invocation', 'scheduler', 'polling', 'dead-letter', 'callback'];
+const services = ['gateway', 'invocation', 'scheduler', 'polling', 'dead-letter', 'callback', 'webhook'];
 
 export default {
   ...createDefaultEsmPreset({ tsconfig: '<rootDir>/tsconfig.spec.json' }),

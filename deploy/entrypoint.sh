@@ -4,13 +4,13 @@
 #   SERVICE=<name>               node dist/services/<name>/main.js "$@"   (serve; or `migrate`)
 #   SERVICE=all, argument migrate  every service's migrations, in order, then exit
 #
-# <name> is one of: gateway invocation scheduler polling dead-letter callback.
+# <name> is one of: gateway invocation scheduler polling dead-letter callback webhook.
 set -eu
 
 # The image keeps this script next to dist/; resolving from here keeps it working when a
 # Kubernetes workingDir or `docker run -w` changes the current directory.
 app_dir=$(CDPATH= cd -- "$(dirname -- "$0")" && pwd)
-services="gateway invocation scheduler polling dead-letter callback"
+services="gateway invocation scheduler polling dead-letter callback webhook"
 service=${SERVICE:-}
 
 if [ "$service" = "all" ]; then
@@ -30,7 +30,7 @@ if [ "$service" = "all" ]; then
 fi
 
 case "$service" in
-  gateway | invocation | scheduler | polling | dead-letter | callback) ;;
+  gateway | invocation | scheduler | polling | dead-letter | callback | webhook) ;;
   *)
     echo "runline: set SERVICE to one of: $services (or 'all' with the argument 'migrate'); got '$service'" >&2
     exit 64

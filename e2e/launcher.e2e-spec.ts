@@ -1,10 +1,12 @@
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { HttpClient } from '@runline/testing';
+import { deliver } from './support/hook-deliveries.js';
 import { compiledEntry, freePort, runNode, waitForOk, type RunningProcess } from './support/processes.js';
 
 /**
- * `npm start`'s process (compiled launcher): embedded PostgreSQL, the in-process bus, all six
+ * `npm start`'s process (compiled launcher): embedded PostgreSQL, the in-process bus, all seven
  * services, the demo organization, and a banner whose curl lines work when pasted.
  */
 describe('embedded mode (npm start)', () => {
@@ -64,6 +66,13 @@ describe('embedded mode (npm start)', () => {
     );
     expect(run).toMatchObject({ status: 'SUCCEEDED', result: { ok: true, orderId: '42' }, targetType: 'AUTOMATION', mode: 'ASYNC' });
     expect([org, chatbot, jwt].every(Boolean)).toBe(true);
+
+    // The webhook service runs in the same process: a hook's signed delivery starts a run.
+    const http = new HttpClient(`http://127.0.0.1:${port}`);
+    const hook = await http.post<{ id: string; secret: string; url: string }>(`/v1/orgs/${org}/projects/${chatbot}/webhooks`, { name: 'demo hook' }, { bearer: jwt });
+    expect(hook).toMatchObject({ status: 201, body: { url: `http://127.0.0.1:${port}/v1/hooks/${hook.body.id}` } });
+    const delivered = await deliver(http, hook.body.id, hook.body.secret, { event: 'order.created', customerId: 'c-1', orderId: '7' });
+    expect(delivered).toMatchObject({ status: 202, body: { status: 'QUEUED' } });
     expect(await running.stop()).toBe(0);
     launcher = undefined;
   });

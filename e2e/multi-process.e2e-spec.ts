@@ -11,15 +11,16 @@ import {
 } from '@runline/testing';
 import pg from 'pg';
 import { VALID_CHATBOT_DEFINITION } from './gateway-fixtures.js';
+import { deliver } from './support/hook-deliveries.js';
 import { compiledEntry, freePort, runNode, waitForOk, type RunningProcess } from './support/processes.js';
 
-const SERVICES = ['gateway', 'invocation', 'scheduler', 'polling', 'dead-letter', 'callback'];
+const SERVICES = ['gateway', 'invocation', 'scheduler', 'polling', 'dead-letter', 'callback', 'webhook'];
 
 /**
- * Production shape: the six services as six processes (the compiled `dist/services/<name>/main.js`),
+ * Production shape: the seven services as seven processes (the compiled `dist/services/<name>/main.js`),
  * on real PostgreSQL and NATS, talking only through the bus.
  */
-describe('six services as separate processes', () => {
+describe('seven services as separate processes', () => {
   let database: TestDatabase;
   const busPrefix = uniqueBusPrefix();
   const processes = new Map<string, { process: RunningProcess; url: string }>();
@@ -112,6 +113,22 @@ describe('six services as separate processes', () => {
     }
   });
 
+  it('puts a signed delivery to an inbound hook through the gateway and the webhook service, and counts it', async () => {
+    const http = new HttpClient(processes.get('gateway')!.url);
+    const owner = consoleJwt('multi-process-hooks');
+    const org = await http.post<{ orgId: string }>('/v1/orgs', { name: 'Hooks' }, { bearer: owner });
+    const project = await http.post<{ projectId: string }>(`/v1/orgs/${org.body.orgId}/projects`, { name: 'Bot', type: 'CHATBOT' }, { bearer: owner });
+    const base = `/v1/orgs/${org.body.orgId}/projects/${project.body.projectId}`;
+    await http.put(`${base}/definition`, { definition: VALID_CHATBOT_DEFINITION }, { bearer: owner });
+    expect((await http.post(`${base}/publish`, undefined, { bearer: owner })).status).toBe(200);
+    const hook = await http.post<{ id: string; secret: string }>(`${base}/webhooks`, { name: 'shop' }, { bearer: owner });
+    expect(hook.status).toBe(201);
+    const answer = await deliver(http, hook.body.id, hook.body.secret, { event: 'e', customerId: 'c', orderId: 'A-1' });
+    expect(answer).toMatchObject({ status: 202, body: { status: 'QUEUED' } });
+    const metrics = await (await fetch(`${processes.get('webhook')!.url}/metrics`)).text();
+    expect(metrics).toMatch(/^runline_webhook_deliveries_total\{[^}]*verdict="verified"[^}]*\} 1$/m);
+  });
+
   it('refuses to start with a bad environment, naming the variable', async () => {
     const { DATABASE_URL: _unset, ...withoutDatabase } = environment;
     const refused = runNode(compiledEntry('services/scheduler/main.js'), [], { ...withoutDatabase, PORT: '0', OUTBOUND_ALLOWED_CIDRS: '10.0.0.1' });
@@ -121,6 +138,9 @@ describe('six services as separate processes', () => {
     const gatewayWithoutSecrets = runNode(compiledEntry('services/gateway/main.js'), [], { ...environment, PORT: '0', SECRETS_KEY: '' });
     expect(await gatewayWithoutSecrets.exit(30_000)).toBe(1);
     expect(gatewayWithoutSecrets.output()).toMatch(/SECRETS_KEY/);
+    const webhookWithBadTolerance = runNode(compiledEntry('services/webhook/main.js'), [], { ...environment, PORT: '0', WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS: 'soon' });
+    expect(await webhookWithBadTolerance.exit(30_000)).toBe(1);
+    expect(webhookWithBadTolerance.output()).toMatch(/WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS/);
   });
 
   it('refuses to serve an unmigrated schema', async () => {

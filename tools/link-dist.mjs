@@ -22,7 +22,7 @@ for (const [alias, [target]] of Object.entries(paths)) {
   linked++;
 }
 
-for (const service of ['gateway', 'invocation', 'scheduler', 'polling', 'dead-letter', 'callback']) {
+for (const service of ['gateway', 'invocation', 'scheduler', 'polling', 'dead-letter', 'callback', 'webhook']) {
   writeFileSync(path.join(dist, 'services', service, 'main.js'), "import './src/main.js';\n");
 }
 writeFileSync(path.join(dist, 'launcher', 'main.js'), "import './src/main.js';\n");

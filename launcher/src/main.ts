@@ -9,7 +9,7 @@ import { DEVELOPMENT_CONSOLE_JWT_SECRET, DEVELOPMENT_SECRETS_KEY, LauncherConfig
 import { ALL_SERVICES } from './services.js';
 
 /**
- * `npm start`: all six services in one process. Embedded PostgreSQL and the in-process bus by
+ * `npm start`: all seven services in one process. Embedded PostgreSQL and the in-process bus by
  * default; a real server and NATS when DATABASE_URL / NATS_URL are set.
  */
 const logger = createLogger({ service: 'launcher' });

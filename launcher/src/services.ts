@@ -4,6 +4,7 @@ import { gatewayService } from '@runline/gateway-service';
 import { invocationService } from '@runline/invocation-service';
 import { pollingService } from '@runline/polling-service';
 import { schedulerService } from '@runline/scheduler-service';
+import { webhookService } from '@runline/webhook-service';
 import type { ServiceDefinition } from '@runline/runtime';
 
 /** Every service, gateway first: the order they are migrated and started in. */
@@ -14,4 +15,5 @@ export const ALL_SERVICES: readonly ServiceDefinition[] = [
   pollingService,
   deadLetterService,
   callbackService,
+  webhookService,
 ];

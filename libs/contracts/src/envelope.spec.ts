@@ -32,6 +32,7 @@ import { DeliverCallbackSchema } from './gen/runline/callback/v1/commands_pb.js'
 import { CallbackAttemptedSchema, CallbackAttemptOutcome } from './gen/runline/callback/v1/events_pb.js';
 import { JobKind, ScheduleJobSchema } from './gen/runline/scheduler/v1/commands_pb.js';
 import { PolledItemRunFailedSchema, PollFailedSchema } from './gen/runline/polling/v1/events_pb.js';
+import { HookDeliveryRejectedSchema } from './gen/runline/webhook/v1/events_pb.js';
 import {
   ScheduledJobCancelledSchema,
   ScheduledJobFiredSchema,
@@ -426,6 +427,19 @@ function pollingCases(): Envelope[] {
       type: EVENT_TYPES.POLLED_ITEM_RUN_FAILED,
       payload: create(PolledItemRunFailedSchema, { ...trigger, sealedPayloadJson: 'v1.a.b.c', failureReason: 'Payload is missing required keys: customerId', invocationId: 'inv-1' }),
       ...scope,
+    }),
+    newEnvelope({
+      type: EVENT_TYPES.HOOK_DELIVERY_REJECTED,
+      payload: create(HookDeliveryRejectedSchema, {
+        hookId: 'hook-1',
+        hookName: 'shop orders',
+        sealedBodyJson: 'v1.a.b.c',
+        runTarget: 'FLOW',
+        failureReason: 'Payload is missing required keys: customerId',
+        invocationId: 'inv-1',
+      }),
+      ...scope,
+      invocationId: 'inv-1',
     }),
   ];
 }

@@ -11,6 +11,7 @@ import { RunInvocationSchema } from './gen/runline/invocation/v1/commands_pb.js'
 import { DeliverCallbackSchema } from './gen/runline/callback/v1/commands_pb.js';
 import { CallbackAttemptedSchema } from './gen/runline/callback/v1/events_pb.js';
 import { PolledItemRunFailedSchema, PollFailedSchema } from './gen/runline/polling/v1/events_pb.js';
+import { HookDeliveryRejectedSchema } from './gen/runline/webhook/v1/events_pb.js';
 import { ScheduleJobSchema } from './gen/runline/scheduler/v1/commands_pb.js';
 import {
   ScheduledJobCancelledSchema,
@@ -71,6 +72,7 @@ describe('event registry', () => {
       ['scheduler.ScheduleJob.v1', ScheduleJobSchema, 'scheduler.cmd.schedule-job'],
       ['polling.PollFailed.v1', PollFailedSchema, 'polling.evt.poll-failed'],
       ['polling.PolledItemRunFailed.v1', PolledItemRunFailedSchema, 'polling.evt.polled-item-run-failed'],
+      ['webhook.HookDeliveryRejected.v1', HookDeliveryRejectedSchema, 'webhook.evt.hook-delivery-rejected'],
       ['callback.DeliverCallback.v1', DeliverCallbackSchema, 'callback.cmd.deliver-callback'],
       ['callback.CallbackAttempted.v1', CallbackAttemptedSchema, 'callback.evt.callback-attempted'],
     ] as const;

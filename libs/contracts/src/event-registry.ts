@@ -38,6 +38,7 @@ import {
 import { DeliverCallbackSchema } from './gen/runline/callback/v1/commands_pb.js';
 import { CallbackAttemptedSchema } from './gen/runline/callback/v1/events_pb.js';
 import { PolledItemRunFailedSchema, PollFailedSchema } from './gen/runline/polling/v1/events_pb.js';
+import { HookDeliveryRejectedSchema } from './gen/runline/webhook/v1/events_pb.js';
 import { ScheduleJobSchema } from './gen/runline/scheduler/v1/commands_pb.js';
 import {
   ScheduledJobCancelledSchema,
@@ -53,6 +54,7 @@ import {
   POLLING_EVENT_SUBJECTS,
   SCHEDULER_COMMAND_SUBJECTS,
   SCHEDULER_EVENT_SUBJECTS,
+  WEBHOOK_EVENT_SUBJECTS,
 } from './subjects.js';
 
 /** Wire type names (the value of `Envelope.type`) of every registered event. */
@@ -85,6 +87,7 @@ export const EVENT_TYPES = Object.freeze({
   SCHEDULE_JOB: 'scheduler.ScheduleJob.v1',
   POLL_FAILED: 'polling.PollFailed.v1',
   POLLED_ITEM_RUN_FAILED: 'polling.PolledItemRunFailed.v1',
+  HOOK_DELIVERY_REJECTED: 'webhook.HookDeliveryRejected.v1',
   /** A work-queue command for the callback service. */
   DELIVER_CALLBACK: 'callback.DeliverCallback.v1',
   CALLBACK_ATTEMPTED: 'callback.CallbackAttempted.v1',
@@ -163,6 +166,7 @@ export const EVENT_REGISTRY = Object.freeze({
   [EVENT_TYPES.SCHEDULE_JOB]: { schema: ScheduleJobSchema, subject: SCHEDULER_COMMAND_SUBJECTS.SCHEDULE_JOB },
   [EVENT_TYPES.POLL_FAILED]: { schema: PollFailedSchema, subject: POLLING_EVENT_SUBJECTS.POLL_FAILED },
   [EVENT_TYPES.POLLED_ITEM_RUN_FAILED]: { schema: PolledItemRunFailedSchema, subject: POLLING_EVENT_SUBJECTS.POLLED_ITEM_RUN_FAILED },
+  [EVENT_TYPES.HOOK_DELIVERY_REJECTED]: { schema: HookDeliveryRejectedSchema, subject: WEBHOOK_EVENT_SUBJECTS.HOOK_DELIVERY_REJECTED },
   [EVENT_TYPES.DELIVER_CALLBACK]: { schema: DeliverCallbackSchema, subject: CALLBACK_COMMAND_SUBJECTS.DELIVER_CALLBACK },
   [EVENT_TYPES.CALLBACK_ATTEMPTED]: { schema: CallbackAttemptedSchema, subject: CALLBACK_EVENT_SUBJECTS.CALLBACK_ATTEMPTED },
 } as const satisfies Record<string, EventRegistration>);

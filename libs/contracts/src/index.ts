@@ -62,6 +62,10 @@ export {
   STREAM_NAMES,
   STREAM_SUBJECTS,
   STREAMS,
+  WEBHOOK_EVENT_SUBJECTS,
+  WEBHOOK_EVENTS_STREAM,
+  WEBHOOK_QUERY_SUBJECTS,
+  WEBHOOK_REQUEST_SUBJECTS,
   type StreamName,
 } from './subjects.js';
 
@@ -260,6 +264,35 @@ export {
   type ReplayDeadLetterReply,
   type ReplayDeadLetterRequest,
 } from './gen/runline/deadletter/v1/requests_pb.js';
+
+// Generated: runline.webhook.v1 requests and events (inbound hooks).
+export {
+  CreateInboundHookReplySchema,
+  CreateInboundHookRequestSchema,
+  DeliveryVerdict,
+  InboundHookSchema,
+  ListInboundHooksReplySchema,
+  ListInboundHooksRequestSchema,
+  RecordRejectedDeliveryReplySchema,
+  RecordRejectedDeliveryRequestSchema,
+  RevokeHookOutcome,
+  RevokeInboundHookReplySchema,
+  RevokeInboundHookRequestSchema,
+  VerifyDeliveryReplySchema,
+  VerifyDeliveryRequestSchema,
+  type CreateInboundHookReply,
+  type CreateInboundHookRequest,
+  type InboundHook,
+  type ListInboundHooksReply,
+  type ListInboundHooksRequest,
+  type RecordRejectedDeliveryReply,
+  type RecordRejectedDeliveryRequest,
+  type RevokeInboundHookReply,
+  type RevokeInboundHookRequest,
+  type VerifyDeliveryReply,
+  type VerifyDeliveryRequest,
+} from './gen/runline/webhook/v1/requests_pb.js';
+export { HookDeliveryRejectedSchema, type HookDeliveryRejected } from './gen/runline/webhook/v1/events_pb.js';
 
 // Generated: runline.callback.v1 commands and events.
 export { DeliverCallbackSchema, type DeliverCallback } from './gen/runline/callback/v1/commands_pb.js';

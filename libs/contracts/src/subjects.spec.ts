@@ -18,6 +18,8 @@ import {
   SCHEDULER_REQUEST_SUBJECTS,
   STREAM_NAMES,
   STREAMS,
+  WEBHOOK_QUERY_SUBJECTS,
+  WEBHOOK_REQUEST_SUBJECTS,
 } from './subjects.js';
 
 /** NATS subject matching: `*` is one token, `>` one or more trailing tokens. */
@@ -46,6 +48,7 @@ describe('subjects', () => {
       { name: 'POLLING_EVENTS', subjects: ['polling.evt.>'], retention: 'limits' },
       { name: 'CALLBACK_EVENTS', subjects: ['callback.evt.>'], retention: 'limits' },
       { name: 'CALLBACK_COMMANDS', subjects: ['callback.cmd.>'], retention: 'workqueue' },
+      { name: 'WEBHOOK_EVENTS', subjects: ['webhook.evt.>'], retention: 'limits' },
     ]);
     expect(Object.values(STREAM_NAMES)).toEqual(STREAMS.map((stream) => stream.name));
   });
@@ -118,6 +121,7 @@ describe('subjects', () => {
       'polling.evt': STREAM_NAMES.POLLING_EVENTS,
       'callback.evt': STREAM_NAMES.CALLBACK_EVENTS,
       'callback.cmd': STREAM_NAMES.CALLBACK_COMMANDS,
+      'webhook.evt': STREAM_NAMES.WEBHOOK_EVENTS,
     };
     for (const subject of subjects) {
       expect(subject).toMatch(/^[a-z]+\.(evt|cmd)\.[a-z]+(-[a-z]+)*$/);
@@ -136,6 +140,8 @@ describe('subjects', () => {
       ...Object.values(POLLING_QUERY_SUBJECTS),
       ...Object.values(DEAD_LETTER_REQUEST_SUBJECTS),
       ...Object.values(DEAD_LETTER_QUERY_SUBJECTS),
+      ...Object.values(WEBHOOK_REQUEST_SUBJECTS),
+      ...Object.values(WEBHOOK_QUERY_SUBJECTS),
     ];
     for (const subject of requestSubjects) {
       expect(streamsCapturing(subject)).toEqual([]);

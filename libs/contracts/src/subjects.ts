@@ -41,6 +41,8 @@ export const STREAM_NAMES = Object.freeze({
   CALLBACK_EVENTS: 'CALLBACK_EVENTS',
   /** Commands for the callback service; a work queue, each command handled once. */
   CALLBACK_COMMANDS: 'CALLBACK_COMMANDS',
+  /** Events published by the webhook service (deliveries the trigger checks rejected). */
+  WEBHOOK_EVENTS: 'WEBHOOK_EVENTS',
 } as const);
 
 export type StreamName = (typeof STREAM_NAMES)[keyof typeof STREAM_NAMES];
@@ -55,6 +57,7 @@ export const STREAM_SUBJECTS = Object.freeze({
   POLLING_EVENTS: 'polling.evt.>',
   CALLBACK_EVENTS: 'callback.evt.>',
   CALLBACK_COMMANDS: 'callback.cmd.>',
+  WEBHOOK_EVENTS: 'webhook.evt.>',
 } as const);
 
 /** One subject per gateway event type (see the event registry for the type names). */
@@ -183,6 +186,29 @@ export const DEAD_LETTER_QUERY_SUBJECTS = Object.freeze({
   LIST_DEAD_LETTERS: 'dead-letter.qry.list-dead-letters',
 } as const);
 
+/** One subject per webhook event type (runline/webhook/v1/events.proto). */
+export const WEBHOOK_EVENT_SUBJECTS = Object.freeze({
+  HOOK_DELIVERY_REJECTED: 'webhook.evt.hook-delivery-rejected',
+} as const);
+
+/** Request/reply commands answered by the webhook service (runline/webhook/v1/requests.proto). */
+export const WEBHOOK_REQUEST_SUBJECTS = Object.freeze({
+  /** `CreateInboundHookRequest` → `CreateInboundHookReply`. */
+  CREATE_INBOUND_HOOK: 'webhook.req.create-inbound-hook',
+  /** `RevokeInboundHookRequest` → `RevokeInboundHookReply`. */
+  REVOKE_INBOUND_HOOK: 'webhook.req.revoke-inbound-hook',
+  /** `VerifyDeliveryRequest` → `VerifyDeliveryReply`: the hot path of every inbound delivery. */
+  VERIFY_DELIVERY: 'webhook.req.verify-delivery',
+  /** `RecordRejectedDeliveryRequest` → `RecordRejectedDeliveryReply`. */
+  RECORD_REJECTED_DELIVERY: 'webhook.req.record-rejected-delivery',
+} as const);
+
+/** Request/reply queries answered by the webhook service. */
+export const WEBHOOK_QUERY_SUBJECTS = Object.freeze({
+  /** `ListInboundHooksRequest` → `ListInboundHooksReply`. */
+  LIST_INBOUND_HOOKS: 'webhook.qry.list-inbound-hooks',
+} as const);
+
 /** Events are kept (limits retention) so a new consumer or a rebuilt projection can replay them. */
 export const GATEWAY_EVENTS_STREAM: StreamSpec = Object.freeze({
   name: STREAM_NAMES.GATEWAY_EVENTS,
@@ -234,6 +260,12 @@ export const POLLING_EVENTS_STREAM: StreamSpec = Object.freeze({
   retention: 'limits',
 });
 
+export const WEBHOOK_EVENTS_STREAM: StreamSpec = Object.freeze({
+  name: STREAM_NAMES.WEBHOOK_EVENTS,
+  subjects: [STREAM_SUBJECTS.WEBHOOK_EVENTS],
+  retention: 'limits',
+});
+
 export const STREAMS: StreamSpec[] = [
   GATEWAY_EVENTS_STREAM,
   INVOCATION_EVENTS_STREAM,
@@ -243,4 +275,5 @@ export const STREAMS: StreamSpec[] = [
   POLLING_EVENTS_STREAM,
   CALLBACK_EVENTS_STREAM,
   CALLBACK_COMMANDS_STREAM,
+  WEBHOOK_EVENTS_STREAM,
 ];

@@ -1,7 +1,7 @@
 import { collectDefaultMetrics, Registry } from 'prom-client';
 
 /**
- * One registry per service, so six services in one process (embedded mode) each expose only
+ * One registry per service, so seven services in one process (embedded mode) each expose only
  * their own metrics, labelled with the service name, under Prometheus naming rules.
  */
 export function createMetricsRegistry(service: string): Registry {

@@ -5,7 +5,7 @@ import type { MixedList } from 'typeorm';
 /**
  * What a service is, as the runtime needs to know it: its name, its Postgres schema, its
  * root module, its entities and migrations. Each service exports one of these from
- * `src/<name>.service.ts`; its own `main.ts` runs it alone, the launcher runs all six at once.
+ * `src/<name>.service.ts`; its own `main.ts` runs it alone, the launcher runs all seven at once.
  */
 export interface ServiceDefinition {
   /** Also the durable consumer and queue group prefix on the bus. */

@@ -34,6 +34,15 @@ export class GatewayConfig {
   @Matches(/^[a-z][a-z0-9]{0,15}$/, { message: 'must be 1-16 lowercase letters and digits' })
   API_TOKEN_PREFIX: string = 'rl';
 
+  /**
+   * Where clients reach the gateway from outside (scheme, host, optional port and path prefix,
+   * no trailing slash): the base of an inbound hook's `url`. Unset: the address each console
+   * request came to.
+   */
+  @IsOptional()
+  @Matches(/^https?:\/\/[^\s/?#]+(\/[^\s?#]*[^\s?#/])?$/, { message: 'must be an http(s) URL without a trailing slash, query or fragment' })
+  PUBLIC_BASE_URL?: string;
+
   /** Larger request bodies are refused with 413. */
   @Type(() => Number)
   @IsInt()

@@ -9,6 +9,7 @@ import { ProjectVersions } from './changes/project-versions.js';
 import { AddMemberHandler } from './commands/add-member.handler.js';
 import { BulkReplayDeadLetterEventsHandler } from './commands/bulk-replay-dead-letter-events.handler.js';
 import { CreateApiTokenHandler } from './commands/create-api-token.handler.js';
+import { CreateWebhookHandler } from './commands/create-webhook.handler.js';
 import { CreateOrganizationHandler } from './commands/create-organization.handler.js';
 import { CreateProjectHandler } from './commands/create-project.handler.js';
 import { DecideInvocationApprovalHandler } from './commands/decide-invocation-approval.handler.js';
@@ -16,6 +17,8 @@ import { CreateTemplateHandler } from './commands/create-template.handler.js';
 import { DeleteProjectHandler } from './commands/delete-project.handler.js';
 import { DeleteTemplateHandler } from './commands/delete-template.handler.js';
 import { ModifyInvocationHandler } from './commands/modify-invocation.handler.js';
+import { ReceiveHookDeliveryHandler } from './commands/receive-hook-delivery.handler.js';
+import { RevokeWebhookHandler } from './commands/revoke-webhook.handler.js';
 import { PublishDefinitionHandler } from './commands/publish-definition.handler.js';
 import { RemovePollingTriggerHandler } from './commands/remove-polling-trigger.handler.js';
 import { ReplayDeadLetterEventHandler } from './commands/replay-dead-letter-event.handler.js';
@@ -38,6 +41,8 @@ import { OrganizationsController } from './http/console/organizations.controller
 import { ProjectDeadLettersController } from './http/console/project-dead-letters.controller.js';
 import { ProjectPollingTriggersController } from './http/console/project-polling-triggers.controller.js';
 import { ProjectsController } from './http/console/projects.controller.js';
+import { WebhooksController } from './http/console/webhooks.controller.js';
+import { HooksController } from './http/hooks/hooks.controller.js';
 import { DeadLettersController } from './http/external/dead-letters.controller.js';
 import { ExternalApiGuard } from './http/external/external-api.guard.js';
 import { InvocationsController } from './http/external/invocations.controller.js';
@@ -59,6 +64,7 @@ import { ListDeadLetterEventsHandler } from './queries/list-dead-letter-events.h
 import { ListOrganizationsHandler } from './queries/list-organizations.handler.js';
 import { ListProjectsHandler } from './queries/list-projects.handler.js';
 import { ListTemplatesHandler } from './queries/list-templates.handler.js';
+import { ListWebhooksHandler } from './queries/list-webhooks.handler.js';
 import { RateLimitConfig } from './rate-limits/rate-limit.config.js';
 import { RateLimitCounters } from './rate-limits/rate-limit-counters.js';
 import { RateLimitPolicies } from './rate-limits/rate-limit-policies.js';
@@ -89,8 +95,12 @@ const commandHandlers = [
   RemovePollingTriggerHandler,
   ReplayDeadLetterEventHandler,
   BulkReplayDeadLetterEventsHandler,
+  // Inbound hooks (DESIGN section 9).
+  CreateWebhookHandler,
+  RevokeWebhookHandler,
+  ReceiveHookDeliveryHandler,
 ];
-const queryHandlers = [GetApiSettingsHandler, ListApiTokensHandler, GetInvocationHandler, GetPollingTriggersHandler, ListDeadLetterEventsHandler];
+const queryHandlers = [GetApiSettingsHandler, ListApiTokensHandler, GetInvocationHandler, GetPollingTriggersHandler, ListDeadLetterEventsHandler, ListWebhooksHandler];
 // The console's reads (organizations, plan and usage, projects, definitions).
 const consoleReadHandlers = [ListOrganizationsHandler, GetPlanHandler, ListProjectsHandler];
 // The template library and the request example builder.
@@ -114,6 +124,8 @@ const repositories = [OrganizationRepository, ProjectRepository, ProjectApiSetti
     ProjectPollingTriggersController,
     ProjectDeadLettersController,
     InvocationLogsController,
+    WebhooksController,
+    HooksController,
   ],
   providers: [
     { provide: GatewayConfig, inject: [ENVIRONMENT], useFactory: (env: NodeJS.ProcessEnv) => loadConfig(GatewayConfig, env) },

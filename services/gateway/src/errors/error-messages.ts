@@ -40,4 +40,12 @@ export const API_ERRORS = {
   approvalNotResumed: 'Failed to resume the automation after recording the decision',
   approvalCommentInvalid: 'comment must be a string of at most 2000 characters',
   approvalTakesComment: 'approve and reject take no fields other than action and comment',
+  // Inbound hooks (DESIGN section 9). `Method not allowed` and the 422's `Trigger check failed` are ours.
+  webhookNotFound: 'Webhook not found',
+  webhookRevoked: 'Webhook has been revoked',
+  webhookInvalidSignature: 'Invalid signature',
+  webhookStaleTimestamp: 'Timestamp outside the tolerance',
+  webhookDeliveryRepeated: 'Delivery already received',
+  webhookPayloadTooLarge: 'Payload too large',
+  webhookMethodNotAllowed: 'Method not allowed',
 } as const;

@@ -81,6 +81,8 @@ export class ApiExceptionFilter implements ExceptionFilter {
   private toAnswer(exception: unknown, request: FastifyRequest): [number, Record<string, unknown>] {
     // Fastify's body-size error arrives already mapped to an HttpException by Nest's adapter.
     if (exception instanceof HttpException && exception.getStatus() === HttpStatus.PAYLOAD_TOO_LARGE) {
+      // An inbound hook says it in DESIGN section 9's words.
+      if (request.url.startsWith('/v1/hooks/')) return [HttpStatus.PAYLOAD_TOO_LARGE, { error: API_ERRORS.webhookPayloadTooLarge }];
       return [HttpStatus.PAYLOAD_TOO_LARGE, { error: FASTIFY_MESSAGES.FST_ERR_CTP_BODY_TOO_LARGE! }];
     }
     if (exception instanceof HttpException) return [exception.getStatus(), toBody(exception)];

@@ -6,7 +6,7 @@ interface BodyError {
   status: number;
   message: string;
 }
-type RequestWithBodyError = FastifyRequest & { bodyError?: BodyError };
+type RequestWithBodyError = FastifyRequest & { bodyError?: BodyError; rawBody?: string | Buffer };
 
 /**
  * Deepest nesting of objects and arrays a body may have. Real payloads stay far below; the
@@ -34,6 +34,8 @@ export const BODY_ERRORS = {
 export function registerJsonBodyParser(fastify: FastifyInstance, limitBytes: number): void {
   fastify.removeAllContentTypeParsers();
   const parseJson = (request: FastifyRequest, body: string | Buffer, done: (error: Error | null, body?: unknown) => void) => {
+    // Kept (a reference, no copy) for the inbound hooks, whose signature covers the bytes as sent.
+    (request as RequestWithBodyError).rawBody = body;
     if (body.length === 0) {
       done(null, undefined);
       return;
@@ -61,7 +63,8 @@ export function registerJsonBodyParser(fastify: FastifyInstance, limitBytes: num
   };
   fastify.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: limitBytes }, parseJson);
   fastify.addContentTypeParser(/^application\/[\w.-]+\+json$/, { parseAs: 'string', bodyLimit: limitBytes }, parseJson);
-  fastify.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: limitBytes }, (request, _body, done) => {
+  fastify.addContentTypeParser('*', { parseAs: 'buffer', bodyLimit: limitBytes }, (request, body, done) => {
+    (request as RequestWithBodyError).rawBody = body;
     deferBodyError(request, 415, BODY_ERRORS.notJsonType);
     done(null, undefined);
   });
@@ -80,6 +83,13 @@ export function assertJsonObjectBody(request: FastifyRequest): void {
   if (bodyError) throw new ApiError(bodyError.status, bodyError.message);
   if (request.body === undefined || request.body === null) request.body = {};
   else if (typeof request.body !== 'object' || Array.isArray(request.body)) throw new ApiError(400, BODY_ERRORS.notObject);
+}
+
+/** The request body as it was sent (UTF-8 bytes of a JSON body); empty when there was none. */
+export function rawBodyOf(request: FastifyRequest): Buffer {
+  const { rawBody } = request as RequestWithBodyError;
+  if (rawBody === undefined) return Buffer.alloc(0);
+  return typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : rawBody;
 }
 
 /**

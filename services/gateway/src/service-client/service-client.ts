@@ -10,6 +10,7 @@ export const SERVICE_UNAVAILABLE = {
   // Ours (the spec has none).
   polling: 'Polling service unavailable, retry shortly',
   deadLetter: 'Dead-letter service unavailable, retry shortly',
+  webhook: 'Webhook service unavailable, retry shortly',
 } as const;
 
 export type ServiceName = keyof typeof SERVICE_UNAVAILABLE;

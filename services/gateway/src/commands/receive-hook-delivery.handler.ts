@@ -1,0 +1,197 @@
+import { Inject, Injectable } from '@nestjs/common';
+import secureJson from 'secure-json-parse';
+import {
+  create,
+  DeliveryVerdict,
+  fromBinary,
+  INVOCATION_REQUEST_SUBJECTS,
+  RecordRejectedDeliveryReplySchema,
+  RecordRejectedDeliveryRequestSchema,
+  RunMode,
+  RunTarget,
+  StartInvocationReplySchema,
+  StartInvocationRequestSchema,
+  timestampFromDate,
+  toBinary,
+  VerifyDeliveryReplySchema,
+  VerifyDeliveryRequestSchema,
+  WEBHOOK_REQUEST_SUBJECTS,
+  type StartInvocationReply,
+  type VerifyDeliveryReply,
+} from '@runline/contracts';
+import type { Logger } from '@runline/observability';
+import { LOGGER } from '@runline/runtime';
+import { AccessDirectory } from '../access/access-directory.js';
+import { isUuid } from '../access/uuid.js';
+import type { Refusal } from '../errors/domain-error.js';
+import { API_ERRORS } from '../errors/error-messages.js';
+import { BODY_ERRORS, MAX_BODY_DEPTH, nestingDepthExceeds } from '../http/body-parsing.js';
+import { RateLimitConfig } from '../rate-limits/rate-limit.config.js';
+import { RateLimitCounters } from '../rate-limits/rate-limit-counters.js';
+import type { RateLimitPolicy, Tally } from '../rate-limits/rate-limit-policy.js';
+import { isUnanswered, ServiceClient } from '../service-client/service-client.js';
+import { resultOf } from './start-run.handler.js';
+
+/** The largest delivery body a hook takes (DESIGN section 9: 256 KiB). */
+export const MAX_HOOK_BODY_BYTES = 256 * 1024;
+
+/** Per-hook rate limits count in one-minute windows, under this endpoint name. */
+const HOOK_RATE_WINDOW_MS = 60_000;
+const HOOK_RATE_ENDPOINT = 'hooks.deliver';
+
+/**
+ * Body fields a chatbot flow's async trigger would read as instructions rather than data
+ * (a dry run, a start time): a delivery is always an immediate run, so they are dropped.
+ */
+const NOT_DATA = ['dryRun', 'runAt', 'delaySeconds'] as const;
+
+export interface ReceiveHookDeliveryCommand {
+  hookId: string;
+  rawBody: Buffer;
+  /** Lower-case header names. */
+  headers: Record<string, string>;
+  receivedAt: Date;
+}
+
+/** What came of a delivery; the hooks controller turns each into its status. */
+export type HookDeliveryResult =
+  | { outcome: 'not-found' | 'revoked' | 'invalid-signature' | 'stale-timestamp' }
+  | { outcome: 'bad-body'; message: string }
+  | { outcome: 'disabled' }
+  | { outcome: 'rate-limited'; policy: RateLimitPolicy; tally: Tally }
+  /** 202: the run is durably QUEUED. `rateLimit` set when the delivery was counted. */
+  | { outcome: 'accepted'; invocationId: string; status: string; rateLimit?: { policy: RateLimitPolicy; tally: Tally } }
+  /** 409: this delivery id was seen within 24 hours; the first run's id. */
+  | { outcome: 'repeated'; invocationId: string }
+  /** 422: the trigger checks refused it; the body is kept as a dead letter. */
+  | { outcome: 'rejected'; invocationId: string; reasons: string[] }
+  | { outcome: 'refused'; refusal: Refusal };
+
+/**
+ * A delivery to an inbound hook's public URL, in the order of README "Inbound webhooks":
+ * verified by the webhook service (hook known, active, signature, delivery id → idempotency
+ * key), then the body, the project and its master switch, the hook's rate limit, and the run:
+ * an async StartInvocation, which answers once the run is committed QUEUED, so a 202 is never
+ * given for a run that could be lost. The delivery key makes a repeated delivery find its first
+ * run instead of starting another, crash or no crash.
+ */
+@Injectable()
+export class ReceiveHookDeliveryHandler {
+  private readonly rateLimitsOn: boolean;
+
+  constructor(
+    private readonly services: ServiceClient,
+    private readonly directory: AccessDirectory,
+    private readonly counters: RateLimitCounters,
+    @Inject(RateLimitConfig) rateLimits: RateLimitConfig,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {
+    this.rateLimitsOn = rateLimits.RATE_LIMITS === 'on';
+  }
+
+  async execute(command: ReceiveHookDeliveryCommand): Promise<HookDeliveryResult> {
+    if (!isUuid(command.hookId)) return { outcome: 'not-found' };
+    const verified = await this.verify(command);
+    if (verified.verdict === DeliveryVerdict.NOT_FOUND) return { outcome: 'not-found' };
+    if (verified.verdict === DeliveryVerdict.REVOKED) return { outcome: 'revoked' };
+    if (verified.verdict === DeliveryVerdict.STALE_TIMESTAMP) return { outcome: 'stale-timestamp' };
+    if (verified.verdict !== DeliveryVerdict.VERIFIED) return { outcome: 'invalid-signature' };
+
+    const body = jsonObjectOf(command.rawBody);
+    if ('error' in body) return { outcome: 'bad-body', message: body.error };
+
+    const project = await this.directory.project(verified.projectId);
+    // A hook outlives nothing: once its project is gone, so is the hook.
+    if (!project || project.deleted) return { outcome: 'not-found' };
+    if (!project.externalApiEnabled) return { outcome: 'disabled' };
+
+    let rateLimit: { policy: RateLimitPolicy; tally: Tally } | undefined;
+    if (this.rateLimitsOn) {
+      const policy = { limit: verified.rateLimitPerMinute, windowMs: HOOK_RATE_WINDOW_MS };
+      const counted = this.counters.count({ tokenId: command.hookId, endpoint: HOOK_RATE_ENDPOINT, limit: policy.limit, windowMs: policy.windowMs });
+      const tally = counted instanceof Promise ? await counted : counted;
+      if (tally && tally.count > policy.limit) return { outcome: 'rate-limited', policy, tally };
+      if (tally) rateLimit = { policy, tally };
+    }
+
+    const target = project.type === 'AUTOMATION' ? 'AUTOMATION' : 'FLOW';
+    const runBody = target === 'AUTOMATION' ? { payload: body.value } : withoutInstructions(body.value);
+    const bodyJson = JSON.stringify(runBody);
+    let reply: StartInvocationReply;
+    try {
+      const request = create(StartInvocationRequestSchema, {
+        orgId: project.orgId,
+        projectId: project.id,
+        tokenId: '',
+        target: target === 'AUTOMATION' ? RunTarget.AUTOMATION : RunTarget.FLOW,
+        mode: RunMode.ASYNC,
+        bodyJson,
+        idempotencyKey: verified.deliveryKey ? `hook:${verified.deliveryKey}` : '',
+        publishedVersion: project.publishedVersion,
+        configVersion: BigInt(project.configVersion),
+        receivedAt: timestampFromDate(command.receivedAt),
+        triggerSource: 'WEBHOOK',
+      });
+      reply = fromBinary(StartInvocationReplySchema, await this.services.send(INVOCATION_REQUEST_SUBJECTS.START_INVOCATION, toBinary(StartInvocationRequestSchema, request)));
+    } catch (error) {
+      this.logger.error({ err: error, hookId: command.hookId }, 'StartInvocation failed (hook delivery)');
+      const refusal: Refusal = isUnanswered(error)
+        ? { kind: 'unavailable', message: API_ERRORS.invocationServiceUnavailable }
+        : { kind: 'failed', message: API_ERRORS.runNotStarted };
+      return { outcome: 'refused', refusal };
+    }
+
+    if (!reply.invocationId) {
+      const result = resultOf(reply, target, 'ASYNC');
+      return result.outcome === 'refused' ? result : { outcome: 'refused', refusal: { kind: 'failed', message: API_ERRORS.runNotStarted } };
+    }
+    if (reply.idempotentReplay) return { outcome: 'repeated', invocationId: reply.invocationId };
+    // An immediate async run is FAILED at once only when the trigger checks refused it.
+    if (reply.status === 'FAILED') return this.rejected(command.hookId, reply, target, bodyJson);
+    return { outcome: 'accepted', invocationId: reply.invocationId, status: reply.status, rateLimit };
+  }
+
+  private async verify(command: ReceiveHookDeliveryCommand): Promise<VerifyDeliveryReply> {
+    const request = create(VerifyDeliveryRequestSchema, {
+      hookId: command.hookId,
+      rawBody: command.rawBody,
+      headers: command.headers,
+      receivedAt: timestampFromDate(command.receivedAt),
+    });
+    const bytes = await this.services.request('webhook', WEBHOOK_REQUEST_SUBJECTS.VERIFY_DELIVERY, toBinary(VerifyDeliveryRequestSchema, request));
+    return fromBinary(VerifyDeliveryReplySchema, bytes);
+  }
+
+  /** Keeps the body as a dead letter before answering 422, so what was refused can be replayed. */
+  private async rejected(hookId: string, reply: StartInvocationReply, target: 'FLOW' | 'AUTOMATION', bodyJson: string): Promise<HookDeliveryResult> {
+    const reason = reply.errorMessage || 'Trigger check failed';
+    const request = create(RecordRejectedDeliveryRequestSchema, { hookId, invocationId: reply.invocationId, bodyJson, runTarget: target, failureReason: reason });
+    const answer = fromBinary(
+      RecordRejectedDeliveryReplySchema,
+      await this.services.request('webhook', WEBHOOK_REQUEST_SUBJECTS.RECORD_REJECTED_DELIVERY, toBinary(RecordRejectedDeliveryRequestSchema, request)),
+    );
+    if (!answer.recorded) this.logger.warn({ hookId, invocationId: reply.invocationId }, 'rejected delivery not kept: the hook is gone');
+    return { outcome: 'rejected', invocationId: reply.invocationId, reasons: reason.split('; ') };
+  }
+}
+
+/** The delivery body as a JSON object, with the same rules (depth, prototype keys) as every route. */
+function jsonObjectOf(raw: Buffer): { value: Record<string, unknown> } | { error: string } {
+  const text = raw.toString('utf8');
+  if (text.trim() === '') return { error: BODY_ERRORS.notJson };
+  if (nestingDepthExceeds(text, MAX_BODY_DEPTH)) return { error: BODY_ERRORS.tooDeep };
+  let parsed: unknown;
+  try {
+    parsed = secureJson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' });
+  } catch {
+    return { error: BODY_ERRORS.notJson };
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return { error: BODY_ERRORS.notObject };
+  return { value: parsed as Record<string, unknown> };
+}
+
+function withoutInstructions(body: Record<string, unknown>): Record<string, unknown> {
+  const copy = { ...body };
+  for (const field of NOT_DATA) delete copy[field];
+  return copy;
+}

@@ -1,0 +1,90 @@
+import { Controller, Inject } from '@nestjs/common';
+import { MessagePattern, Payload } from '@nestjs/microservices';
+import { Counter, type Registry } from 'prom-client';
+import {
+  create,
+  DeliveryVerdict,
+  fromBinary,
+  timestampDate,
+  toBinary,
+  VerifyDeliveryReplySchema,
+  VerifyDeliveryRequestSchema,
+  WEBHOOK_REQUEST_SUBJECTS,
+  type VerifyDeliveryReply,
+} from '@runline/contracts';
+import { TransactionRunner } from '@runline/db';
+import { METRICS_REGISTRY, SecretBox } from '@runline/runtime';
+import { WebhookConfig } from '../config.js';
+import type { DeliveryScheme, IncomingDelivery } from '../deliveries/delivery-scheme.js';
+import { deliveryKeyOf } from '../deliveries/hook-deliveries.repository.js';
+import { RunlineSignatureScheme } from '../deliveries/runline-signature.scheme.js';
+import { hookById } from '../hooks/inbound-hooks.repository.js';
+
+const VERDICT_LABELS: Record<DeliveryVerdict, string> = {
+  [DeliveryVerdict.UNSPECIFIED]: 'unspecified',
+  [DeliveryVerdict.VERIFIED]: 'verified',
+  [DeliveryVerdict.NOT_FOUND]: 'not_found',
+  [DeliveryVerdict.REVOKED]: 'revoked',
+  [DeliveryVerdict.INVALID_SIGNATURE]: 'invalid_signature',
+  [DeliveryVerdict.STALE_TIMESTAMP]: 'stale_timestamp',
+};
+
+/**
+ * Verifies a delivery to a hook's public URL for the gateway: the hook exists and is active, the
+ * signature is the hook's, and, when the sender names the delivery, which idempotency key its
+ * run starts with (one per delivery id within 24 hours). The secret is opened here only and
+ * never leaves the service; the reply says where the delivery leads.
+ */
+@Controller()
+export class VerifyDeliveryHandler {
+  private readonly scheme: DeliveryScheme;
+  private readonly verdicts: Counter<'verdict'>;
+
+  constructor(
+    private readonly transactions: TransactionRunner,
+    @Inject(SecretBox) private readonly secrets: SecretBox,
+    @Inject(WebhookConfig) config: WebhookConfig,
+    @Inject(METRICS_REGISTRY) registry: Registry,
+  ) {
+    this.scheme = new RunlineSignatureScheme(config.WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS);
+    this.verdicts = new Counter({
+      name: 'runline_webhook_deliveries_total',
+      help: 'Deliveries to inbound hooks, by verification verdict.',
+      labelNames: ['verdict'],
+      registers: [registry],
+    });
+  }
+
+  @MessagePattern(WEBHOOK_REQUEST_SUBJECTS.VERIFY_DELIVERY)
+  async execute(@Payload() data: Uint8Array): Promise<Uint8Array> {
+    const request = fromBinary(VerifyDeliveryRequestSchema, data);
+    const reply = await this.verify({
+      hookId: request.hookId,
+      delivery: { rawBody: request.rawBody, headers: request.headers, receivedAt: request.receivedAt ? timestampDate(request.receivedAt) : new Date() },
+    });
+    this.verdicts.inc({ verdict: VERDICT_LABELS[reply.verdict] });
+    return toBinary(VerifyDeliveryReplySchema, reply);
+  }
+
+  private async verify({ hookId, delivery }: { hookId: string; delivery: IncomingDelivery }): Promise<VerifyDeliveryReply> {
+    const manager = this.transactions.dataSource.manager;
+    const hook = await hookById(manager, hookId);
+    if (!hook) return create(VerifyDeliveryReplySchema, { verdict: DeliveryVerdict.NOT_FOUND });
+    if (hook.status === 'REVOKED') return create(VerifyDeliveryReplySchema, { verdict: DeliveryVerdict.REVOKED });
+
+    const verification = this.scheme.verify(delivery, this.secrets.open(hook.sealed_secret));
+    if (!verification.ok) {
+      const verdict = verification.failure === 'stale-timestamp' ? DeliveryVerdict.STALE_TIMESTAMP : DeliveryVerdict.INVALID_SIGNATURE;
+      return create(VerifyDeliveryReplySchema, { verdict });
+    }
+    const deliveryId = this.scheme.deliveryIdOf(delivery);
+    return create(VerifyDeliveryReplySchema, {
+      verdict: DeliveryVerdict.VERIFIED,
+      orgId: hook.org_id,
+      projectId: hook.project_id,
+      hookName: hook.name,
+      rateLimitPerMinute: hook.rate_limit_per_minute,
+      deliveryKey: deliveryId === null ? '' : await deliveryKeyOf(manager, hook.id, deliveryId),
+    });
+  }
+}

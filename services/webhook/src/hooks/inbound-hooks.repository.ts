@@ -1,0 +1,56 @@
+import type { EntityManager } from 'typeorm';
+import { returningRows } from '@runline/db';
+
+export interface HookRow {
+  id: string;
+  org_id: string;
+  project_id: string;
+  name: string;
+  sealed_secret: string;
+  status: 'ACTIVE' | 'REVOKED';
+  rate_limit_per_minute: number;
+  created_at: Date;
+}
+
+export interface NewHook {
+  id: string;
+  orgId: string;
+  projectId: string;
+  name: string;
+  sealedSecret: string;
+  rateLimitPerMinute: number;
+}
+
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
+export async function insertHook(manager: EntityManager, hook: NewHook, at: Date): Promise<HookRow> {
+  const rows: HookRow[] = await manager.query(
+    `INSERT INTO inbound_hooks (id, org_id, project_id, name, sealed_secret, status, rate_limit_per_minute, created_at)
+     VALUES ($1, $2, $3, $4, $5, 'ACTIVE', $6, $7) RETURNING *`,
+    [hook.id, hook.orgId, hook.projectId, hook.name, hook.sealedSecret, hook.rateLimitPerMinute, at],
+  );
+  return rows[0]!;
+}
+
+export async function hookById(manager: EntityManager, id: string): Promise<HookRow | null> {
+  if (!UUID.test(id)) return null;
+  const rows: HookRow[] = await manager.query(`SELECT * FROM inbound_hooks WHERE id = $1`, [id]);
+  return rows[0] ?? null;
+}
+
+export async function hooksOfProject(manager: EntityManager, projectId: string): Promise<HookRow[]> {
+  return manager.query(`SELECT * FROM inbound_hooks WHERE project_id = $1 ORDER BY created_at DESC, id DESC`, [projectId]);
+}
+
+/** True when the project has the hook (revoked now or before); revoking twice changes nothing. */
+export async function revokeHook(manager: EntityManager, projectId: string, id: string, at: Date): Promise<boolean> {
+  if (!UUID.test(id)) return false;
+  const rows = returningRows<{ id: string }>(
+    await manager.query(
+      `UPDATE inbound_hooks SET status = 'REVOKED', revoked_at = COALESCE(revoked_at, $3)
+        WHERE id = $1 AND project_id = $2 RETURNING id`,
+      [id, projectId, at],
+    ),
+  );
+  return rows.length > 0;
+}

@@ -1,0 +1,4 @@
+import { runStandalone } from '@runline/runtime';
+import { webhookService } from './webhook.service.js';
+
+await runStandalone(webhookService);

@@ -1,0 +1,12 @@
+import { CreateOutboxAndInbox1763700000000, IndexInboxProcessedAt1763700000900 } from '@runline/db';
+import type { ServiceDefinition } from '@runline/runtime';
+import { CreateInboundHooks1763700000701 } from './migrations/1763700000701-create-inbound-hooks.js';
+import { WebhookModule } from './webhook.module.js';
+
+export const webhookService: ServiceDefinition = {
+  name: 'webhook',
+  schema: 'webhook',
+  module: WebhookModule,
+  entities: [],
+  migrations: [CreateOutboxAndInbox1763700000000, CreateInboundHooks1763700000701, IndexInboxProcessedAt1763700000900],
+};
