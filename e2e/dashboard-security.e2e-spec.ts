@@ -45,29 +45,39 @@ describe('dashboard API security', () => {
   const org = () => `/v1/orgs/${project.orgId}`;
   const base = () => `${org()}/projects/${project.projectId}`;
 
-  /** [method, path, body, changes something, how an API token is refused]. */
-  type Route = [string, () => string, unknown, boolean, { status: number; error: string }];
+  /**
+   * [method, path, body, changes something, how an API token is refused (null: the token route
+   * itself answers), the 401 without any credential].
+   */
+  type Route = [string, () => string, unknown, boolean, { status: number; error: string } | null, string];
   const consoleTokenRefusal = { status: 401, error: 'Invalid or expired console token' };
   const dashboardOnlyRefusal = { status: 403, error: 'Unauthorized' };
+  const noJwt = 'Missing console token';
+  // The paths a token route shares: without any credential the token route answers.
+  const noToken = 'Missing API token';
   const routes: Route[] = [
-    ['GET', () => `${org()}/plan`, undefined, false, consoleTokenRefusal],
-    ['GET', () => `${org()}/projects`, undefined, false, consoleTokenRefusal],
-    ['GET', () => base(), undefined, false, consoleTokenRefusal],
-    ['GET', () => `${base()}/definition?stage=published`, undefined, false, consoleTokenRefusal],
-    ['GET', () => `${org()}/external-invocations/logs`, undefined, false, dashboardOnlyRefusal],
-    ['GET', () => `${org()}/external-invocations/metrics`, undefined, false, dashboardOnlyRefusal],
-    ['PATCH', () => `${org()}/external-invocations/${invocationId}`, { action: 'approve' }, true, dashboardOnlyRefusal],
-    ['GET', () => `${base()}/polling-triggers`, undefined, false, consoleTokenRefusal],
-    ['POST', () => `${base()}/polling-triggers`, { pollKey: 'k', url: 'https://example.com/items', intervalSeconds: 60, source: 's', triggerKey: 'external_event' }, true, consoleTokenRefusal],
-    ['DELETE', () => `${base()}/polling-triggers/k`, undefined, true, consoleTokenRefusal],
-    ['GET', () => `${base()}/dead-letters`, undefined, false, consoleTokenRefusal],
-    ['POST', () => `${base()}/dead-letters/${NO_ID}/replay`, undefined, true, consoleTokenRefusal],
-    ['POST', () => `${base()}/dead-letters/replay`, { filter: {}, dryRun: true }, true, consoleTokenRefusal],
-    ['GET', () => `${base()}/templates`, undefined, false, consoleTokenRefusal],
-    ['POST', () => `${base()}/templates`, { name: 't', endpoint: 'flows.trigger', body: {} }, true, consoleTokenRefusal],
-    ['PUT', () => `${base()}/templates/${NO_ID}`, { name: 't', endpoint: 'flows.trigger', body: {} }, true, consoleTokenRefusal],
-    ['DELETE', () => `${base()}/templates/${NO_ID}`, undefined, true, consoleTokenRefusal],
-    ['GET', () => `${base()}/request-example?endpoint=flows.trigger`, undefined, false, consoleTokenRefusal],
+    ['GET', () => `${org()}/plan`, undefined, false, consoleTokenRefusal, noJwt],
+    ['GET', () => `${org()}/projects`, undefined, false, consoleTokenRefusal, noJwt],
+    ['GET', () => base(), undefined, false, consoleTokenRefusal, noJwt],
+    ['GET', () => `${base()}/definition?stage=published`, undefined, false, consoleTokenRefusal, noJwt],
+    ['GET', () => `${org()}/external-invocations/logs`, undefined, false, dashboardOnlyRefusal, noJwt],
+    ['GET', () => `${org()}/external-invocations/metrics`, undefined, false, dashboardOnlyRefusal, noJwt],
+    ['PATCH', () => `${org()}/external-invocations/${invocationId}`, { action: 'approve' }, true, dashboardOnlyRefusal, noToken],
+    ['GET', () => `${org()}/external-invocations/${invocationId}`, undefined, false, null, noToken],
+    ['GET', () => `${base()}/polling-triggers`, undefined, false, consoleTokenRefusal, noJwt],
+    ['POST', () => `${base()}/polling-triggers`, { pollKey: 'k', pollEndpoint: 'https://example.com/items', source: 's' }, true, consoleTokenRefusal, noJwt],
+    ['DELETE', () => `${base()}/polling-triggers/k`, undefined, true, consoleTokenRefusal, noJwt],
+    ['GET', () => `${base()}/dead-letters`, undefined, false, consoleTokenRefusal, noJwt],
+    ['POST', () => `${base()}/dead-letters/${NO_ID}/replay`, undefined, true, consoleTokenRefusal, noJwt],
+    ['POST', () => `${base()}/dead-letters/replay`, { filter: {}, dryRun: true }, true, consoleTokenRefusal, noJwt],
+    ['GET', () => `${base()}/templates`, undefined, false, consoleTokenRefusal, noJwt],
+    ['POST', () => `${base()}/templates`, { name: 't', endpoint: 'flows.trigger', body: {} }, true, consoleTokenRefusal, noJwt],
+    ['PUT', () => `${base()}/templates/${NO_ID}`, { name: 't', endpoint: 'flows.trigger', body: {} }, true, consoleTokenRefusal, noJwt],
+    ['DELETE', () => `${base()}/templates/${NO_ID}`, undefined, true, consoleTokenRefusal, noJwt],
+    ['GET', () => `${base()}/request-example?endpoint=flows.trigger`, undefined, false, consoleTokenRefusal, noJwt],
+    ['GET', () => `${base()}/webhooks`, undefined, false, consoleTokenRefusal, noJwt],
+    ['POST', () => `${base()}/webhooks`, { name: 'orders' }, true, consoleTokenRefusal, noJwt],
+    ['DELETE', () => `${base()}/webhooks/${NO_ID}`, undefined, true, consoleTokenRefusal, noJwt],
   ];
 
   it('GET /v1/orgs: 401 without a JWT, 401 with an API token', async () => {
@@ -75,8 +85,8 @@ describe('dashboard API security', () => {
     expect(await http.get('/v1/orgs', { bearer: token })).toMatchObject({ status: 401, body: { error: 'Invalid or expired console token' } });
   });
 
-  it.each(routes)('%s %s: 401 without a JWT', async (method, path, body) => {
-    expect(await http.request(method, path(), { body })).toMatchObject({ status: 401, body: { error: 'Missing console token' } });
+  it.each(routes)('%s %s: 401 without a JWT', async (method, path, body, _changes, _refusal, missing) => {
+    expect(await http.request(method, path(), { body })).toMatchObject({ status: 401, body: { error: missing } });
   });
 
   it.each(routes)('%s %s: 404 for a signed-in user who is not a member', async (method, path, body) => {
@@ -90,8 +100,8 @@ describe('dashboard API security', () => {
     expect(answer.status).toBe(403);
   });
 
-  it.each(routes)('%s %s: an API token is refused', async (method, path, body, _changes, refusal) => {
-    expect(await http.request(method, path(), { body, bearer: token })).toMatchObject({ status: refusal.status, body: { error: refusal.error } });
+  it.each(routes.filter((route) => route[4] !== null))('%s %s: an API token is refused', async (method, path, body, _changes, refusal) => {
+    expect(await http.request(method, path(), { body, bearer: token })).toMatchObject({ status: refusal!.status, body: { error: refusal!.error } });
   });
 
   it('no dashboard answer carries a secret from a payload or a template', async () => {

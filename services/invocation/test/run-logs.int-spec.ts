@@ -110,6 +110,15 @@ describe('run logs repository', () => {
     expect(otherOrg.totals.triggered).toBe(0);
   });
 
+  it('metrics: a percentile halfway between two milliseconds rounds up (as the README says), not to the even one', async () => {
+    const scope = { orgId, projectId: randomUUID() };
+    const at = base + 20 * 86_400_000;
+    // Median of 10 and 11 is 10.5 → 11; round-half-to-even (PostgreSQL's for double precision) would give 10.
+    for (const [offset, durationMs] of [10, 11].entries()) await view({ project: scope.projectId, status: 'SUCCEEDED', createdAt: at + offset, durationMs });
+    const metrics = await runMetrics(dataSource, scope, { from: new Date(at), to: new Date(at + 1000), bucket: 'hour' });
+    expect(metrics.medianDurationMs).toBe(11);
+  });
+
   it('logs: runs created in the same microsecond page by id, without duplicates or gaps', async () => {
     const project = randomUUID();
     const ids: string[] = [];

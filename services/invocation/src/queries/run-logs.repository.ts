@@ -134,8 +134,8 @@ export async function runMetrics(
             count(*) FILTER (WHERE status = 'TIMEOUT')::int AS timeout,
             count(*) FILTER (WHERE status = 'CANCELLED')::int AS cancelled,
             count(*) FILTER (WHERE status NOT IN (${final}))::int AS in_progress,
-            round(percentile_cont(0.5) WITHIN GROUP (ORDER BY duration_ms) FILTER (WHERE status IN (${final}) AND duration_ms IS NOT NULL))::bigint AS median,
-            round(percentile_cont(0.95) WITHIN GROUP (ORDER BY duration_ms) FILTER (WHERE status IN (${final}) AND duration_ms IS NOT NULL))::bigint AS p95,
+            round((percentile_cont(0.5) WITHIN GROUP (ORDER BY duration_ms) FILTER (WHERE status IN (${final}) AND duration_ms IS NOT NULL))::numeric)::bigint AS median,
+            round((percentile_cont(0.95) WITHIN GROUP (ORDER BY duration_ms) FILTER (WHERE status IN (${final}) AND duration_ms IS NOT NULL))::numeric)::bigint AS p95,
             count(*) FILTER (WHERE callback_state = 'DELIVERED')::int AS callbacks_delivered,
             count(*) FILTER (WHERE callback_state = 'FAILED')::int AS callbacks_failed,
             (SELECT coalesce(json_agg(json_build_object(
