@@ -1030,11 +1030,11 @@ export interface components {
             body: Record<string, never>;
         };
         UpdateApiSettingsBody: {
-            externalApiEnabled?: boolean | null;
-            /** @enum {string|null} */
-            defaultEnrollmentPolicy?: "ONE_TIME" | "EVERY_MATCH" | null;
-            /** @enum {string|null} */
-            defaultOnErrorPolicy?: "ABORT" | "CONTINUE" | null;
+            externalApiEnabled?: boolean;
+            /** @enum {string} */
+            defaultEnrollmentPolicy?: "ONE_TIME" | "EVERY_MATCH";
+            /** @enum {string} */
+            defaultOnErrorPolicy?: "ABORT" | "CONTINUE";
             /** Format: url */
             defaultCallbackUrl?: string | null;
             defaultCallbackSecret?: string | null;
@@ -1078,6 +1078,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A path parameter is longer than 100 characters. Messages: `URI Too Long`. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     putHooksId: {
@@ -1095,6 +1104,15 @@ export interface operations {
             405: {
                 headers: {
                     allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is longer than 100 characters. Messages: `URI Too Long`. */
+            414: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -1200,6 +1218,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A path parameter is longer than 100 characters. Messages: `URI Too Long`. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The trigger check failed; the body is kept as a dead letter. */
             422: {
                 headers: {
@@ -1259,6 +1286,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A path parameter is longer than 100 characters. Messages: `URI Too Long`. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
         };
     };
     patchHooksId: {
@@ -1276,6 +1312,15 @@ export interface operations {
             405: {
                 headers: {
                     allow?: string;
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is longer than 100 characters. Messages: `URI Too Long`. */
+            414: {
+                headers: {
                     [name: string]: unknown;
                 };
                 content: {
@@ -1466,6 +1511,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A path parameter is longer than 100 characters. Messages: `URI Too Long`. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description A service the gateway needs (or its own database) did not answer; retry shortly. Messages: `Dead-letter service unavailable, retry shortly`; `Service temporarily unavailable, retry shortly`. */
             503: {
                 headers: {
@@ -1530,6 +1584,15 @@ export interface operations {
             };
             /** @description No such project in this organization (or it was deleted). Messages: `Project not found`. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is longer than 100 characters. Messages: `URI Too Long`. */
+            414: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1623,6 +1686,15 @@ export interface operations {
             };
             /** @description The body is larger than the gateway accepts. Messages: `Request body too large`. */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is longer than 100 characters. Messages: `URI Too Long`. */
+            414: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1741,6 +1813,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A path parameter is longer than 100 characters. Messages: `URI Too Long`. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is not sent as JSON. Messages: `Request body must be JSON (Content-Type: application/json)`. */
             415: {
                 headers: {
@@ -1845,6 +1926,15 @@ export interface operations {
             };
             /** @description The body is larger than the gateway accepts. Messages: `Request body too large`. */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is longer than 100 characters. Messages: `URI Too Long`. */
+            414: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -1963,6 +2053,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A path parameter is longer than 100 characters. Messages: `URI Too Long`. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is not sent as JSON. Messages: `Request body must be JSON (Content-Type: application/json)`. */
             415: {
                 headers: {
@@ -2058,6 +2157,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A path parameter is longer than 100 characters. Messages: `URI Too Long`. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description A service the gateway needs (or its own database) did not answer; retry shortly. Messages: `Invocation service unavailable, retry shortly`; `Service temporarily unavailable, retry shortly`. */
             503: {
                 headers: {
@@ -2141,6 +2249,15 @@ export interface operations {
             };
             /** @description The body is larger than the gateway accepts. Messages: `Request body too large`. */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is longer than 100 characters. Messages: `URI Too Long`. */
+            414: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2245,6 +2362,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A path parameter is longer than 100 characters. Messages: `URI Too Long`. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description A service the gateway needs (or its own database) did not answer; retry shortly. Messages: `Invocation service unavailable, retry shortly`; `Service temporarily unavailable, retry shortly`. */
             503: {
                 headers: {
@@ -2310,6 +2436,15 @@ export interface operations {
             };
             /** @description An organization the caller is not a member of (whatever exists there), or a project outside it. Messages: `Organization not found`. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is longer than 100 characters. Messages: `URI Too Long`. */
+            414: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2392,6 +2527,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A path parameter is longer than 100 characters. Messages: `URI Too Long`. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description A service the gateway needs (or its own database) did not answer; retry shortly. Messages: `Dead-letter service unavailable, retry shortly`; `Service temporarily unavailable, retry shortly`. */
             503: {
                 headers: {
@@ -2456,6 +2600,15 @@ export interface operations {
             };
             /** @description No such project in this organization (or it was deleted). Messages: `Project not found`. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is longer than 100 characters. Messages: `URI Too Long`. */
+            414: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2537,6 +2690,15 @@ export interface operations {
             };
             /** @description No such project in this organization (or it was deleted). Messages: `Project not found`. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is longer than 100 characters. Messages: `URI Too Long`. */
+            414: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2627,6 +2789,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A path parameter is longer than 100 characters. Messages: `URI Too Long`. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is not sent as JSON. Messages: `Request body must be JSON (Content-Type: application/json)`. */
             415: {
                 headers: {
@@ -2699,6 +2870,15 @@ export interface operations {
             };
             /** @description No such project, or no trigger with that pollKey. Messages: `Project not found`; `Polling state not found`. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is longer than 100 characters. Messages: `URI Too Long`. */
+            414: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2783,6 +2963,15 @@ export interface operations {
             };
             /** @description The body is larger than the gateway accepts. Messages: `Request body too large`. */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is longer than 100 characters. Messages: `URI Too Long`. */
+            414: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -2894,6 +3083,15 @@ export interface operations {
             };
             /** @description The body is larger than the gateway accepts. Messages: `Request body too large`. */
             413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is longer than 100 characters. Messages: `URI Too Long`. */
+            414: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3017,6 +3215,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A path parameter is longer than 100 characters. Messages: `URI Too Long`. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is not sent as JSON. Messages: `Request body must be JSON (Content-Type: application/json)`. */
             415: {
                 headers: {
@@ -3077,6 +3284,15 @@ export interface operations {
             };
             /** @description An organization the caller is not a member of (whatever exists there), or a project outside it. Messages: `Organization not found`. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is longer than 100 characters. Messages: `URI Too Long`. */
+            414: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3164,6 +3380,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A path parameter is longer than 100 characters. Messages: `URI Too Long`. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is not sent as JSON. Messages: `Request body must be JSON (Content-Type: application/json)`. */
             415: {
                 headers: {
@@ -3226,6 +3451,15 @@ export interface operations {
             };
             /** @description An organization the caller is not a member of (whatever exists there), or a project outside it. Messages: `Organization not found`. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is longer than 100 characters. Messages: `URI Too Long`. */
+            414: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3313,6 +3547,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A path parameter is longer than 100 characters. Messages: `URI Too Long`. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is not sent as JSON. Messages: `Request body must be JSON (Content-Type: application/json)`. */
             415: {
                 headers: {
@@ -3374,6 +3617,15 @@ export interface operations {
             };
             /** @description An organization the caller is not a member of (whatever exists there), or a project outside it. Messages: `Organization not found`; `Project not found`. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is longer than 100 characters. Messages: `URI Too Long`. */
+            414: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3447,6 +3699,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A path parameter is longer than 100 characters. Messages: `URI Too Long`. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description A service the gateway needs (or its own database) did not answer; retry shortly. Messages: `Service temporarily unavailable, retry shortly`. */
             503: {
                 headers: {
@@ -3499,6 +3760,15 @@ export interface operations {
             };
             /** @description An organization the caller is not a member of (whatever exists there), or a project outside it. Messages: `Organization not found`; `Project not found`. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is longer than 100 characters. Messages: `URI Too Long`. */
+            414: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3587,6 +3857,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A path parameter is longer than 100 characters. Messages: `URI Too Long`. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is not sent as JSON. Messages: `Request body must be JSON (Content-Type: application/json)`. */
             415: {
                 headers: {
@@ -3650,6 +3929,15 @@ export interface operations {
             };
             /** @description An organization the caller is not a member of (whatever exists there), or a project outside it. Messages: `Organization not found`; `Project not found`. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is longer than 100 characters. Messages: `URI Too Long`. */
+            414: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3738,6 +4026,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A path parameter is longer than 100 characters. Messages: `URI Too Long`. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is not sent as JSON. Messages: `Request body must be JSON (Content-Type: application/json)`. */
             415: {
                 headers: {
@@ -3814,6 +4111,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A path parameter is longer than 100 characters. Messages: `URI Too Long`. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description A service the gateway needs (or its own database) did not answer; retry shortly. Messages: `Service temporarily unavailable, retry shortly`. */
             503: {
                 headers: {
@@ -3873,6 +4179,15 @@ export interface operations {
             };
             /** @description An organization the caller is not a member of (whatever exists there), or a project outside it. Messages: `Organization not found`; `Project not found`. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is longer than 100 characters. Messages: `URI Too Long`. */
+            414: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -3942,6 +4257,15 @@ export interface operations {
             };
             /** @description An organization the caller is not a member of (whatever exists there), or a project outside it. Messages: `Organization not found`; `Project not found`. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is longer than 100 characters. Messages: `URI Too Long`. */
+            414: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4049,6 +4373,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A path parameter is longer than 100 characters. Messages: `URI Too Long`. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is not sent as JSON. Messages: `Request body must be JSON (Content-Type: application/json)`. */
             415: {
                 headers: {
@@ -4112,6 +4445,15 @@ export interface operations {
             };
             /** @description An organization the caller is not a member of (whatever exists there), or a project outside it. Messages: `Organization not found`; `Project not found`. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is longer than 100 characters. Messages: `URI Too Long`. */
+            414: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4200,6 +4542,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A path parameter is longer than 100 characters. Messages: `URI Too Long`. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is not sent as JSON. Messages: `Request body must be JSON (Content-Type: application/json)`. */
             415: {
                 headers: {
@@ -4265,6 +4616,15 @@ export interface operations {
             };
             /** @description An organization the caller is not a member of (whatever exists there), or a project outside it. Messages: `Organization not found`; `Project not found`. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is longer than 100 characters. Messages: `URI Too Long`. */
+            414: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4355,6 +4715,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A path parameter is longer than 100 characters. Messages: `URI Too Long`. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is not sent as JSON. Messages: `Request body must be JSON (Content-Type: application/json)`. */
             415: {
                 headers: {
@@ -4426,6 +4795,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A path parameter is longer than 100 characters. Messages: `URI Too Long`. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description A service the gateway needs (or its own database) did not answer; retry shortly. Messages: `Polling service unavailable, retry shortly`; `Service temporarily unavailable, retry shortly`. */
             503: {
                 headers: {
@@ -4488,6 +4866,15 @@ export interface operations {
             };
             /** @description No such organization, project or trigger. Messages: `Organization not found`; `Project not found`; `Polling state not found`. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is longer than 100 characters. Messages: `URI Too Long`. */
+            414: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4572,6 +4959,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A path parameter is longer than 100 characters. Messages: `URI Too Long`. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description A service the gateway needs (or its own database) did not answer; retry shortly. Messages: `Service temporarily unavailable, retry shortly`. */
             503: {
                 headers: {
@@ -4634,6 +5030,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A path parameter is longer than 100 characters. Messages: `URI Too Long`. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description A service the gateway needs (or its own database) did not answer; retry shortly. Messages: `Service temporarily unavailable, retry shortly`. */
             503: {
                 headers: {
@@ -4688,6 +5093,15 @@ export interface operations {
             };
             /** @description An organization the caller is not a member of (whatever exists there), or a project outside it. Messages: `Organization not found`; `Project not found`. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is longer than 100 characters. Messages: `URI Too Long`. */
+            414: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4776,6 +5190,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A path parameter is longer than 100 characters. Messages: `URI Too Long`. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is not sent as JSON. Messages: `Request body must be JSON (Content-Type: application/json)`. */
             415: {
                 headers: {
@@ -4838,6 +5261,15 @@ export interface operations {
             };
             /** @description An organization the caller is not a member of (whatever exists there), or a project outside it. Messages: `Organization not found`; `Project not found`; `Template not found`. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is longer than 100 characters. Messages: `URI Too Long`. */
+            414: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -4927,6 +5359,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A path parameter is longer than 100 characters. Messages: `URI Too Long`. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is not sent as JSON. Messages: `Request body must be JSON (Content-Type: application/json)`. */
             415: {
                 headers: {
@@ -5003,6 +5444,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A path parameter is longer than 100 characters. Messages: `URI Too Long`. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description A service the gateway needs (or its own database) did not answer; retry shortly. Messages: `Service temporarily unavailable, retry shortly`. */
             503: {
                 headers: {
@@ -5057,6 +5507,15 @@ export interface operations {
             };
             /** @description An organization the caller is not a member of (whatever exists there), or a project outside it. Messages: `Organization not found`; `Project not found`. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is longer than 100 characters. Messages: `URI Too Long`. */
+            414: {
                 headers: {
                     [name: string]: unknown;
                 };
@@ -5145,6 +5604,15 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
+            /** @description A path parameter is longer than 100 characters. Messages: `URI Too Long`. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
             /** @description The body is not sent as JSON. Messages: `Request body must be JSON (Content-Type: application/json)`. */
             415: {
                 headers: {
@@ -5214,6 +5682,15 @@ export interface operations {
             };
             /** @description An organization the caller is not a member of (whatever exists there), or a project outside it. Messages: `Organization not found`; `Project not found`; `Webhook not found`. */
             404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is longer than 100 characters. Messages: `URI Too Long`. */
+            414: {
                 headers: {
                     [name: string]: unknown;
                 };

@@ -90,7 +90,9 @@ function operation(route: CodeRoute, method: string, description: RouteDescripti
     ...(parameter.description ? { description: parameter.description } : {}),
   }));
   const hook = route.method === 'all';
-  const responses = hook && method !== 'post' ? { 405: description.responses[405]! } : description.responses;
+  const responses: Record<number, AnswerDescription> = hook && method !== 'post' ? { 405: description.responses[405]! } : { ...description.responses };
+  // Fastify's router refuses a path parameter over 100 characters before any of our code runs.
+  if (pathParameters.length) responses[414] = { description: 'A path parameter is longer than 100 characters.', messages: ['URI Too Long'] };
   return {
     operationId: operationId(method, route.path),
     summary: hook && method !== 'post' ? 'Not allowed: inbound hooks take POST only' : description.summary,
