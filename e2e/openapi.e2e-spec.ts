@@ -94,4 +94,22 @@ describe('the published OpenAPI document', () => {
     expect(anonymous.response.status).toBe(401);
     expect(anonymous.error).toEqual({ error: 'Missing console token' });
   });
+
+  it('refuses null for an API setting that has no "unset" with 400 and the rule, where it answered 500 (found by the fuzz)', async () => {
+    const owner = createRunlineClient(baseUrl, consoleJwt('openapi-settings'));
+    const org = await owner.POST('/v1/orgs', { body: { name: 'Settings' } });
+    const project = await owner.POST('/v1/orgs/{orgId}/projects', { params: { path: { orgId: org.data!.orgId } }, body: { name: 'p', type: 'CHATBOT' } });
+    const path = { orgId: org.data!.orgId, projectId: project.data!.projectId };
+    for (const [field, message] of [
+      ['externalApiEnabled', 'externalApiEnabled must be a boolean value'],
+      ['defaultEnrollmentPolicy', 'defaultEnrollmentPolicy must be one of the following values: ONE_TIME, EVERY_MATCH'],
+      ['defaultOnErrorPolicy', 'defaultOnErrorPolicy must be one of the following values: ABORT, CONTINUE'],
+    ] as const) {
+      // The document says null is not allowed here; the cast sends it anyway, as a careless client would.
+      const answer = await owner.PATCH('/v1/orgs/{orgId}/projects/{projectId}/api-settings', { params: { path }, body: { [field]: null } as never });
+      expect({ status: answer.response.status, error: answer.error }).toEqual({ status: 400, error: { error: message } });
+    }
+    const unchanged = await owner.GET('/v1/orgs/{orgId}/projects/{projectId}/api-settings', { params: { path } });
+    expect(unchanged.data).toMatchObject({ externalApiEnabled: true, defaultEnrollmentPolicy: 'ONE_TIME', defaultOnErrorPolicy: 'ABORT' });
+  });
 });
