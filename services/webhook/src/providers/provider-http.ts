@@ -34,6 +34,8 @@ export function retryAfterMs(headers: Readonly<Record<string, string>>, now: Dat
   const value = headers['retry-after']?.trim();
   if (!value) return null;
   if (/^[0-9]{1,9}$/.test(value)) return Number(value) * 1000;
+  // IMF-fixdate only (`Sun, 06 Nov 1994 08:49:37 GMT`): Date.parse reads "1.5" or "-1" as dates too.
+  if (!/^[A-Z][a-z]{2}, [0-9]{2} [A-Z][a-z]{2} [0-9]{4} [0-9]{2}:[0-9]{2}:[0-9]{2} GMT$/.test(value)) return null;
   const at = Date.parse(value);
   if (Number.isNaN(at)) return null;
   return Math.max(0, at - now.getTime());
