@@ -66,7 +66,9 @@ export class SubscriptionProvisioner {
       );
     } catch (error) {
       const reason = failureReason(error);
-      this.logger.warn({ subscriptionId: row.id, provider: row.provider, reason }, 'the provider did not create the webhook');
+      // A ProviderError's message is the provider's; anything else is ours to debug (never a credential: those stay in `credentials`).
+      const detail = error instanceof ProviderError ? {} : { err: error };
+      this.logger.warn({ subscriptionId: row.id, provider: row.provider, reason, ...detail }, 'the provider did not create the webhook');
       return (await markFailed(manager, row.id, reason)) ?? row;
     }
     const active = await markActive(manager, row.id, created.providerId, this.secrets.seal(created.signingSecret));
