@@ -8,6 +8,14 @@ import { selfSignedCertificate, startHttpsReceiver, type HttpsReceiver, type Tes
  * (loopback allowed as in tests, the fake's self-signed certificate trusted as a CA, TLS checks
  * on): what it sends, what it makes of GitHub's answers.
  */
+async function waitFor(condition: () => boolean, timeoutMs = 5000): Promise<void> {
+  const deadline = Date.now() + timeoutMs;
+  while (!condition()) {
+    if (Date.now() > deadline) throw new Error('condition not met in time');
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
 describe('GitHub adapter against the GitHub fake', () => {
   const adapter = new GithubAdapter();
   const REPO = 'octo-org/hello-world';
@@ -99,9 +107,18 @@ describe('GitHub adapter against the GitHub fake', () => {
     expect(fake.hook(Number(first.providerId))?.config.secret).toBe(first.signingSecret);
   });
 
-  it('subscribes to * as GitHub allows', async () => {
+  it('subscribes to * as GitHub allows; the deletion notice GitHub then sends (meta) starts nothing', async () => {
     const created = await adapter.create(credentials(), hookUrl, ['*'], context);
     expect(fake.hook(Number(created.providerId))?.events).toEqual(['*']);
+    await fake.pinged(Number(created.providerId));
+    expect(await adapter.remove(credentials(), created.providerId, context)).toBe('removed');
+    await waitFor(() => receiver.at(`/v1/hooks/hook-${n}`).length === 2);
+    const notice = receiver.at(`/v1/hooks/hook-${n}`)[1]!;
+    const delivery = { rawBody: notice.raw, headers: Object.fromEntries(Object.entries(notice.headers).map(([k, v]) => [k, String(v)])), receivedAt: new Date() };
+    expect(adapter.scheme.verify(delivery, created.signingSecret)).toEqual({ ok: true });
+    expect(adapter.scheme.eventNameOf(delivery)).toBe('meta');
+    expect(JSON.parse(notice.raw.toString('utf8'))).toMatchObject({ action: 'deleted', hook_id: Number(created.providerId) });
+    expect(adapter.classify('meta', ['*'])).toBe('ignore');
   });
 
   it('deletes the hook (204), and a hook already gone (404) counts as removed', async () => {

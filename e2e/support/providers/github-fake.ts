@@ -145,6 +145,12 @@ export async function startGithubFake(options: GithubFakeOptions): Promise<Githu
     if (!opts.evenIfUnsubscribed && event !== 'ping' && !hook.events.includes(event) && !hook.events.includes('*')) {
       throw new Error(`hook ${hookId} is not subscribed to ${event}; GitHub would not send it`);
     }
+    return sendDelivery(hook, event, payload, opts);
+  };
+
+  /** Signs and POSTs one delivery to the hook's url, and records it with the answer. */
+  const sendDelivery = async (hook: FakeHook, event: string, payload: Record<string, unknown>, opts: DeliverOptions = {}): Promise<FakeDelivery> => {
+    const hookId = hook.id;
     const body = JSON.stringify(payload);
     const secret = opts.signWith ?? hook.config.secret;
     const deliveryId = opts.deliveryId ?? randomUUID();
@@ -267,6 +273,14 @@ export async function startGithubFake(options: GithubFakeOptions): Promise<Githu
       }
       hook.deleted = true;
       send(204, undefined);
+      // A hook subscribed to `meta` (or `*`) is told of its own deletion ("Webhook events and payloads", meta).
+      if (hook.active && (hook.events.includes('meta') || hook.events.includes('*'))) {
+        track(
+          new Promise<void>((resolve) => setImmediate(resolve)).then(() =>
+            sendDelivery(hook, 'meta', { action: 'deleted', hook_id: hook.id, hook: hookResource(hook, fake.url), repository: repositoryPayload(hook.repository), sender: SENDER }),
+          ),
+        );
+      }
       return;
     }
     if (hookIdText !== undefined || method !== 'POST') {

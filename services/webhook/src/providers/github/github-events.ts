@@ -82,12 +82,18 @@ export function checkGithubEvents(events: readonly string[]): { ok: true } | { o
   return { ok: true };
 }
 
+/** Activity of the hook itself ("Webhook events and payloads", meta: sent when the hook is deleted). */
+export const GITHUB_META_EVENT = 'meta';
+
 /**
- * Whether a delivery starts a run: `ping` never does (housekeeping sent on creation); any other
- * event does when it was subscribed to by name or through `*`. GitHub sends only what the hook
- * subscribes to, so this guards against a hook whose events were changed at GitHub by hand.
+ * Whether a delivery starts a run: `ping` never does (housekeeping sent on creation); `meta` only
+ * when subscribed to by name, since through `*` it would be the `deleted` notice our own revoke
+ * makes GitHub send; any other event when subscribed to by name or through `*`. GitHub sends
+ * only what the hook subscribes to, so this guards against a hook whose events were changed at
+ * GitHub by hand.
  */
 export function classifyGithubEvent(eventName: string | null, events: readonly string[]): 'run' | 'ignore' {
   if (eventName === null || eventName === GITHUB_PING_EVENT) return 'ignore';
-  return events.includes(eventName) || events.includes(GITHUB_WILDCARD_EVENT) ? 'run' : 'ignore';
+  if (events.includes(eventName)) return 'run';
+  return eventName !== GITHUB_META_EVENT && events.includes(GITHUB_WILDCARD_EVENT) ? 'run' : 'ignore';
 }

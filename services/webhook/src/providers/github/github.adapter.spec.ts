@@ -54,13 +54,16 @@ describe('GithubAdapter: events', () => {
     expect(adapter.checkEvents([])).toEqual({ ok: false, error: 'events must name at least one GitHub event' });
   });
 
-  it('runs subscribed events (by name or through *), ignores ping, others and a missing name', () => {
+  it('runs subscribed events (by name or through *), ignores ping, meta through *, others and a missing name', () => {
     expect(adapter.classify('push', ['push', 'issues'])).toBe('run');
     expect(adapter.classify('issues', ['*'])).toBe('run');
     expect(adapter.classify('ping', ['*'])).toBe('ignore');
     expect(adapter.classify('ping', ['push'])).toBe('ignore');
     expect(adapter.classify('release', ['push'])).toBe('ignore');
     expect(adapter.classify(null, ['*'])).toBe('ignore');
+    // meta (the hook's own deletion notice) only by name, not through *.
+    expect(adapter.classify('meta', ['*'])).toBe('ignore');
+    expect(adapter.classify('meta', ['meta'])).toBe('run');
   });
 });
 
