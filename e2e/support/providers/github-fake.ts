@@ -92,6 +92,8 @@ export interface DeliverOptions {
   signature?: string;
   /** GitHub only sends subscribed events; this sends one anyway. */
   evenIfUnsubscribed?: boolean;
+  /** A delivery that was already on its way when the hook was deleted. */
+  evenIfDeleted?: boolean;
 }
 
 export type RateLimitKind = 'primary' | 'secondary' | 'too-many-requests';
@@ -108,6 +110,8 @@ export interface GithubFake {
   /** The hooks of a repository, deleted ones excluded. */
   hooksOf(repository: string): FakeHook[];
   hook(id: number): FakeHook | undefined;
+  /** Deletes a hook behind our back (someone removed it in the repository's settings). */
+  forget(id: number): void;
   /** The next `times` calls are refused by a rate limit of that kind. */
   rateLimitNext(kind: RateLimitKind, times?: number, waitSeconds?: number): void;
   /** The next `times` calls answer this 5xx status. */
@@ -141,7 +145,7 @@ export async function startGithubFake(options: GithubFakeOptions): Promise<Githu
 
   const deliver = async (hookId: number, event: string, payload: Record<string, unknown>, opts: DeliverOptions = {}): Promise<FakeDelivery> => {
     const hook = hooks.get(hookId);
-    if (hook === undefined || hook.deleted) throw new Error(`hook ${hookId} does not exist at the fake`);
+    if (hook === undefined || (hook.deleted && !opts.evenIfDeleted)) throw new Error(`hook ${hookId} does not exist at the fake`);
     if (!opts.evenIfUnsubscribed && event !== 'ping' && !hook.events.includes(event) && !hook.events.includes('*')) {
       throw new Error(`hook ${hookId} is not subscribed to ${event}; GitHub would not send it`);
     }
@@ -384,6 +388,10 @@ export async function startGithubFake(options: GithubFakeOptions): Promise<Githu
     },
     hooksOf: (repository) => [...hooks.values()].filter((hook) => !hook.deleted && hook.repository.toLowerCase() === repository.toLowerCase()),
     hook: (id) => hooks.get(id),
+    forget(id) {
+      const hook = hooks.get(id);
+      if (hook !== undefined) hook.deleted = true;
+    },
     rateLimitNext(kind, times = 1, waitSeconds = 60) {
       for (let i = 0; i < times; i += 1) refusals.push({ kind, wait: waitSeconds });
     },
