@@ -37,15 +37,14 @@ describe('GithubSignatureScheme', () => {
   it('refuses malformed signature values', async () => {
     const good = await sign(SECRET, BODY);
     const hex = good.slice('sha256='.length);
-    for (const header of ['', hex, `sha1=${hex}`, `SHA256=${hex}`, `sha256:${hex}`, `${good}00`, good.slice(0, -2), 'sha256=', `sha256=${'z'.repeat(64)}`, `${good},${good}`, `sha256= ${hex}`]) {
+    for (const header of ['', hex, `sha1=${hex}`, `SHA256=${hex}`, `sha256=${hex.toUpperCase()}`, `sha256:${hex}`, `${good}00`, good.slice(0, -2), 'sha256=', `sha256=${'z'.repeat(64)}`, `${good},${good}`, `sha256= ${hex}`]) {
       expect(scheme.verify(delivery({ 'x-hub-signature-256': header }), SECRET)).toEqual(refused);
     }
   });
 
   it('parses only `sha256=` and 64 hex digits, to 32 bytes', () => {
     expect(parseGithubSignature(`sha256=${'ab'.repeat(32)}`)).toEqual(Buffer.alloc(32, 0xab));
-    expect(parseGithubSignature(`sha256=${'AB'.repeat(32)}`)).toEqual(Buffer.alloc(32, 0xab));
-    for (const value of [undefined, null, 42, `sha256=${'ab'.repeat(31)}`, `sha256=${'ab'.repeat(33)}`]) expect(parseGithubSignature(value)).toBeNull();
+    for (const value of [undefined, null, 42, `sha256=${'AB'.repeat(32)}`, `sha256=${'ab'.repeat(31)}`, `sha256=${'ab'.repeat(33)}`]) expect(parseGithubSignature(value)).toBeNull();
   });
 
   it('reads the delivery id from X-GitHub-Delivery and the event from X-GitHub-Event', () => {

@@ -6,11 +6,10 @@ export const GITHUB_DELIVERY_HEADER = 'x-github-delivery';
 export const GITHUB_EVENT_HEADER = 'x-github-event';
 
 /**
- * `sha256=` and exactly 64 hex digits. GitHub sends lowercase ("HMAC hex digest"); the digits
- * are read case-insensitively as hex is, which changes nothing about what must match: the
- * 32 bytes they decode to.
+ * `sha256=` and exactly 64 lowercase hex digits, as GitHub sends them ("HMAC hex digest") and as
+ * GitHub's own verifier (`@octokit/webhooks-methods` `verify`) takes them: nothing else matches.
  */
-const SIGNATURE = /^sha256=([0-9a-fA-F]{64})$/;
+const SIGNATURE = /^sha256=([0-9a-f]{64})$/;
 /** GitHub's event names are lowercase words joined by `_`. */
 const EVENT_NAME = /^[a-z][a-z0-9_]{0,99}$/;
 /** A delivery id is a GUID; longer values are cut, the id is a dedupe key, not data. */
@@ -50,6 +49,7 @@ export class GithubSignatureScheme implements DeliveryScheme {
 /** The 32 bytes of an `X-Hub-Signature-256` value, or null when it is anything else. Never throws. */
 export function parseGithubSignature(header: unknown): Buffer | null {
   if (typeof header !== 'string') return null;
-  const match = SIGNATURE.exec(header.trim());
+  // Not trimmed: HTTP parsing already took the whitespace around a header value off, and GitHub's verifier takes the value as is.
+  const match = SIGNATURE.exec(header);
   return match ? Buffer.from(match[1]!, 'hex') : null;
 }
