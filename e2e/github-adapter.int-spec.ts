@@ -200,13 +200,13 @@ describe('GitHub adapter against the GitHub fake', () => {
     await closed.close();
     const unreachable = await providerError(adapter.create(credentials(), hookUrl, ['push'], { ...context, apiBaseUrl: closedUrl }));
     expect(unreachable.retryable).toBe(true);
-    expect(unreachable.message).toBe('GitHub could not be reached: network error reaching 127.0.0.1: connection refused');
+    expect(unreachable.message).toBe('Could not reach the provider: network error reaching 127.0.0.1: connection refused');
 
     const slow = await startHttpsReceiver(certificate);
     slow.on(`/repos/${REPO}/hooks`, () => ({ status: 201, delayMs: 2000 }));
     try {
       const late = await providerError(adapter.create(credentials(), hookUrl, ['push'], { ...context, apiBaseUrl: slow.url, timeoutMs: 200 }));
-      expect([late.message, late.retryable]).toEqual(['GitHub could not be reached: timed out after 200 ms', true]);
+      expect([late.message, late.retryable]).toEqual(['Could not reach the provider: timed out after 200 ms', true]);
     } finally {
       await slow.close();
     }
@@ -215,7 +215,7 @@ describe('GitHub adapter against the GitHub fake', () => {
     try {
       const refused = await providerError(adapter.create(credentials(), hookUrl, ['push'], { ...context, outbound: strictGuard }));
       expect(refused.retryable).toBe(false);
-      expect(refused.message).toMatch(/^GitHub could not be reached: refused: 127\.0\.0\.1 is /);
+      expect(refused.message).toMatch(/^Could not reach the provider: refused: 127\.0\.0\.1 is /);
     } finally {
       strictGuard.close();
     }

@@ -1,5 +1,6 @@
-import { OutboundError, type OutboundResponse } from '@runline/outbound';
+import type { OutboundResponse } from '@runline/outbound';
 import { ProviderError, type ProviderCallContext } from '../provider-adapter.js';
+import { jsonBodyOf, providerRequest, retryAfterMs } from '../provider-http.js';
 
 /** api.github.com unless configured (`GITHUB_API_URL`, e.g. `https://HOSTNAME/api/v3` for GitHub Enterprise Server). */
 export const DEFAULT_GITHUB_API_URL = 'https://api.github.com';
@@ -40,7 +41,8 @@ export interface GithubCall {
  *   message saying so): retryable, with the wait GitHub asks for ("Rate limits for the REST
  *   API", Exceeding the rate limit, https://docs.github.com/en/rest/using-the-rest-api/rate-limits-for-the-rest-api).
  *   Any other 403 (say "Resource not accessible by personal access token") is a "no".
- * - 5xx, timeouts and network errors: retryable. A URL the outbound guard refuses: a "no".
+ * - 5xx: retryable. Timeouts, network errors and a URL the outbound guard refuses: as
+ *   `providerRequest` says (retryable but the refusal).
  */
 export async function callGithubApi(call: GithubCall, context: ProviderCallContext, accept: readonly number[] = []): Promise<OutboundResponse> {
   const base = (context.apiBaseUrl ?? DEFAULT_GITHUB_API_URL).replace(/\/+$/, '');
@@ -52,23 +54,13 @@ export async function callGithubApi(call: GithubCall, context: ProviderCallConte
   };
   if (call.body !== undefined) headers['content-type'] = 'application/json';
 
-  let response: OutboundResponse;
-  try {
-    response = await context.outbound.request({
-      method: call.method,
-      url: `${base}${call.path}`,
-      headers,
-      ...(call.body !== undefined ? { body: JSON.stringify(call.body) } : {}),
-      timeoutMs: context.timeoutMs,
-      httpsOnly: true,
-    });
-  } catch (error) {
-    if (error instanceof OutboundError) {
-      const passing = error.code === 'TIMEOUT' || error.code === 'NETWORK';
-      throw new ProviderError(`GitHub could not be reached: ${error.message}`, passing);
-    }
-    throw error;
-  }
+  const response = await providerRequest(context, {
+    method: call.method,
+    url: `${base}${call.path}`,
+    headers,
+    ...(call.body !== undefined ? { body: JSON.stringify(call.body) } : {}),
+    httpsOnly: true,
+  });
 
   const { status } = response;
   if ((status >= 200 && status < 300) || accept.includes(status)) return response;
@@ -78,12 +70,12 @@ export async function callGithubApi(call: GithubCall, context: ProviderCallConte
 /** The ProviderError for a GitHub answer that is not a success. */
 export function githubError(response: OutboundResponse, now = Date.now()): ProviderError {
   const { status, headers } = response;
-  const body = parseJson(response.body);
+  const body = jsonBodyOf(response);
   const message = errorMessage(status, body);
   if (status === 429 || (status === 403 && isRateLimit(headers, message))) {
     return new ProviderError(message, true, status, rateLimitWaitMs(headers, now));
   }
-  if (status >= 500) return new ProviderError(message, true, status, retryAfterMs(headers['retry-after']));
+  if (status >= 500) return new ProviderError(message, true, status, retryAfterMs(headers, new Date(now)));
   return new ProviderError(message, false, status);
 }
 
@@ -93,18 +85,13 @@ function isRateLimit(headers: Record<string, string>, message: string): boolean 
 
 /** `retry-after` seconds first; else, with no requests left, until `x-ratelimit-reset` (UTC epoch seconds); else a minute. */
 function rateLimitWaitMs(headers: Record<string, string>, now: number): number {
-  const after = retryAfterMs(headers['retry-after']);
+  const after = retryAfterMs(headers, new Date(now));
   if (after !== null) return after;
   const reset = headers['x-ratelimit-reset']?.trim();
   if (headers['x-ratelimit-remaining']?.trim() === '0' && reset !== undefined && /^\d{1,12}$/.test(reset)) {
     return Math.max(0, Number(reset) * 1000 - now);
   }
   return SECONDARY_RATE_LIMIT_WAIT_MS;
-}
-
-function retryAfterMs(header: string | undefined): number | null {
-  const value = header?.trim();
-  return value !== undefined && /^\d{1,9}$/.test(value) ? Number(value) * 1000 : null;
 }
 
 /** GitHub's `message`, with a 422's `errors` after it: "Validation Failed: Hook already exists on this repository". */
@@ -124,12 +111,4 @@ function validationErrorText(error: unknown): string {
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function parseJson(body: Buffer): unknown {
-  try {
-    return JSON.parse(body.toString('utf8')) as unknown;
-  } catch {
-    return undefined;
-  }
 }
