@@ -70,6 +70,8 @@ export interface FakeApiRequest {
   body: unknown;
   /** What the fake answered. */
   status: number;
+  /** When it arrived (ms since the epoch). */
+  at: number;
 }
 
 /** One webhook delivery the fake sent, and what the receiver answered. */
@@ -128,6 +130,11 @@ export interface GithubFakeOptions {
   cert: string;
   /** Trusted for deliveries to HTTPS hook urls (the test receiver's certificate). */
   deliveryCa?: string;
+  /**
+   * How long after the 201 the ping goes out (default at once). GitHub queues it: it reaches
+   * the hook after the create call has been answered, not within it.
+   */
+  pingDelayMs?: number;
 }
 
 export async function startGithubFake(options: GithubFakeOptions): Promise<GithubFake> {
@@ -179,6 +186,7 @@ export async function startGithubFake(options: GithubFakeOptions): Promise<Githu
   };
 
   const handle = (req: IncomingMessage, raw: string, res: ServerResponse): void => {
+    const arrivedAt = Date.now();
     const url = new URL(req.url ?? '/', 'https://fake.invalid');
     const record = (status: number) => {
       let parsed: unknown;
@@ -187,7 +195,7 @@ export async function startGithubFake(options: GithubFakeOptions): Promise<Githu
       } catch {
         parsed = undefined;
       }
-      requests.push({ method: req.method ?? '', path: url.pathname, headers: req.headers, raw, body: parsed, status });
+      requests.push({ method: req.method ?? '', path: url.pathname, headers: req.headers, raw, body: parsed, status, at: arrivedAt });
       used += 1;
       const headers: Record<string, string> = {
         'x-ratelimit-limit': String(RATE_LIMIT),
@@ -354,7 +362,7 @@ export async function startGithubFake(options: GithubFakeOptions): Promise<Githu
     send(201, hookResource(hook, fake.url), { location: `${fake.url}/repos/${hook.repository}/hooks/${hook.id}` });
     if (hook.active) {
       // GitHub pings a new hook once it exists, on its own time: after the 201 is on its way.
-      const ping = new Promise<void>((resolve) => setImmediate(resolve)).then(() =>
+      const ping = new Promise<void>((resolve) => setTimeout(resolve, options.pingDelayMs ?? 0)).then(() =>
         deliver(hook.id, 'ping', { zen: 'Keep it logically awesome.', hook_id: hook.id, hook: hookResource(hook, fake.url), repository: repositoryPayload(hook.repository), sender: SENDER }),
       );
       pings.set(hook.id, ping);
