@@ -1,4 +1,5 @@
 import type { ProviderAdapter } from './provider-adapter.js';
+import { GithubAdapter } from './github/github.adapter.js';
 import { StripeAdapter } from './stripe/stripe.adapter.js';
 
 /**
@@ -7,6 +8,7 @@ import { StripeAdapter } from './stripe/stripe.adapter.js';
  */
 export const PROVIDER_ADAPTERS: readonly ProviderAdapter[] = [
   new StripeAdapter(),
+  new GithubAdapter(),
 ];
 
 /** The adapter of a provider name, or undefined for a name that is not one. */
