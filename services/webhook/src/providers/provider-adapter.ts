@@ -28,14 +28,16 @@ export interface CreatedProviderWebhook {
 /**
  * A provider's refusal, with the provider's own message (saved as the subscription's
  * `failureReason`). `retryable` is true for 429 and 5xx answers and for timeouts and network
- * errors, which the caller retries with backoff; false for the provider's "no" (bad
- * credentials, unknown event, a validation error).
+ * errors, which the caller retries with backoff (waiting `retryAfterMs` when the provider said
+ * how long); false for the provider's "no" (bad credentials, unknown event, a validation error).
  */
 export class ProviderError extends Error {
   constructor(
     message: string,
     readonly retryable: boolean,
     readonly status: number | null = null,
+    /** How long the provider asked us to wait before trying again (its `Retry-After`), in ms. */
+    readonly retryAfterMs: number | null = null,
   ) {
     super(message);
     this.name = 'ProviderError';
