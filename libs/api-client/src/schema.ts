@@ -549,6 +549,58 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/orgs/{orgId}/projects/{projectId}/webhook-subscriptions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /** The project’s managed subscriptions (no credentials) */
+        get: operations["getOrgsOrgIdProjectsProjectIdWebhookSubscriptions"];
+        put?: never;
+        /** Subscribes the project to a provider’s events (Stripe, Shopify, GitHub): the webhook is created at the provider */
+        post: operations["postOrgsOrgIdProjectsProjectIdWebhookSubscriptions"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/orgs/{orgId}/projects/{projectId}/webhook-subscriptions/{subscriptionId}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        post?: never;
+        /** Removes the webhook at the provider, then marks the subscription REVOKED; its endpoint then answers 410 */
+        delete: operations["deleteOrgsOrgIdProjectsProjectIdWebhookSubscriptionsSubscriptionId"];
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/orgs/{orgId}/projects/{projectId}/webhook-subscriptions/{subscriptionId}/retry": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /** Tries a FAILED subscription again at the provider */
+        post: operations["postOrgsOrgIdProjectsProjectIdWebhookSubscriptionsSubscriptionIdRetry"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/orgs/{orgId}/projects/{projectId}/webhooks": {
         parameters: {
             query?: never;
@@ -685,6 +737,11 @@ export interface components {
             name: string;
             secret?: string | null;
             rateLimitPerMinute?: number | null;
+        };
+        CreateWebhookSubscriptionBody: {
+            provider: string;
+            events: unknown;
+            credentials: Record<string, never>;
         };
         DeadLetterEvent: {
             id: string;
@@ -1047,6 +1104,20 @@ export interface components {
             /** @constant */
             code: "UNSUPPORTED_API_VERSION";
             supportedVersions: string[];
+        };
+        /** @description Never the credentials. A provider error leaves it FAILED with the provider’s message in `failureReason`. */
+        WebhookSubscription: {
+            id: string;
+            /** @enum {string} */
+            provider: "stripe" | "shopify" | "github";
+            events: string[];
+            /** @enum {string} */
+            status: "ACTIVE" | "FAILED" | "REVOKED" | "PENDING";
+            endpoint: string;
+            providerId?: string | null;
+            failureReason?: string | null;
+            /** Format: date-time */
+            createdAt?: string | null;
         };
     };
     responses: never;
@@ -1759,6 +1830,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description A dry run (`dryRun: true`): checked, not run; `result.validation` says what the trigger expects. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunAnswer"];
+                };
+            };
             /** @description The run is accepted (QUEUED), or SCHEDULED with `scheduledFor`. */
             202: {
                 headers: {
@@ -1879,6 +1959,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description A dry run (`dryRun: true`): checked, not run; `result.validation` says what the trigger expects. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunAnswer"];
+                };
+            };
             /** @description The run is accepted (QUEUED), or SCHEDULED with `scheduledFor`. */
             202: {
                 headers: {
@@ -3036,6 +3125,15 @@ export interface operations {
             };
         };
         responses: {
+            /** @description A dry run (`dryRun: true`): checked, not run; `result.validation` says what the trigger expects. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["RunAnswer"];
+                };
+            };
             /** @description The run is accepted (QUEUED), or SCHEDULED with `scheduledFor`. */
             202: {
                 headers: {
@@ -5454,6 +5552,365 @@ export interface operations {
                 };
             };
             /** @description A service the gateway needs (or its own database) did not answer; retry shortly. Messages: `Service temporarily unavailable, retry shortly`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getOrgsOrgIdProjectsProjectIdWebhookSubscriptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscriptions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": {
+                        data: components["schemas"]["WebhookSubscription"][];
+                    };
+                };
+            };
+            /** @description A request to another API version (`/v2/orgs/…`) gets `VersionError` (`code` UNSUPPORTED_API_VERSION, `supportedVersions`); on this path, the messages below. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] | components["schemas"]["VersionError"];
+                };
+            };
+            /** @description No console JWT, or one that does not verify or has expired. Messages: `Missing console token`; `Invalid or expired console token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An organization the caller is not a member of (whatever exists there), or a project outside it. Messages: `Organization not found`; `Project not found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is longer than 100 characters. Messages: `URI Too Long`. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A service the gateway needs (or its own database) did not answer; retry shortly. Messages: `Webhook service unavailable, retry shortly`; `Service temporarily unavailable, retry shortly`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postOrgsOrgIdProjectsProjectIdWebhookSubscriptions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                "application/json": components["schemas"]["CreateWebhookSubscriptionBody"];
+            };
+        };
+        responses: {
+            /** @description Saved: ACTIVE, or FAILED with the provider’s message (retry it). */
+            201: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSubscription"];
+                };
+            };
+            /** @description A request to another API version (`/v2/orgs/…`) gets `VersionError` (`code` UNSUPPORTED_API_VERSION, `supportedVersions`); on this path, the messages below. Messages: `Request body must be valid JSON`; `Request body must be a JSON object`; `Request body is nested too deeply (at most 64 levels)`; `a field that fails its rule, named (`name must be a string`)`; `the credentials or events the provider needs, named`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] | components["schemas"]["VersionError"];
+                };
+            };
+            /** @description No console JWT, or one that does not verify or has expired. Messages: `Missing console token`; `Invalid or expired console token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The member’s role is too low for this. Messages: `This action requires edit access to the project`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An organization the caller is not a member of (whatever exists there), or a project outside it. Messages: `Organization not found`; `Project not found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Nothing is published yet. Messages: `Publish the project before adding a subscription`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the gateway accepts. Messages: `Request body too large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is longer than 100 characters. Messages: `URI Too Long`. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not sent as JSON. Messages: `Request body must be JSON (Content-Type: application/json)`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A service the gateway needs (or its own database) did not answer; retry shortly. Messages: `Webhook service unavailable, retry shortly`; `Service temporarily unavailable, retry shortly`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    deleteOrgsOrgIdProjectsProjectIdWebhookSubscriptionsSubscriptionId: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+                projectId: string;
+                subscriptionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Revoked. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A request to another API version (`/v2/orgs/…`) gets `VersionError` (`code` UNSUPPORTED_API_VERSION, `supportedVersions`); on this path, the messages below. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] | components["schemas"]["VersionError"];
+                };
+            };
+            /** @description No console JWT, or one that does not verify or has expired. Messages: `Missing console token`; `Invalid or expired console token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The member’s role is too low for this. Messages: `This action requires edit access to the project`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An organization the caller is not a member of (whatever exists there), or a project outside it. Messages: `Organization not found`; `Project not found`; `Subscription not found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Still being created. Messages: `The subscription is being created at the provider, retry shortly`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is longer than 100 characters. Messages: `URI Too Long`. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The provider did not remove its webhook (its message follows); nothing changed here. Messages: `The provider did not remove the webhook: …`. */
+            502: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A service the gateway needs (or its own database) did not answer; retry shortly. Messages: `Webhook service unavailable, retry shortly`; `Service temporarily unavailable, retry shortly`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postOrgsOrgIdProjectsProjectIdWebhookSubscriptionsSubscriptionIdRetry: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                orgId: string;
+                projectId: string;
+                subscriptionId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The subscription after the attempt. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["WebhookSubscription"];
+                };
+            };
+            /** @description A request to another API version (`/v2/orgs/…`) gets `VersionError` (`code` UNSUPPORTED_API_VERSION, `supportedVersions`); on this path, the messages below. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] | components["schemas"]["VersionError"];
+                };
+            };
+            /** @description No console JWT, or one that does not verify or has expired. Messages: `Missing console token`; `Invalid or expired console token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The member’s role is too low for this. Messages: `This action requires edit access to the project`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An organization the caller is not a member of (whatever exists there), or a project outside it. Messages: `Organization not found`; `Project not found`; `Subscription not found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Not FAILED, or still being created. Messages: `Only a FAILED subscription can be retried`; `The subscription is being created at the provider, retry shortly`. */
+            409: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is longer than 100 characters. Messages: `URI Too Long`. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A service the gateway needs (or its own database) did not answer; retry shortly. Messages: `Webhook service unavailable, retry shortly`; `Service temporarily unavailable, retry shortly`. */
             503: {
                 headers: {
                     [name: string]: unknown;

@@ -185,4 +185,20 @@ export const ANSWER_SCHEMAS: Record<string, Schema> = {
     description: 'The secret is shown here only, once.',
   },
   HookAccepted: obj({ invocationId: string, status: string }),
+  WebhookSubscription: {
+    ...obj(
+      {
+        id: string,
+        provider: { type: 'string', enum: ['stripe', 'shopify', 'github'] },
+        events: { type: 'array', items: string },
+        status: { type: 'string', enum: ['ACTIVE', 'FAILED', 'REVOKED', 'PENDING'] },
+        endpoint: string,
+        providerId: nullableString,
+        failureReason: nullableString,
+        createdAt: nullableDateTime,
+      },
+      ['id', 'provider', 'events', 'status', 'endpoint'],
+    ),
+    description: 'Never the credentials. A provider error leaves it FAILED with the provider’s message in `failureReason`.',
+  },
 };

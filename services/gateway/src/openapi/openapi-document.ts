@@ -136,7 +136,14 @@ function assertSuccessMatches(route: CodeRoute, description: RouteDescription): 
  */
 function bodySchemaOf(dto: Type<unknown>): Schema {
   const storage = getMetadataStorage();
-  const schema = targetConstructorToSchema(dto, { classValidatorMetadataStorage: storage, refPointerPrefix: '#/components/schemas/', skipMissingProperties: true }) as Schema;
+  const schema = targetConstructorToSchema(dto, {
+    classValidatorMetadataStorage: storage,
+    refPointerPrefix: '#/components/schemas/',
+    skipMissingProperties: true,
+    // A validator of our own says nothing of its shape: a union-typed field (`string | string[]`)
+    // would otherwise become a reference to a schema named `Object`, which does not exist.
+    additionalConverters: { [ValidationTypes.CUSTOM_VALIDATION]: (meta) => customValidationSchema(meta.target, meta.propertyName) },
+  }) as Schema;
   const properties = (schema.properties ?? {}) as Record<string, Schema>;
   const conditions = storage.getTargetValidationMetadatas(dto, '', true, false).filter((meta) => meta.type === ValidationTypes.CONDITIONAL_VALIDATION);
   for (const meta of conditions) {
@@ -148,6 +155,15 @@ function bodySchemaOf(dto: Type<unknown>): Schema {
     if (Array.isArray(property.enum) && !property.enum.includes(null)) property.enum = [...(property.enum as unknown[]), null];
   }
   return schema;
+}
+
+function customValidationSchema(target: unknown, property: string): Schema {
+  const type = typeof target === 'function' ? (Reflect.getMetadata('design:type', target.prototype as object, property) as unknown) : undefined;
+  if (type === String) return { type: 'string' };
+  if (type === Number) return { type: 'number' };
+  if (type === Boolean) return { type: 'boolean' };
+  if (type === Array) return { type: 'array' };
+  return {};
 }
 
 function operationId(method: string, path: string): string {

@@ -127,7 +127,10 @@ function runRoute(summary: string, kind: keyof typeof TYPE_MESSAGES, mode: 'sync
     responses: {
       ...(mode === 'sync'
         ? { 200: { description: 'The run finished (or a dry run was checked); `result` holds its output.', schema: 'RunAnswer' } }
-        : { 202: { description: 'The run is accepted (QUEUED), or SCHEDULED with `scheduledFor`.', schema: 'RunAnswer' } }),
+        : {
+            200: { description: 'A dry run (`dryRun: true`): checked, not run; `result.validation` says what the trigger expects.', schema: 'RunAnswer' },
+            202: { description: 'The run is accepted (QUEUED), or SCHEDULED with `scheduledFor`.', schema: 'RunAnswer' },
+          }),
       ...pipeline,
       400: { ...pipeline[400]!, messages: [...pipeline[400]!.messages!, ...(mode === 'async' ? SCHEDULING_MESSAGES : [])] },
       429: {
@@ -560,6 +563,44 @@ export const ROUTE_DESCRIPTIONS: Readonly<Record<string, RouteDescription>> = {
     summary: 'Revokes an inbound hook; its URL then answers 410',
     tag: 'Inbound hooks',
     responses: { 204: { description: 'Revoked.', noBody: true }, ...withMessages(consolePipeline({ level: 'edit', project: true }), 404, [API_ERRORS.webhookNotFound]), ...unavailable('webhook') },
+  },
+
+  // ---- Console: managed webhook subscriptions (DESIGN section 9).
+  [`POST ${projectRoute}/webhook-subscriptions`]: {
+    summary: 'Subscribes the project to a provider’s events (Stripe, Shopify, GitHub): the webhook is created at the provider',
+    tag: 'Inbound hooks',
+    responses: {
+      201: { description: 'Saved: ACTIVE, or FAILED with the provider’s message (retry it).', schema: 'WebhookSubscription' },
+      ...withMessages(consolePipeline({ level: 'edit', project: true, body: true }), 400, ['the credentials or events the provider needs, named']),
+      409: { description: 'Nothing is published yet.', messages: [API_ERRORS.subscriptionNeedsPublish] },
+      ...unavailable('webhook'),
+    },
+  },
+  [`GET ${projectRoute}/webhook-subscriptions`]: {
+    summary: 'The project’s managed subscriptions (no credentials)',
+    tag: 'Inbound hooks',
+    responses: { 200: { description: 'The subscriptions.', schema: listOf(ref('WebhookSubscription')) }, ...consolePipeline({ project: true }), ...unavailable('webhook') },
+  },
+  [`POST ${projectRoute}/webhook-subscriptions/{subscriptionId}/retry`]: {
+    summary: 'Tries a FAILED subscription again at the provider',
+    tag: 'Inbound hooks',
+    responses: {
+      200: { description: 'The subscription after the attempt.', schema: 'WebhookSubscription' },
+      ...withMessages(consolePipeline({ level: 'edit', project: true }), 404, [API_ERRORS.subscriptionNotFound]),
+      409: { description: 'Not FAILED, or still being created.', messages: [API_ERRORS.subscriptionNotFailed, API_ERRORS.subscriptionInProgress] },
+      ...unavailable('webhook'),
+    },
+  },
+  [`DELETE ${projectRoute}/webhook-subscriptions/{subscriptionId}`]: {
+    summary: 'Removes the webhook at the provider, then marks the subscription REVOKED; its endpoint then answers 410',
+    tag: 'Inbound hooks',
+    responses: {
+      204: { description: 'Revoked.', noBody: true },
+      ...withMessages(consolePipeline({ level: 'edit', project: true }), 404, [API_ERRORS.subscriptionNotFound]),
+      409: { description: 'Still being created.', messages: [API_ERRORS.subscriptionInProgress] },
+      502: { description: 'The provider did not remove its webhook (its message follows); nothing changed here.', messages: [`${API_ERRORS.subscriptionNotRemoved} …`] },
+      ...unavailable('webhook'),
+    },
   },
 };
 
