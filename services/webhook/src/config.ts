@@ -1,5 +1,6 @@
 import { Type } from 'class-transformer';
-import { IsInt, IsString, Max, Min, MinLength } from 'class-validator';
+import { IsInt, IsString, Matches, Max, Min, MinLength } from 'class-validator';
+import { DEFAULT_SHOPIFY_API_VERSION } from './providers/shopify/shopify.adapter.js';
 
 /** The webhook service's own environment, validated once at boot. */
 export class WebhookConfig {
@@ -28,4 +29,8 @@ export class WebhookConfig {
   @Min(1000)
   @Max(86_400_000)
   WEBHOOK_DELIVERY_PRUNE_INTERVAL_MS: number = 3_600_000;
+
+  /** The Shopify Admin API version subscriptions are made with (`YYYY-MM` of a quarterly release). */
+  @Matches(/^(?:\d{4}-(?:01|04|07|10)|unstable)$/)
+  SHOPIFY_API_VERSION: string = DEFAULT_SHOPIFY_API_VERSION;
 }

@@ -29,13 +29,15 @@ export interface CreatedProviderWebhook {
  * A provider's refusal, with the provider's own message (saved as the subscription's
  * `failureReason`). `retryable` is true for 429 and 5xx answers and for timeouts and network
  * errors, which the caller retries with backoff; false for the provider's "no" (bad
- * credentials, unknown event, a validation error).
+ * credentials, unknown event, a validation error). `retryAfterMs` is how long the provider asked
+ * to wait before the next try (its `Retry-After`, or what its throttle state implies), when it said.
  */
 export class ProviderError extends Error {
   constructor(
     message: string,
     readonly retryable: boolean,
     readonly status: number | null = null,
+    readonly retryAfterMs: number | null = null,
   ) {
     super(message);
     this.name = 'ProviderError';
