@@ -54,6 +54,8 @@ export interface ShopifyFakeRequest {
   path: string;
   headers: IncomingHttpHeaders;
   raw: string;
+  /** When it arrived (epoch ms). */
+  at: number;
   query?: string;
   variables?: Record<string, unknown>;
 }
@@ -101,6 +103,8 @@ export interface ShopifyFake {
   /** GraphQL requests with the mutation they called. */
   mutations(name: 'webhookSubscriptionCreate' | 'webhookSubscriptionDelete'): ShopifyFakeRequest[];
   subscriptions(): ShopifyFakeSubscription[];
+  /** Deletes a subscription behind the app's back, as a merchant uninstalling the app would. */
+  forget(id: string): void;
   /** Answers the next requests with these, in order, instead of serving them. */
   answerNext(...answers: ShopifyFakeAnswer[]): void;
   /** Sends a delivery the way Shopify does; answers what the receiver said. */
@@ -220,7 +224,7 @@ export async function startShopifyFake(options: ShopifyFakeOptions): Promise<Sho
     req.on('data', (chunk: Buffer) => chunks.push(chunk));
     req.on('end', () => {
       const raw = Buffer.concat(chunks).toString('utf8');
-      const request: ShopifyFakeRequest = { method: req.method ?? '', path: req.url ?? '/', headers: req.headers, raw, ...graphqlOf(raw) };
+      const request: ShopifyFakeRequest = { method: req.method ?? '', path: req.url ?? '/', headers: req.headers, raw, at: Date.now(), ...graphqlOf(raw) };
       requests.push(request);
       const answer = serve(request);
       const text = typeof answer.body === 'string' ? answer.body : JSON.stringify(answer.body);
@@ -240,6 +244,7 @@ export async function startShopifyFake(options: ShopifyFakeOptions): Promise<Sho
     requests,
     mutations: (name) => requests.filter((request) => request.query !== undefined && new RegExp(`\\b${name}\\s*\\(`).test(request.query)),
     subscriptions: () => [...subscriptions.values()],
+    forget: (id) => void subscriptions.delete(id),
     answerNext: (...answers) => void scripted.push(...answers),
     async deliver(delivery) {
       const to = delivery.to ?? [...subscriptions.values()].find((s) => TOPICS.get(s.topic) === delivery.topic)?.uri;
