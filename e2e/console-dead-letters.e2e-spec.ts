@@ -168,18 +168,18 @@ describe('console: polling triggers, dead letters and bulk replay', () => {
     ];
     const send = (method: string, path: string, body: unknown, bearer?: string) => http.request(method, path, { ...(body === undefined ? {} : { body }), ...(bearer ? { bearer } : {}) });
 
-    it.each(changes)('%s …/%s: 403 for a VIEWER, 404 for a non-member, 401 without a JWT, 403 Unauthorized for an API token', async (method, _route, path, body) => {
+    it.each(changes)('%s …/%s: 403 for a VIEWER, 404 for a non-member, 401 without a JWT and for an API token', async (method, _route, path, body) => {
       expect(await send(method, path(), body, viewer)).toMatchObject(editAccess);
       expect(await send(method, path(), body, stranger)).toMatchObject({ status: 404, body: { error: 'Organization not found' } });
       expect(await send(method, path(), body)).toMatchObject({ status: 401, body: { error: 'Missing console token' } });
-      expect(await send(method, path(), body, chatbotToken)).toMatchObject({ status: 403, body: { error: 'Unauthorized' } });
+      expect(await send(method, path(), body, chatbotToken)).toMatchObject({ status: 401, body: { error: 'Invalid or expired console token' } });
     });
 
-    it.each(reads)('GET …/%s: 200 for a VIEWER, 404 for a non-member, 401 without a JWT, 403 Unauthorized for an API token', async (_route, path) => {
+    it.each(reads)('GET …/%s: 200 for a VIEWER, 404 for a non-member, 401 without a JWT and for an API token', async (_route, path) => {
       expect((await http.get(path(), { bearer: viewer })).status).toBe(200);
       expect(await http.get(path(), { bearer: stranger })).toMatchObject({ status: 404, body: { error: 'Organization not found' } });
       expect(await http.get(path())).toMatchObject({ status: 401, body: { error: 'Missing console token' } });
-      expect(await http.get(path(), { bearer: chatbotToken })).toMatchObject({ status: 403, body: { error: 'Unauthorized' } });
+      expect(await http.get(path(), { bearer: chatbotToken })).toMatchObject({ status: 401, body: { error: 'Invalid or expired console token' } });
     });
 
     it("answers 404 for a project of another organization, even to that organization's owner", async () => {

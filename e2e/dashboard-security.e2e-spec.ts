@@ -78,6 +78,10 @@ describe('dashboard API security', () => {
     ['GET', () => `${base()}/webhooks`, undefined, false, consoleTokenRefusal, noJwt],
     ['POST', () => `${base()}/webhooks`, { name: 'orders' }, true, consoleTokenRefusal, noJwt],
     ['DELETE', () => `${base()}/webhooks/${NO_ID}`, undefined, true, consoleTokenRefusal, noJwt],
+    ['GET', () => `${base()}/webhook-subscriptions`, undefined, false, consoleTokenRefusal, noJwt],
+    ['POST', () => `${base()}/webhook-subscriptions`, { provider: 'stripe', events: 'charge.succeeded', credentials: { secretKey: 'sk_test_0123456789abcdef' } }, true, consoleTokenRefusal, noJwt],
+    ['POST', () => `${base()}/webhook-subscriptions/${NO_ID}/retry`, undefined, true, consoleTokenRefusal, noJwt],
+    ['DELETE', () => `${base()}/webhook-subscriptions/${NO_ID}`, undefined, true, consoleTokenRefusal, noJwt],
   ];
 
   it('GET /v1/orgs: 401 without a JWT, 401 with an API token', async () => {

@@ -21,7 +21,7 @@ describe('Shopify adapter against the Shopify fake', () => {
   let fake: ShopifyFake;
   let guard: OutboundGuard;
   let context: ProviderCallContext;
-  const adapter = new ShopifyAdapter('2026-10');
+  const adapter = new ShopifyAdapter();
   const credentials = () => ({ storeDomain: fake.storeDomain, accessToken: ACCESS_TOKEN, apiSecret: API_SECRET });
 
   /** The ProviderError a call rejects with. */
@@ -142,8 +142,10 @@ describe('Shopify adapter against the Shopify fake', () => {
   });
 
   it('speaks the configured API version; a 404 (no such shop or version) is a "no"', async () => {
-    await new ShopifyAdapter('unstable').create(credentials(), ENDPOINT, ['orders/create'], context);
-    expect(fake.requests[0]!.path).toBe('/admin/api/unstable/graphql.json');
+    await adapter.create(credentials(), ENDPOINT, ['orders/create'], context);
+    await adapter.create(credentials(), `${ENDPOINT}-1`, ['orders/create'], { ...context, apiVersion: '2026-07' });
+    await adapter.create(credentials(), `${ENDPOINT}-u`, ['orders/create'], { ...context, apiVersion: 'unstable' });
+    expect(fake.requests.map((request) => request.path)).toEqual(['/admin/api/2026-10/graphql.json', '/admin/api/2026-07/graphql.json', '/admin/api/unstable/graphql.json']);
 
     fake.answerNext({ status: 404, body: { errors: 'Not Found' } });
     const error = await providerError(adapter.create(credentials(), `${ENDPOINT}-2`, ['orders/create'], context));
@@ -153,17 +155,17 @@ describe('Shopify adapter against the Shopify fake', () => {
   it('a timeout and a refused connection are retryable; an address the outbound guard refuses is not', async () => {
     fake.answerNext({ ...shopifyAnswers.internalError(), status: 200, delayMs: 3000 });
     const timeout = await providerError(adapter.create(credentials(), ENDPOINT, ['orders/create'], { ...context, timeoutMs: 300 }));
-    expect(shape(timeout)).toEqual({ message: 'Shopify could not be reached: timed out after 300 ms', retryable: true, status: null, retryAfterMs: null });
+    expect(shape(timeout)).toEqual({ message: 'Could not reach the provider: timed out after 300 ms', retryable: true, status: null, retryAfterMs: null });
 
     const closed = await startShopifyFake({ certificate, accessToken: ACCESS_TOKEN, apiSecret: API_SECRET });
     await closed.close();
     const refused = await providerError(adapter.create({ ...credentials(), storeDomain: closed.storeDomain }, ENDPOINT, ['orders/create'], context));
-    expect(shape(refused)).toEqual({ message: 'Shopify could not be reached: network error reaching 127.0.0.1: connection refused', retryable: true, status: null, retryAfterMs: null });
+    expect(shape(refused)).toEqual({ message: 'Could not reach the provider: network error reaching 127.0.0.1: connection refused', retryable: true, status: null, retryAfterMs: null });
 
     const strict = new OutboundGuard({ ca: certificate.cert });
     const guarded = await providerError(adapter.create(credentials(), ENDPOINT, ['orders/create'], { ...context, outbound: strict }));
     strict.close();
-    expect(shape(guarded)).toEqual({ message: 'Shopify could not be reached: refused: 127.0.0.1 is a loopback address', retryable: false, status: null, retryAfterMs: null });
+    expect(shape(guarded)).toEqual({ message: 'Could not reach the provider: refused: 127.0.0.1 is a loopback address', retryable: false, status: null, retryAfterMs: null });
   });
 
   it('verifies the deliveries the fake signs as Shopify does, and names them by X-Shopify-Webhook-Id and X-Shopify-Topic', async () => {
@@ -198,8 +200,11 @@ describe('Shopify adapter against the Shopify fake', () => {
     }
   });
 
-  it('refuses an API version that is not one of Shopify\'s', () => {
-    expect(() => new ShopifyAdapter('2026-11')).toThrow('Not a Shopify API version: "2026-11"');
-    expect(() => new ShopifyAdapter('latest')).toThrow('Not a Shopify API version: "latest"');
+  it('refuses an API version that is not one of Shopify\'s, asking the shop nothing', async () => {
+    for (const apiVersion of ['2026-11', 'latest', '../2026-10']) {
+      const error = await providerError(adapter.create(credentials(), ENDPOINT, ['orders/create'], { ...context, apiVersion }));
+      expect(shape(error)).toEqual({ message: `Not a Shopify API version: "${apiVersion}"`, retryable: false, status: null, retryAfterMs: null });
+    }
+    expect(fake.requests).toEqual([]);
   });
 });

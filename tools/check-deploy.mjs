@@ -4,7 +4,7 @@
 // breaks copies of the rendered objects on purpose and fails unless each break is caught, so a
 // check that has stopped biting is noticed. Exit status 0 = all good, 1 = a finding.
 import { execFileSync } from 'node:child_process';
-import { readdirSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { parseAllDocuments } from 'yaml';
 
@@ -129,4 +129,20 @@ for (const overlay of overlays) {
   const kinds = [...new Set(objects.map((object) => object.kind))].join(', ');
   if (findings.length === 0 && missed.length === 0) console.log(`check-deploy: ${overlay}: ${objects.length} objects valid (${kinds}); ${breaks.length} deliberate breaks caught`);
 }
+
+// The Grafana dashboard may only chart metrics the code defines: a renamed metric must not leave
+// a panel silently empty. Histograms add _bucket, _count and _sum to their name.
+const dashboardPath = path.join(root, 'deploy/grafana/runline.json');
+const dashboard = JSON.parse(readFileSync(dashboardPath, 'utf8'));
+const used = new Set(JSON.stringify(dashboard).match(/runline_[a-z_]+/g).map((name) => name.replace(/_(bucket|count|sum)$/, '')));
+const defined = new Set(
+  execFileSync('git', ['grep', '--untracked', '-h', '-o', '-E', "name: 'runline_[a-z_]+'", '--', 'services', 'libs'], { cwd: root, encoding: 'utf8' })
+    .split('\n')
+    .filter(Boolean)
+    .map((line) => line.slice("name: '".length, -1)),
+);
+const undefinedMetrics = [...used].filter((name) => !defined.has(name));
+for (const name of undefinedMetrics) console.error(`check-deploy: deploy/grafana/runline.json charts ${name}, which no service defines`);
+failed ||= undefinedMetrics.length > 0;
+if (undefinedMetrics.length === 0) console.log(`check-deploy: grafana dashboard: ${dashboard.panels.length} panels, ${used.size} metrics, each defined in the code`);
 process.exit(failed ? 1 : 0);

@@ -2,7 +2,8 @@
 // the launcher runs them: migrate both, then startService each on one shared bus. Started by
 // the benchmark as a child process; the environment names the build (RUNLINE_DIST), the bus
 // (BENCH_BUS: in-process, or nats with NATS_URL and BUS_PREFIX), DATABASE_URL and PORT (the
-// gateway's), plus the services' own variables. Stops on SIGTERM or when the benchmark goes away.
+// gateway's), plus the services' own variables. BENCH_WEBHOOK=on adds the webhook service (the
+// inbound hooks' verifier), started like the others in this process. Stops on SIGTERM or when the benchmark goes away.
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 
@@ -21,9 +22,10 @@ const { InProcessBus, JetStreamBus } = await fromBuild<typeof import('@runline/b
 const { createLogger } = await fromBuild<typeof import('@runline/observability')>('@runline/observability');
 const { gatewayService } = await fromBuild<typeof import('@runline/gateway-service')>('@runline/gateway-service');
 const { invocationService } = await fromBuild<typeof import('@runline/invocation-service')>('@runline/invocation-service');
+const extra = process.env.BENCH_WEBHOOK === 'on' ? [(await fromBuild<typeof import('@runline/webhook-service')>('@runline/webhook-service')).webhookService] : [];
 
 const logger = createLogger({ service: 'bench-system' });
-await migrateServices([gatewayService, invocationService], databaseUrl, logger);
+await migrateServices([gatewayService, invocationService, ...extra], databaseUrl, logger);
 const bus =
   busKind === 'nats'
     ? await JetStreamBus.connect({ url: requireEnv('NATS_URL'), prefix: requireEnv('BUS_PREFIX'), name: 'runline-bench' })
@@ -32,7 +34,9 @@ const start = (definition: typeof gatewayService, httpPort: number) =>
   startService(definition, { databaseUrl, bus, httpPort, httpHost: '127.0.0.1', logger: createLogger({ service: definition.name }) });
 // The invocation service first: the benchmark takes the gateway's readiness for the system's,
 // so the gateway must not listen before the service its runs go to is up.
-const services = [await start(invocationService, 0), await start(gatewayService, port)];
+const services = [await start(invocationService, 0)];
+for (const definition of extra) services.push(await start(definition, 0));
+services.push(await start(gatewayService, port));
 
 let stopping = false;
 async function stop(): Promise<void> {

@@ -12,8 +12,20 @@ declare module 'autocannon' {
     /** Seconds. */
     duration?: number;
     title?: string;
+    /**
+     * Requests to cycle through; a `setupRequest` is called before each request is sent and
+     * returns what to send (the first one is built when a connection starts).
+     */
+    requests?: Array<{ setupRequest?: (request: RequestParts) => RequestParts }>;
     /** Return the raw result: the benchmark merges rounds itself and needs no aggregation. */
     skipAggregateResult?: boolean;
+  }
+
+  export interface RequestParts {
+    method?: string;
+    path?: string;
+    headers?: Record<string, string>;
+    body?: string | Buffer;
   }
 
   /** A run's result with `skipAggregateResult`: histograms are still encoded. */

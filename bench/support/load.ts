@@ -8,6 +8,11 @@ export interface LoadTarget {
   headers?: Record<string, string>;
   body?: string;
   expectedStatus: number;
+  /**
+   * When set, each request takes its headers and body from here instead (a delivery signed
+   * ahead of the load with its own id); `headers` and `body` are then only the defaults.
+   */
+  nextRequest?: () => { headers: Record<string, string>; body: string };
 }
 
 /** The same for every target, so the comparison is fair. */
@@ -55,6 +60,7 @@ export function runLoad(target: LoadTarget, settings: LoadSettings): Promise<Loa
         pipelining: settings.pipelining,
         duration: settings.duration,
         skipAggregateResult: true,
+        ...(target.nextRequest ? { requests: [{ setupRequest: (request) => ({ ...request, ...target.nextRequest!() }) }] } : {}),
       },
       (error, raw) => (error ? reject(error) : resolve({ raw, latenciesMs })),
     );

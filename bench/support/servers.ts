@@ -30,6 +30,8 @@ export interface SystemOptions {
   profile: boolean;
   dist: string;
   databaseUrl: string;
+  /** Also run the webhook service in the system's process (the inbound hooks' verifier). */
+  webhook?: boolean;
 }
 
 export interface RunningSystem {
@@ -81,7 +83,8 @@ export async function startSystem(session: BenchSession, options: SystemOptions)
   const server = await startChildServer({
     name: 'system',
     args: [...profiling, '--import', REGISTER_HOOKS, path.join(BENCH_DIR, 'servers', 'system.server.ts')],
-    env: { ...process.env, ...shared, RUNLINE_DIST: options.dist, BENCH_BUS: options.bus, PORT: String(port), CONSOLE_JWT_SECRET: consoleJwtSecret },
+    env: { ...process.env, ...shared, RUNLINE_DIST: options.dist, BENCH_BUS: options.bus, PORT: String(port), CONSOLE_JWT_SECRET: consoleJwtSecret,
+      ...(options.webhook ? { BENCH_WEBHOOK: 'on' } : {}) },
     port,
     readyPath: '/health/ready',
     logFile: path.join(session.workDir, 'system.log'),

@@ -34,7 +34,12 @@ export interface RunningProcess {
 
 /** Runs `node <entry> [...args]` as a real process with its own environment. */
 export function runNode(entry: string, args: string[], env: NodeJS.ProcessEnv): RunningProcess {
-  const child = spawn(process.execPath, [entry, ...args], { env, stdio: ['ignore', 'pipe', 'pipe'] });
+  return runProcess(process.execPath, [entry, ...args], env);
+}
+
+/** Runs `command [...args]` as a real process with its own environment. */
+export function runProcess(command: string, args: string[], env: NodeJS.ProcessEnv): RunningProcess {
+  const child = spawn(command, args, { env, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   child.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
   child.stderr!.on('data', (chunk: Buffer) => (output += chunk.toString()));

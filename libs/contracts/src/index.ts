@@ -294,6 +294,30 @@ export {
 } from './gen/runline/webhook/v1/requests_pb.js';
 export { HookDeliveryRejectedSchema, type HookDeliveryRejected } from './gen/runline/webhook/v1/events_pb.js';
 
+// Generated: runline.webhook.v1 managed provider subscriptions.
+export {
+  CreateWebhookSubscriptionReplySchema,
+  CreateWebhookSubscriptionRequestSchema,
+  ListWebhookSubscriptionsReplySchema,
+  ListWebhookSubscriptionsRequestSchema,
+  RetrySubscriptionOutcome,
+  RetryWebhookSubscriptionReplySchema,
+  RetryWebhookSubscriptionRequestSchema,
+  RevokeSubscriptionOutcome,
+  RevokeWebhookSubscriptionReplySchema,
+  RevokeWebhookSubscriptionRequestSchema,
+  WebhookSubscriptionSchema,
+  type CreateWebhookSubscriptionReply,
+  type CreateWebhookSubscriptionRequest,
+  type ListWebhookSubscriptionsReply,
+  type ListWebhookSubscriptionsRequest,
+  type RetryWebhookSubscriptionReply,
+  type RetryWebhookSubscriptionRequest,
+  type RevokeWebhookSubscriptionReply,
+  type RevokeWebhookSubscriptionRequest,
+  type WebhookSubscription,
+} from './gen/runline/webhook/v1/subscriptions_pb.js';
+
 // Generated: runline.callback.v1 commands and events.
 export { DeliverCallbackSchema, type DeliverCallback } from './gen/runline/callback/v1/commands_pb.js';
 export {

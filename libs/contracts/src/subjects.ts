@@ -201,12 +201,20 @@ export const WEBHOOK_REQUEST_SUBJECTS = Object.freeze({
   VERIFY_DELIVERY: 'webhook.req.verify-delivery',
   /** `RecordRejectedDeliveryRequest` → `RecordRejectedDeliveryReply`. */
   RECORD_REJECTED_DELIVERY: 'webhook.req.record-rejected-delivery',
+  /** `CreateWebhookSubscriptionRequest` → `CreateWebhookSubscriptionReply` (subscriptions.proto). */
+  CREATE_WEBHOOK_SUBSCRIPTION: 'webhook.req.create-webhook-subscription',
+  /** `RetryWebhookSubscriptionRequest` → `RetryWebhookSubscriptionReply`. */
+  RETRY_WEBHOOK_SUBSCRIPTION: 'webhook.req.retry-webhook-subscription',
+  /** `RevokeWebhookSubscriptionRequest` → `RevokeWebhookSubscriptionReply`. */
+  REVOKE_WEBHOOK_SUBSCRIPTION: 'webhook.req.revoke-webhook-subscription',
 } as const);
 
 /** Request/reply queries answered by the webhook service. */
 export const WEBHOOK_QUERY_SUBJECTS = Object.freeze({
   /** `ListInboundHooksRequest` → `ListInboundHooksReply`. */
   LIST_INBOUND_HOOKS: 'webhook.qry.list-inbound-hooks',
+  /** `ListWebhookSubscriptionsRequest` → `ListWebhookSubscriptionsReply` (subscriptions.proto). */
+  LIST_WEBHOOK_SUBSCRIPTIONS: 'webhook.qry.list-webhook-subscriptions',
 } as const);
 
 /** Events are kept (limits retention) so a new consumer or a rebuilt projection can replay them. */

@@ -21,6 +21,7 @@ export { assertMigrated, migrate, pendingMigrations, SchemaNotMigratedError } fr
 export { CreateOutboxAndInbox1763700000000 } from './migrations/1763700000000-create-outbox-and-inbox.js';
 export { TransactionRunner, type OutboxNotifier, type TransactionContext } from './transaction-runner.js';
 export { OutboxRelay, type OutboxRelayOptions } from './outbox-relay.js';
+export { prometheusOutboxMetrics, type OutboxMetrics } from './outbox-metrics.js';
 export type { OutboxRelayLogger } from './relay-logger.js';
 export { Inbox } from './inbox.js';
 export { GroupCommit, type BatchWriter } from './group-commit.js';

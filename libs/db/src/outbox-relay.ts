@@ -1,6 +1,7 @@
 import type { DataSource } from 'typeorm';
 import type { Bus, BusMessage } from '@runline/bus';
 import { claimUnpublished, markPublished, prunePublished, recordPublishFailure } from './outbox.repository.js';
+import type { OutboxMetrics } from './outbox-metrics.js';
 import { consoleRelayLogger, errorMessage, type OutboxRelayLogger } from './relay-logger.js';
 import { serviceSchemaOf } from './service-schema.js';
 
@@ -25,6 +26,8 @@ export interface OutboxRelayOptions {
   pruneIntervalMs?: number;
   /** Default: the console. */
   logger?: OutboxRelayLogger;
+  /** Default: none. */
+  metrics?: OutboxMetrics;
 }
 
 const DEFAULT_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
@@ -67,6 +70,7 @@ export class OutboxRelay {
   private readonly retentionMs: number;
   private readonly pruneIntervalMs: number;
   private readonly logger: OutboxRelayLogger;
+  private readonly metrics: OutboxMetrics | undefined;
 
   private running = false;
   private timer: NodeJS.Timeout | undefined;
@@ -104,6 +108,7 @@ export class OutboxRelay {
     this.maxDirect = positiveInteger('maxDirect', options.maxDirect ?? 10_000);
     this.markDelayMs = positiveInteger('markDelayMs', options.markDelayMs ?? 20);
     this.logger = options.logger ?? consoleRelayLogger;
+    this.metrics = options.metrics;
   }
 
   /** Starts sweeping and publishes whatever is pending now. Idempotent. */
@@ -124,6 +129,7 @@ export class OutboxRelay {
    * No-op unless started.
    */
   notify(committed?: readonly BusMessage[]): void {
+    if (committed) this.metrics?.committed(committed);
     if (!this.running || this.backingOff) return;
     if (committed) {
       this.publishDirect(committed);

@@ -5,7 +5,7 @@ import { LogController } from 'fastify';
 import type { AddressInfo } from 'node:net';
 import { BusServer, type Bus } from '@runline/bus';
 import { envelopeCodec, STREAMS } from '@runline/contracts';
-import { assertMigrated, createServiceDataSource, InboxPruner, migrate, OutboxRelay, TransactionRunner } from '@runline/db';
+import { assertMigrated, createServiceDataSource, InboxPruner, migrate, OutboxRelay, prometheusOutboxMetrics, TransactionRunner } from '@runline/db';
 import { createLogger, createMetricsRegistry, instrumentHttp, NestPinoLogger, requestIdFor, type Logger } from '@runline/observability';
 import { RuntimeModule } from './runtime.module.js';
 import type { ServiceDefinition } from './service-definition.js';
@@ -60,12 +60,12 @@ export async function startService(definition: ServiceDefinition, options: Servi
   });
   await dataSource.initialize();
   let app: NestFastifyApplication | undefined;
-  const relay = new OutboxRelay(dataSource, options.bus, { logger });
+  const registry = createMetricsRegistry(definition.name);
+  const relay = new OutboxRelay(dataSource, options.bus, { logger, metrics: prometheusOutboxMetrics(registry, dataSource) });
   const inboxPruner = new InboxPruner(dataSource, { retentionMs: inboxRetentionMs(options.environment ?? process.env), logger });
   try {
     await assertMigrated(dataSource);
     await options.bus.ensureStreams(STREAMS);
-    const registry = createMetricsRegistry(definition.name);
 
     @Module({
       imports: [

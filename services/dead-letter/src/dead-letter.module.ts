@@ -4,6 +4,7 @@ import { BulkReplayDeadLettersHandler } from './commands/bulk-replay-dead-letter
 import { ReplayDeadLetterHandler } from './commands/replay-dead-letter.handler.js';
 import { DeadLetterConfig } from './config.js';
 import { ClaimedReplays } from './dead-letters/claimed-replays.js';
+import { DeadLetterMetrics } from './dead-letters/dead-letter-metrics.js';
 import { ReplayRecovery } from './dead-letters/replay-recovery.js';
 import { ReplayRuns } from './dead-letters/replay-runs.js';
 import { HookDeliveryRejectedHandler } from './events/hook-delivery-rejected.handler.js';
@@ -21,6 +22,7 @@ import { ListDeadLettersHandler } from './queries/list-dead-letters.handler.js';
     ReplayRuns,
     ClaimedReplays,
     ReplayRecovery,
+    DeadLetterMetrics,
   ],
 })
 export class DeadLetterModule {}

@@ -68,6 +68,16 @@ export class GatewayConfig {
   SERVICE_REQUEST_TIMEOUT_MS: number = 10_000;
 
   /**
+   * How long the webhook service may spend on a provider's API (retries included) for one
+   * create, retry or revoke of a managed subscription; the gateway waits 5 s more for its answer.
+   */
+  @Type(() => Number)
+  @IsInt()
+  @Min(1000)
+  @Max(115_000)
+  WEBHOOK_PROVIDER_BUDGET_MS: number = 25_000;
+
+  /**
    * How long a change (settings, publish, revocation, plan, deletion) waits for the services
    * that keep copies to store it before it is answered; past it the answer is 503 and the
    * change still reaches them through JetStream.

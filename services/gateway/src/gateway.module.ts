@@ -10,6 +10,9 @@ import { AddMemberHandler } from './commands/add-member.handler.js';
 import { BulkReplayDeadLetterEventsHandler } from './commands/bulk-replay-dead-letter-events.handler.js';
 import { CreateApiTokenHandler } from './commands/create-api-token.handler.js';
 import { CreateWebhookHandler } from './commands/create-webhook.handler.js';
+import { CreateWebhookSubscriptionHandler } from './commands/create-webhook-subscription.handler.js';
+import { RetryWebhookSubscriptionHandler } from './commands/retry-webhook-subscription.handler.js';
+import { RevokeWebhookSubscriptionHandler } from './commands/revoke-webhook-subscription.handler.js';
 import { CreateOrganizationHandler } from './commands/create-organization.handler.js';
 import { CreateProjectHandler } from './commands/create-project.handler.js';
 import { DecideInvocationApprovalHandler } from './commands/decide-invocation-approval.handler.js';
@@ -41,6 +44,7 @@ import { OrganizationsController } from './http/console/organizations.controller
 import { ProjectDeadLettersController } from './http/console/project-dead-letters.controller.js';
 import { ProjectPollingTriggersController } from './http/console/project-polling-triggers.controller.js';
 import { ProjectsController } from './http/console/projects.controller.js';
+import { WebhookSubscriptionsController } from './http/console/webhook-subscriptions.controller.js';
 import { WebhooksController } from './http/console/webhooks.controller.js';
 import { HooksController } from './http/hooks/hooks.controller.js';
 import { DeadLettersController } from './http/external/dead-letters.controller.js';
@@ -64,6 +68,7 @@ import { ListDeadLetterEventsHandler } from './queries/list-dead-letter-events.h
 import { ListOrganizationsHandler } from './queries/list-organizations.handler.js';
 import { ListProjectsHandler } from './queries/list-projects.handler.js';
 import { ListTemplatesHandler } from './queries/list-templates.handler.js';
+import { ListWebhookSubscriptionsHandler } from './queries/list-webhook-subscriptions.handler.js';
 import { ListWebhooksHandler } from './queries/list-webhooks.handler.js';
 import { RateLimitConfig } from './rate-limits/rate-limit.config.js';
 import { RateLimitCounters } from './rate-limits/rate-limit-counters.js';
@@ -98,9 +103,12 @@ const commandHandlers = [
   // Inbound hooks (DESIGN section 9).
   CreateWebhookHandler,
   RevokeWebhookHandler,
+  CreateWebhookSubscriptionHandler,
+  RetryWebhookSubscriptionHandler,
+  RevokeWebhookSubscriptionHandler,
   ReceiveHookDeliveryHandler,
 ];
-const queryHandlers = [GetApiSettingsHandler, ListApiTokensHandler, GetInvocationHandler, GetPollingTriggersHandler, ListDeadLetterEventsHandler, ListWebhooksHandler];
+const queryHandlers = [GetApiSettingsHandler, ListApiTokensHandler, GetInvocationHandler, GetPollingTriggersHandler, ListDeadLetterEventsHandler, ListWebhooksHandler, ListWebhookSubscriptionsHandler];
 // The console's reads (organizations, plan and usage, projects, definitions).
 const consoleReadHandlers = [ListOrganizationsHandler, GetPlanHandler, ListProjectsHandler];
 // The template library and the request example builder.
@@ -125,6 +133,7 @@ const repositories = [OrganizationRepository, ProjectRepository, ProjectApiSetti
     ProjectDeadLettersController,
     InvocationLogsController,
     WebhooksController,
+    WebhookSubscriptionsController,
     HooksController,
   ],
   providers: [

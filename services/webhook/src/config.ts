@@ -1,6 +1,7 @@
 import { Type } from 'class-transformer';
-import { IsInt, IsString, Matches, Max, Min, MinLength } from 'class-validator';
-import { DEFAULT_SHOPIFY_API_VERSION } from './providers/shopify/shopify.adapter.js';
+import { IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min, MinLength } from 'class-validator';
+import { IsCidrList } from '@runline/runtime';
+import { DEFAULT_SHOPIFY_API_VERSION, SHOPIFY_API_VERSION_PATTERN } from './providers/shopify/shopify.adapter.js';
 
 /** The webhook service's own environment, validated once at boot. */
 export class WebhookConfig {
@@ -30,7 +31,46 @@ export class WebhookConfig {
   @Max(86_400_000)
   WEBHOOK_DELIVERY_PRUNE_INTERVAL_MS: number = 3_600_000;
 
+  /** Address ranges provider calls may reach although they are not public (development, tests with local fakes). */
+  @IsOptional()
+  @IsCidrList()
+  OUTBOUND_ALLOWED_CIDRS?: string;
+
+  /** Stripe's API (https://docs.stripe.com/api); a local fake in tests. */
+  @IsUrl({ require_tld: false, protocols: ['https', 'http'], require_protocol: true })
+  STRIPE_API_URL: string = 'https://api.stripe.com';
+
+  /** GitHub's REST API (https://docs.github.com/rest); GitHub Enterprise Server has its own. */
+  @IsUrl({ require_tld: false, protocols: ['https', 'http'], require_protocol: true })
+  GITHUB_API_URL: string = 'https://api.github.com';
+
   /** The Shopify Admin API version subscriptions are made with (`YYYY-MM` of a quarterly release). */
-  @Matches(/^(?:\d{4}-(?:01|04|07|10)|unstable)$/)
+  @Matches(SHOPIFY_API_VERSION_PATTERN)
   SHOPIFY_API_VERSION: string = DEFAULT_SHOPIFY_API_VERSION;
+
+  /** Time limit of one call to a provider's API, in ms. */
+  @Type(() => Number)
+  @IsInt()
+  @Min(100)
+  @Max(120_000)
+  WEBHOOK_PROVIDER_TIMEOUT_MS: number = 10_000;
+
+  /** Tries of one provider call at most when it answers 429 or 5xx (or does not answer). */
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(10)
+  WEBHOOK_PROVIDER_MAX_ATTEMPTS: number = 3;
+
+  /** Wait before the second try when the provider sent no Retry-After; doubled for each further one. */
+  @Type(() => Number)
+  @IsInt()
+  @Min(1)
+  @Max(60_000)
+  WEBHOOK_PROVIDER_BACKOFF_MS: number = 500;
+}
+
+/** The list of OUTBOUND_ALLOWED_CIDRS, for the outbound guard. */
+export function allowedCidrs(config: WebhookConfig): string[] {
+  return (config.OUTBOUND_ALLOWED_CIDRS ?? '').split(',').map((entry) => entry.trim()).filter(Boolean);
 }

@@ -1,9 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import { Controller } from '@nestjs/common';
 import { EventPattern, Payload } from '@nestjs/microservices';
 import { EVENT_TYPES, unpackPayloadAs, WEBHOOK_EVENT_SUBJECTS, type Envelope } from '@runline/contracts';
-import { Inbox, TransactionRunner } from '@runline/db';
-import { insertDeadLetter } from '../dead-letters/dead-letters.repository.js';
+import { TransactionRunner } from '@runline/db';
+import { recordDeadLetterOnce, runTargetOf } from '../dead-letters/dead-letter-inbox.js';
 
 /** Inbox consumer name. Persistent: renaming it forgets what was processed. */
 const CONSUMER = 'dead-letter.hook-delivery-rejected';
@@ -20,26 +19,17 @@ export class HookDeliveryRejectedHandler {
   @EventPattern<string>(WEBHOOK_EVENT_SUBJECTS.HOOK_DELIVERY_REJECTED)
   async handle(@Payload() envelope: Envelope): Promise<void> {
     const event = unpackPayloadAs(envelope, EVENT_TYPES.HOOK_DELIVERY_REJECTED);
-    await Inbox.handleOnce(this.transactions.dataSource, CONSUMER, envelope.id, ({ manager }) =>
-      insertDeadLetter(
-        manager,
-        {
-          id: randomUUID(),
-          orgId: envelope.orgId,
-          projectId: envelope.projectId,
-          originKey: event.invocationId ? `hook-run:${event.invocationId}` : `hook-delivery:${envelope.id}`,
-          source: event.hookName,
-          targetType: 'webhook',
-          triggerKey: event.hookId,
-          runTarget: event.runTarget === 'AUTOMATION' ? 'AUTOMATION' : 'FLOW',
-          displayPayload: null,
-          sealedPayload: event.sealedBodyJson,
-          failureReason: event.failureReason,
-          attemptCount: 1,
-          invocationId: event.invocationId || null,
-        },
-        new Date(),
-      ),
-    );
+    await recordDeadLetterOnce(this.transactions, CONSUMER, envelope, {
+      originKey: event.invocationId ? `hook-run:${event.invocationId}` : `hook-delivery:${envelope.id}`,
+      source: event.hookName,
+      targetType: 'webhook',
+      triggerKey: event.hookId,
+      runTarget: runTargetOf(event.runTarget),
+      displayPayload: null,
+      sealedPayload: event.sealedBodyJson,
+      failureReason: event.failureReason,
+      attemptCount: 1,
+      invocationId: event.invocationId || null,
+    });
   }
 }

@@ -1,9 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import { Controller } from '@nestjs/common';
 import { EventPattern, Payload } from '@nestjs/microservices';
 import { EVENT_TYPES, INVOCATION_EVENT_SUBJECTS, unpackPayloadAs, type Envelope } from '@runline/contracts';
-import { Inbox, TransactionRunner } from '@runline/db';
-import { insertDeadLetter } from '../dead-letters/dead-letters.repository.js';
+import { TransactionRunner } from '@runline/db';
+import { recordDeadLetterOnce } from '../dead-letters/dead-letter-inbox.js';
 
 /** Inbox consumer name. Persistent: renaming it forgets what was processed. */
 const CONSUMER = 'dead-letter.invocation-retries-exhausted';
@@ -19,26 +18,17 @@ export class InvocationRetriesExhaustedHandler {
   @EventPattern<string>(INVOCATION_EVENT_SUBJECTS.INVOCATION_RETRIES_EXHAUSTED)
   async handle(@Payload() envelope: Envelope): Promise<void> {
     const event = unpackPayloadAs(envelope, EVENT_TYPES.INVOCATION_RETRIES_EXHAUSTED);
-    await Inbox.handleOnce(this.transactions.dataSource, CONSUMER, envelope.id, ({ manager }) =>
-      insertDeadLetter(
-        manager,
-        {
-          id: randomUUID(),
-          orgId: envelope.orgId,
-          projectId: envelope.projectId,
-          originKey: `run:${envelope.invocationId || envelope.id}`,
-          source: event.source || 'automation',
-          targetType: event.targetType || 'FLOW',
-          triggerKey: event.triggerKey,
-          runTarget: 'AUTOMATION',
-          displayPayload: JSON.parse(event.requestPayloadJson || '{}') as unknown,
-          sealedPayload: event.sealedRequestJson,
-          failureReason: event.failureReason,
-          attemptCount: event.attemptCount,
-          invocationId: envelope.invocationId || null,
-        },
-        new Date(),
-      ),
-    );
+    await recordDeadLetterOnce(this.transactions, CONSUMER, envelope, {
+      originKey: `run:${envelope.invocationId || envelope.id}`,
+      source: event.source || 'automation',
+      targetType: event.targetType || 'FLOW',
+      triggerKey: event.triggerKey,
+      runTarget: 'AUTOMATION',
+      displayPayload: JSON.parse(event.requestPayloadJson || '{}') as unknown,
+      sealedPayload: event.sealedRequestJson,
+      failureReason: event.failureReason,
+      attemptCount: event.attemptCount,
+      invocationId: envelope.invocationId || null,
+    });
   }
 }

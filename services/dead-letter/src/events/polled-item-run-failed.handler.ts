@@ -1,9 +1,8 @@
-import { randomUUID } from 'node:crypto';
 import { Controller } from '@nestjs/common';
 import { EventPattern, Payload } from '@nestjs/microservices';
 import { EVENT_TYPES, POLLING_EVENT_SUBJECTS, unpackPayloadAs, type Envelope } from '@runline/contracts';
-import { Inbox, TransactionRunner } from '@runline/db';
-import { insertDeadLetter } from '../dead-letters/dead-letters.repository.js';
+import { TransactionRunner } from '@runline/db';
+import { recordDeadLetterOnce, runTargetOf } from '../dead-letters/dead-letter-inbox.js';
 
 /** Inbox consumer name. Persistent: renaming it forgets what was processed. */
 const CONSUMER = 'dead-letter.polled-item-run-failed';
@@ -21,26 +20,17 @@ export class PolledItemRunFailedHandler {
   @EventPattern<string>(POLLING_EVENT_SUBJECTS.POLLED_ITEM_RUN_FAILED)
   async handle(@Payload() envelope: Envelope): Promise<void> {
     const event = unpackPayloadAs(envelope, EVENT_TYPES.POLLED_ITEM_RUN_FAILED);
-    await Inbox.handleOnce(this.transactions.dataSource, CONSUMER, envelope.id, ({ manager }) =>
-      insertDeadLetter(
-        manager,
-        {
-          id: randomUUID(),
-          orgId: envelope.orgId,
-          projectId: envelope.projectId,
-          originKey: event.invocationId ? `run:${event.invocationId}` : `item:${envelope.id}`,
-          source: event.source,
-          targetType: 'polling',
-          triggerKey: event.pollKey,
-          runTarget: event.runTarget === 'AUTOMATION' ? 'AUTOMATION' : 'FLOW',
-          displayPayload: null,
-          sealedPayload: event.sealedPayloadJson,
-          failureReason: event.failureReason,
-          attemptCount: 1,
-          invocationId: event.invocationId || null,
-        },
-        new Date(),
-      ),
-    );
+    await recordDeadLetterOnce(this.transactions, CONSUMER, envelope, {
+      originKey: event.invocationId ? `run:${event.invocationId}` : `item:${envelope.id}`,
+      source: event.source,
+      targetType: 'polling',
+      triggerKey: event.pollKey,
+      runTarget: runTargetOf(event.runTarget),
+      displayPayload: null,
+      sealedPayload: event.sealedPayloadJson,
+      failureReason: event.failureReason,
+      attemptCount: 1,
+      invocationId: event.invocationId || null,
+    });
   }
 }

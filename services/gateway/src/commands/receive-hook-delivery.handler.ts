@@ -56,6 +56,8 @@ export interface ReceiveHookDeliveryCommand {
 /** What came of a delivery; the hooks controller turns each into its status. */
 export type HookDeliveryResult =
   | { outcome: 'not-found' | 'revoked' | 'invalid-signature' | 'stale-timestamp' }
+  /** 200: a managed subscription's delivery of an event it does not subscribe to; nothing runs. */
+  | { outcome: 'ignored' }
   | { outcome: 'bad-body'; message: string }
   | { outcome: 'disabled' }
   | { outcome: 'rate-limited'; policy: RateLimitPolicy; tally: Tally }
@@ -68,7 +70,8 @@ export type HookDeliveryResult =
   | { outcome: 'refused'; refusal: Refusal };
 
 /**
- * A delivery to an inbound hook's public URL, in the order of README "Inbound webhooks":
+ * A delivery to an inbound hook's public URL (or a managed subscription's, which is the same
+ * URL with the subscription's id), in the order of README "Inbound webhooks":
  * verified by the webhook service (hook known, active, signature, delivery id → idempotency
  * key), then the body, the project and its master switch, the hook's rate limit, and the run:
  * an async StartInvocation, which answers once the run is committed QUEUED, so a 202 is never
@@ -95,6 +98,7 @@ export class ReceiveHookDeliveryHandler {
     if (verified.verdict === DeliveryVerdict.NOT_FOUND) return { outcome: 'not-found' };
     if (verified.verdict === DeliveryVerdict.REVOKED) return { outcome: 'revoked' };
     if (verified.verdict === DeliveryVerdict.STALE_TIMESTAMP) return { outcome: 'stale-timestamp' };
+    if (verified.verdict === DeliveryVerdict.IGNORED) return { outcome: 'ignored' };
     if (verified.verdict !== DeliveryVerdict.VERIFIED) return { outcome: 'invalid-signature' };
 
     const body = jsonObjectOf(command.rawBody);

@@ -26,7 +26,9 @@ export type DomainErrorKind =
    * Done in part: the change is recorded, but what another service had to do next did not
    * happen now (an approval decided, its run not resumed); it happens later by itself.
    */
-  | 'incomplete';
+  | 'incomplete'
+  /** A third party we called for the client (a webhook provider) refused or failed; its message says why. */
+  | 'upstream-failed';
 
 /** A quota used up: the numbers the answer shows. */
 export interface QuotaUse {

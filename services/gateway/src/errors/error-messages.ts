@@ -48,4 +48,11 @@ export const API_ERRORS = {
   webhookDeliveryRepeated: 'Delivery already received',
   webhookPayloadTooLarge: 'Payload too large',
   webhookMethodNotAllowed: 'Method not allowed',
+  // Managed webhook subscriptions (DESIGN section 9). The 409 before publishing is DESIGN's; the rest are ours.
+  subscriptionNeedsPublish: 'Publish the project before adding a subscription',
+  subscriptionNotFound: 'Subscription not found',
+  subscriptionNotFailed: 'Only a FAILED subscription can be retried',
+  subscriptionInProgress: 'The subscription is being created at the provider, retry shortly',
+  /** 502 when the provider did not remove the webhook on revoke; the provider's message follows. */
+  subscriptionNotRemoved: 'The provider did not remove the webhook:',
 } as const;

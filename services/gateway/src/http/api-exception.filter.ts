@@ -20,6 +20,7 @@ const STATUS_OF: Readonly<Record<DomainErrorKind, number>> = {
   failed: HttpStatus.INTERNAL_SERVER_ERROR,
   unavailable: HttpStatus.SERVICE_UNAVAILABLE,
   incomplete: HttpStatus.BAD_GATEWAY,
+  'upstream-failed': HttpStatus.BAD_GATEWAY,
 };
 
 /** A refusal as the client gets it: status, `{ error: message, ...extra }` and headers of its own. */

@@ -4,7 +4,8 @@ import { retryTransient, TransactionRunner } from '@runline/db';
 import { runGraph, type CompiledDefinition, type JsonValue, type ResumeRequest, type RunOutcome, type RunPorts } from '@runline/engine';
 import type { Logger } from '@runline/observability';
 import { OutboundGuard } from '@runline/outbound';
-import { LOGGER, SecretBox } from '@runline/runtime';
+import { Histogram, type Registry } from 'prom-client';
+import { LOGGER, METRICS_REGISTRY, SecretBox } from '@runline/runtime';
 import { InvocationConfig } from '../config.js';
 import type { InvocationDocument } from '../lifecycle/invocation.projector.js';
 import { endingOf, failedOutcome, skippedEnding, type Ending, type SuspendedState } from '../lifecycle/run-endings.js';
@@ -34,6 +35,7 @@ export interface Execution {
 export class RunExecutor implements OnApplicationShutdown {
   private readonly ports: RunPorts;
   private readonly heartbeats = new Set<NodeJS.Timeout>();
+  private readonly attemptDuration: Histogram<'target_type' | 'status'>;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -45,8 +47,16 @@ export class RunExecutor implements OnApplicationShutdown {
     @Inject(InvocationConfig) private readonly config: InvocationConfig,
     @Inject(LOGGER) private readonly logger: Logger,
     @Inject(OutboundGuard) outbound: OutboundGuard,
+    @Inject(METRICS_REGISTRY) registry: Registry,
   ) {
     this.ports = engineRunPorts(outbound);
+    this.attemptDuration = new Histogram({
+      name: 'runline_invocation_run_attempt_duration_seconds',
+      help: 'Engine time of each executed run attempt, by target and how the attempt ended (QUEUED: a retry follows).',
+      labelNames: ['target_type', 'status'],
+      buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
+      registers: [registry],
+    });
   }
 
   onApplicationShutdown(): void {
@@ -116,8 +126,11 @@ export class RunExecutor implements OnApplicationShutdown {
   }
 
   /** Records how the attempt ended, as the lifecycle core says. */
-  private finish(row: InvocationRow, plan: RunPlan, outcome: RunOutcome): Promise<Execution> {
-    return this.record(row, endingOf(row, plan, outcome, this.secrets));
+  private async finish(row: InvocationRow, plan: RunPlan, outcome: RunOutcome): Promise<Execution> {
+    const ending = endingOf(row, plan, outcome, this.secrets);
+    const execution = await this.record(row, ending);
+    if (execution.document) this.attemptDuration.observe({ target_type: plan.target, status: ending.change.status }, outcome.trace.durationMs / 1000);
+    return execution;
   }
 
   /**

@@ -4,8 +4,18 @@ export class RunSlots {
   private readonly waiting: Array<() => void> = [];
   private readonly running = new Set<Promise<unknown>>();
 
-  constructor(size: number) {
+  constructor(private readonly size: number) {
     this.free = size;
+  }
+
+  /** Slots held now. */
+  get held(): number {
+    return this.size - this.free;
+  }
+
+  /** Callers waiting for a slot now. */
+  get queued(): number {
+    return this.waiting.length;
   }
 
   /** Takes a slot if one is free now (true); otherwise takes nothing. */

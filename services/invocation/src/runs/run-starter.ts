@@ -2,7 +2,8 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { retryTransient, TransactionRunner } from '@runline/db';
 import type { Logger } from '@runline/observability';
-import { LOGGER, SecretBox } from '@runline/runtime';
+import { Gauge, type Registry } from 'prom-client';
+import { LOGGER, METRICS_REGISTRY, SecretBox } from '@runline/runtime';
 import { InvocationConfig } from '../config.js';
 import {
   claimedResume,
@@ -69,9 +70,27 @@ export class RunStarter implements OnApplicationShutdown {
     @Inject(SecretBox) private readonly secrets: SecretBox,
     @Inject(InvocationConfig) config: InvocationConfig,
     @Inject(LOGGER) private readonly logger: Logger,
+    @Inject(METRICS_REGISTRY) registry: Registry,
   ) {
     this.slots = new RunSlots(config.RUN_CONCURRENCY);
     this.reads = new RunSlots(config.RUN_CONCURRENCY);
+    const slots = this.slots;
+    new Gauge({
+      name: 'runline_invocation_runs_executing',
+      help: 'Runs this process is executing now (RUN_CONCURRENCY slots held).',
+      registers: [registry],
+      collect() {
+        this.set(slots.held);
+      },
+    });
+    new Gauge({
+      name: 'runline_invocation_runs_waiting_for_slot',
+      help: 'Runs due to start here that wait for a free RUN_CONCURRENCY slot.',
+      registers: [registry],
+      collect() {
+        this.set(slots.queued);
+      },
+    });
   }
 
   async onApplicationShutdown(): Promise<void> {

@@ -12,13 +12,15 @@ import {
   WEBHOOK_REQUEST_SUBJECTS,
   type VerifyDeliveryReply,
 } from '@runline/contracts';
-import { TransactionRunner } from '@runline/db';
+import { GroupCommit, TransactionRunner } from '@runline/db';
 import { METRICS_REGISTRY, SecretBox } from '@runline/runtime';
 import { WebhookConfig } from '../config.js';
 import type { DeliveryScheme, IncomingDelivery } from '../deliveries/delivery-scheme.js';
-import { deliveryKeyOf } from '../deliveries/hook-deliveries.repository.js';
+import { deliveryKeysOf, type DeliveryClaim } from '../deliveries/hook-deliveries.repository.js';
 import { RunlineSignatureScheme } from '../deliveries/runline-signature.scheme.js';
-import { hookById } from '../hooks/inbound-hooks.repository.js';
+import { hooksByIds, type HookRow } from '../hooks/inbound-hooks.repository.js';
+import { adapterFor } from '../providers/provider-registry.js';
+import { subscriptionById } from '../subscriptions/webhook-subscriptions.repository.js';
 
 const VERDICT_LABELS: Record<DeliveryVerdict, string> = {
   [DeliveryVerdict.UNSPECIFIED]: 'unspecified',
@@ -27,6 +29,7 @@ const VERDICT_LABELS: Record<DeliveryVerdict, string> = {
   [DeliveryVerdict.REVOKED]: 'revoked',
   [DeliveryVerdict.INVALID_SIGNATURE]: 'invalid_signature',
   [DeliveryVerdict.STALE_TIMESTAMP]: 'stale_timestamp',
+  [DeliveryVerdict.IGNORED]: 'ignored',
 };
 
 /**
@@ -34,11 +37,24 @@ const VERDICT_LABELS: Record<DeliveryVerdict, string> = {
  * signature is the hook's, and, when the sender names the delivery, which idempotency key its
  * run starts with (one per delivery id within 24 hours). The secret is opened here only and
  * never leaves the service; the reply says where the delivery leads.
+ *
+ * The same URL serves managed subscriptions (`/v1/hooks/{subscriptionId}`): their deliveries
+ * are verified with the provider's scheme and signing secret, named by the provider's delivery
+ * id, and filtered to the subscribed events (IGNORED otherwise); from there on the gateway
+ * treats them exactly as a hook's.
+ *
+ * Concurrent deliveries share their statements (bench/README.md, "Inbound webhooks"): hook
+ * lookups are read in one prepared statement per batch, and delivery ids claimed in one, so a
+ * burst costs one commit instead of one per delivery. A delivery alone is not held back.
  */
 @Controller()
 export class VerifyDeliveryHandler {
   private readonly scheme: DeliveryScheme;
+  /** A subscription's deliveries are counted like a hook's with no limit of its own. */
+  private readonly defaultRateLimit: number;
   private readonly verdicts: Counter<'verdict'>;
+  private readonly hooks: GroupCommit<string, HookRow | null>;
+  private readonly claims: GroupCommit<DeliveryClaim, string>;
 
   constructor(
     private readonly transactions: TransactionRunner,
@@ -46,10 +62,14 @@ export class VerifyDeliveryHandler {
     @Inject(WebhookConfig) config: WebhookConfig,
     @Inject(METRICS_REGISTRY) registry: Registry,
   ) {
+    // Two statements in flight each: while one runs, the next batch fills (as the run recorder does).
+    this.hooks = new GroupCommit((ids) => hooksByIds(transactions, ids), 2);
+    this.claims = new GroupCommit((claims) => deliveryKeysOf(transactions, claims), 2);
     this.scheme = new RunlineSignatureScheme(config.WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS);
+    this.defaultRateLimit = config.WEBHOOK_DEFAULT_RATE_LIMIT_PER_MINUTE;
     this.verdicts = new Counter({
       name: 'runline_webhook_deliveries_total',
-      help: 'Deliveries to inbound hooks, by verification verdict.',
+      help: 'Deliveries to inbound hooks and managed subscriptions, by verification verdict.',
       labelNames: ['verdict'],
       registers: [registry],
     });
@@ -67,9 +87,8 @@ export class VerifyDeliveryHandler {
   }
 
   private async verify({ hookId, delivery }: { hookId: string; delivery: IncomingDelivery }): Promise<VerifyDeliveryReply> {
-    const manager = this.transactions.dataSource.manager;
-    const hook = await hookById(manager, hookId);
-    if (!hook) return create(VerifyDeliveryReplySchema, { verdict: DeliveryVerdict.NOT_FOUND });
+    const hook = await this.hooks.submit(hookId);
+    if (!hook) return this.verifySubscription(hookId, delivery);
     if (hook.status === 'REVOKED') return create(VerifyDeliveryReplySchema, { verdict: DeliveryVerdict.REVOKED });
 
     const verification = this.scheme.verify(delivery, this.secrets.open(hook.sealed_secret));
@@ -84,7 +103,35 @@ export class VerifyDeliveryHandler {
       projectId: hook.project_id,
       hookName: hook.name,
       rateLimitPerMinute: hook.rate_limit_per_minute,
-      deliveryKey: deliveryId === null ? '' : await deliveryKeyOf(manager, hook.id, deliveryId),
+      deliveryKey: deliveryId === null ? '' : await this.claims.submit({ hookId: hook.id, deliveryId }),
+    });
+  }
+
+  private async verifySubscription(id: string, delivery: IncomingDelivery): Promise<VerifyDeliveryReply> {
+    const manager = this.transactions.dataSource.manager;
+    const subscription = await subscriptionById(manager, id);
+    const adapter = subscription ? adapterFor(subscription.provider) : undefined;
+    if (!subscription || !adapter) return create(VerifyDeliveryReplySchema, { verdict: DeliveryVerdict.NOT_FOUND });
+    if (subscription.status === 'REVOKED') return create(VerifyDeliveryReplySchema, { verdict: DeliveryVerdict.REVOKED });
+    // Never created at the provider: nothing can have signed for it.
+    if (!subscription.sealed_signing_secret) return create(VerifyDeliveryReplySchema, { verdict: DeliveryVerdict.INVALID_SIGNATURE });
+
+    const verification = adapter.scheme.verify(delivery, this.secrets.open(subscription.sealed_signing_secret));
+    if (!verification.ok) {
+      const verdict = verification.failure === 'stale-timestamp' ? DeliveryVerdict.STALE_TIMESTAMP : DeliveryVerdict.INVALID_SIGNATURE;
+      return create(VerifyDeliveryReplySchema, { verdict });
+    }
+    if (adapter.classify(adapter.scheme.eventNameOf(delivery), subscription.events) === 'ignore') {
+      return create(VerifyDeliveryReplySchema, { verdict: DeliveryVerdict.IGNORED });
+    }
+    const deliveryId = adapter.scheme.deliveryIdOf(delivery);
+    return create(VerifyDeliveryReplySchema, {
+      verdict: DeliveryVerdict.VERIFIED,
+      orgId: subscription.org_id,
+      projectId: subscription.project_id,
+      hookName: subscription.provider,
+      rateLimitPerMinute: this.defaultRateLimit,
+      deliveryKey: deliveryId === null ? '' : await this.claims.submit({ hookId: subscription.id, deliveryId }),
     });
   }
 }

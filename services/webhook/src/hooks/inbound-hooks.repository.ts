@@ -1,5 +1,5 @@
 import type { EntityManager } from 'typeorm';
-import { returningRows } from '@runline/db';
+import { returningRows, type TransactionRunner } from '@runline/db';
 
 export interface HookRow {
   id: string;
@@ -36,6 +36,21 @@ export async function hookById(manager: EntityManager, id: string): Promise<Hook
   if (!UUID.test(id)) return null;
   const rows: HookRow[] = await manager.query(`SELECT * FROM inbound_hooks WHERE id = $1`, [id]);
   return rows[0] ?? null;
+}
+
+/** Columns named, not `*`: a prepared statement must keep its result shape when a migration adds one. */
+const HOOKS_BY_IDS = `SELECT id::text, org_id::text, project_id::text, name, sealed_secret, status, rate_limit_per_minute, created_at
+  FROM inbound_hooks WHERE id = ANY($1::uuid[])`;
+
+/**
+ * The hooks with these ids, in their order (null where there is none): one prepared statement
+ * for a batch of concurrent deliveries.
+ */
+export async function hooksByIds(runner: TransactionRunner, ids: readonly string[]): Promise<Array<HookRow | null>> {
+  const valid = [...new Set(ids.filter((id) => UUID.test(id)).map((id) => id.toLowerCase()))];
+  const rows = valid.length === 0 ? [] : await runner.runStatement<HookRow[]>(HOOKS_BY_IDS, [valid]);
+  const byId = new Map(rows.map((row) => [row.id, row]));
+  return ids.map((id) => (UUID.test(id) ? (byId.get(id.toLowerCase()) ?? null) : null));
 }
 
 export async function hooksOfProject(manager: EntityManager, projectId: string): Promise<HookRow[]> {

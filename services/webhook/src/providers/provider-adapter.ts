@@ -13,6 +13,12 @@ export interface ProviderCallContext {
    * for Shopify, whose API lives at the shop's own `storeDomain`.
    */
   apiBaseUrl: string | null;
+  /**
+   * The API version from configuration, for a provider that versions its API in the path
+   * (Shopify: `SHOPIFY_API_VERSION`, as `/admin/api/{version}/graphql.json`); the adapter's own
+   * default when absent.
+   */
+  apiVersion?: string;
   /** Time limit of one provider call, in ms. */
   timeoutMs: number;
 }
@@ -28,15 +34,15 @@ export interface CreatedProviderWebhook {
 /**
  * A provider's refusal, with the provider's own message (saved as the subscription's
  * `failureReason`). `retryable` is true for 429 and 5xx answers and for timeouts and network
- * errors, which the caller retries with backoff; false for the provider's "no" (bad
- * credentials, unknown event, a validation error). `retryAfterMs` is how long the provider asked
- * to wait before the next try (its `Retry-After`, or what its throttle state implies), when it said.
+ * errors, which the caller retries with backoff (waiting `retryAfterMs` when the provider said
+ * how long); false for the provider's "no" (bad credentials, unknown event, a validation error).
  */
 export class ProviderError extends Error {
   constructor(
     message: string,
     readonly retryable: boolean,
     readonly status: number | null = null,
+    /** How long the provider asked us to wait before trying again (its `Retry-After`), in ms. */
     readonly retryAfterMs: number | null = null,
   ) {
     super(message);

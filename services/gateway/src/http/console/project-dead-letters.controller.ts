@@ -4,7 +4,7 @@ import { BulkReplayDeadLetterEventsHandler } from '../../commands/bulk-replay-de
 import { ReplayDeadLetterEventHandler } from '../../commands/replay-dead-letter-event.handler.js';
 import { ListDeadLetterEventsHandler, type DeadLetterListQuery } from '../../queries/list-dead-letter-events.handler.js';
 import { ConsoleAccess } from './console-access.js';
-import { ConsoleAuthGuard, DashboardOnly, type ConsoleRequest } from './console-auth.guard.js';
+import { ConsoleAuthGuard, type ConsoleRequest } from './console-auth.guard.js';
 
 interface ProjectParams {
   orgId: string;
@@ -28,7 +28,6 @@ export class ProjectDeadLettersController {
   ) {}
 
   @Get()
-  @DashboardOnly()
   async list(@Req() req: ConsoleRequest, @Param() params: ProjectParams, @Query() query: DeadLetterListQuery) {
     const project = await this.access.requireProject(req.user, params.orgId, params.projectId, 'member');
     return this.listEvents.execute(scopeOfProject(project), query);
@@ -37,7 +36,6 @@ export class ProjectDeadLettersController {
   /** `{filter: {source?, targetType?, from?, to?}, dryRun?}`; validated by the handler. */
   @Post('replay')
   @HttpCode(200)
-  @DashboardOnly()
   async replayMatching(@Req() req: ConsoleRequest, @Param() params: ProjectParams, @Body() body: unknown) {
     const project = await this.access.requireProject(req.user, params.orgId, params.projectId, 'edit');
     return this.bulkReplay.execute(scopeOfProject(project), body);
@@ -45,7 +43,6 @@ export class ProjectDeadLettersController {
 
   @Post(':id/replay')
   @HttpCode(200)
-  @DashboardOnly()
   async replay(@Req() req: ConsoleRequest, @Param() params: ProjectParams & { id: string }) {
     const project = await this.access.requireProject(req.user, params.orgId, params.projectId, 'edit');
     return this.replayEvent.execute(scopeOfProject(project), params.id);

@@ -5,7 +5,7 @@ import { SavePollingTriggerHandler } from '../../commands/save-polling-trigger.h
 import { GetPollingTriggersHandler } from '../../queries/get-polling-triggers.handler.js';
 import { RegisterPollingBody } from '../external/polling-bodies.dto.js';
 import { ConsoleAccess } from './console-access.js';
-import { ConsoleAuthGuard, DashboardOnly, type ConsoleRequest } from './console-auth.guard.js';
+import { ConsoleAuthGuard, type ConsoleRequest } from './console-auth.guard.js';
 
 interface ProjectParams {
   orgId: string;
@@ -30,7 +30,6 @@ export class ProjectPollingTriggersController {
 
   @Post()
   @HttpCode(201)
-  @DashboardOnly()
   async register(@Req() req: ConsoleRequest, @Param() params: ProjectParams, @Body() body: RegisterPollingBody) {
     const project = await this.access.requireProject(req.user, params.orgId, params.projectId, 'edit');
     return this.saveTrigger.execute(scopeOfProject(project), body);
@@ -38,7 +37,6 @@ export class ProjectPollingTriggersController {
 
   /** All the project's triggers, or (`?pollKey=`) the one with that key, as the token route answers. */
   @Get()
-  @DashboardOnly()
   async list(@Req() req: ConsoleRequest, @Param() params: ProjectParams, @Query('pollKey') pollKey?: string) {
     const project = await this.access.requireProject(req.user, params.orgId, params.projectId, 'member');
     return this.getTriggers.execute(scopeOfProject(project), typeof pollKey === 'string' && pollKey !== '' ? pollKey : undefined);
@@ -46,7 +44,6 @@ export class ProjectPollingTriggersController {
 
   /** `{data: [trigger]}`, or `{data: []}` for an unknown key: the token route's `?pollKey=` answer. */
   @Get(':pollKey')
-  @DashboardOnly()
   async one(@Req() req: ConsoleRequest, @Param() params: ProjectParams & { pollKey: string }) {
     const project = await this.access.requireProject(req.user, params.orgId, params.projectId, 'member');
     return this.getTriggers.execute(scopeOfProject(project), params.pollKey);
@@ -54,7 +51,6 @@ export class ProjectPollingTriggersController {
 
   @Delete(':pollKey')
   @HttpCode(200)
-  @DashboardOnly()
   async remove(@Req() req: ConsoleRequest, @Param() params: ProjectParams & { pollKey: string }) {
     const project = await this.access.requireProject(req.user, params.orgId, params.projectId, 'edit');
     return this.removeTrigger.execute(scopeOfProject(project), params.pollKey);

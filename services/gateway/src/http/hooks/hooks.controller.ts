@@ -58,6 +58,9 @@ function answer(reply: FastifyReply, result: HookDeliveryResult): Record<string,
       return send(401, { error: API_ERRORS.webhookInvalidSignature });
     case 'stale-timestamp':
       return send(401, { error: API_ERRORS.webhookStaleTimestamp });
+    case 'ignored':
+      // A 2xx, or the provider retries it; README "Managed webhook subscriptions".
+      return send(200, { ignored: true, reason: 'Event not subscribed' });
     case 'bad-body':
       return send(400, { error: result.message });
     case 'disabled':

@@ -1,5 +1,5 @@
-import { OutboundError } from '@runline/outbound';
 import { ProviderError, type ProviderCallContext } from '../provider-adapter.js';
+import { isRetryableStatus, jsonBodyOf, providerRequest, retryAfterMs as httpRetryAfterMs } from '../provider-http.js';
 import type { ShopifyCredentials } from './shopify-credentials.js';
 
 /**
@@ -17,7 +17,8 @@ import type { ShopifyCredentials } from './shopify-credentials.js';
  * - 200 with top-level GraphQL `errors`: a "no" (an invalid topic, a malformed query), except
  *   `THROTTLED` (the query-cost bucket is empty: "Shopify API rate limits",
  *   https://shopify.dev/docs/api/usage/rate-limits) and `INTERNAL_SERVER_ERROR`, which are retried.
- * - Timeouts and network errors: retryable. A URL the outbound guard refuses: a "no".
+ * - Timeouts and network errors: retryable. A URL the outbound guard refuses: a "no" (both as
+ *   the machinery's `providerRequest` says).
  */
 
 export interface ShopifyUserError {
@@ -35,33 +36,23 @@ export async function callShopifyAdminApi(
   variables: Record<string, unknown>,
   context: ProviderCallContext,
 ): Promise<Record<string, unknown>> {
-  let response;
-  try {
-    response = await context.outbound.request({
-      method: 'POST',
-      url: `https://${credentials.storeDomain}/admin/api/${apiVersion}/graphql.json`,
-      headers: {
-        'content-type': JSON_TYPE,
-        accept: JSON_TYPE,
-        'user-agent': USER_AGENT,
-        'x-shopify-access-token': credentials.accessToken,
-      },
-      body: JSON.stringify({ query, variables }),
-      timeoutMs: context.timeoutMs,
-      httpsOnly: true,
-    });
-  } catch (error) {
-    if (error instanceof OutboundError) {
-      const passing = error.code === 'TIMEOUT' || error.code === 'NETWORK';
-      throw new ProviderError(`Shopify could not be reached: ${error.message}`, passing);
-    }
-    throw error;
-  }
+  const response = await providerRequest(context, {
+    method: 'POST',
+    url: `https://${credentials.storeDomain}/admin/api/${apiVersion}/graphql.json`,
+    headers: {
+      'content-type': JSON_TYPE,
+      accept: JSON_TYPE,
+      'user-agent': USER_AGENT,
+      'x-shopify-access-token': credentials.accessToken,
+    },
+    body: JSON.stringify({ query, variables }),
+    httpsOnly: true,
+  });
 
-  const body = parseJson(response.body);
+  const body = jsonBodyOf(response);
   const { status } = response;
-  if (status === 429 || status >= 500) {
-    throw new ProviderError(httpMessage(status, body), true, status, retryAfterMs(response.headers['retry-after']));
+  if (isRetryableStatus(status)) {
+    throw new ProviderError(httpMessage(status, body), true, status, shopifyRetryAfterMs(response.headers));
   }
   if (status < 200 || status >= 300) throw new ProviderError(httpMessage(status, body), false, status);
   if (!isObject(body)) throw new ProviderError('Shopify answered with a body that is not JSON', false, status);
@@ -90,14 +81,6 @@ export function userErrorMessage(errors: readonly ShopifyUserError[]): string {
 
 export function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
-}
-
-function parseJson(body: Buffer): unknown {
-  try {
-    return JSON.parse(body.toString('utf8')) as unknown;
-  } catch {
-    return undefined;
-  }
 }
 
 /** The reason phrases of the response-codes page, for answers whose body says nothing. */
@@ -163,11 +146,13 @@ function throttleWaitMs(extensions: unknown): number | null {
   return Math.max(0, Math.ceil(((requested - available) / rate) * 1000));
 }
 
-/** `Retry-After` as seconds (Shopify sends `2.0`) or an HTTP date; null when absent or unreadable. */
-export function retryAfterMs(header: string | undefined, now = Date.now()): number | null {
-  if (header === undefined) return null;
-  const value = header.trim();
-  if (/^\d+(?:\.\d+)?$/.test(value)) return Math.ceil(Number(value) * 1000);
-  const date = Date.parse(value);
-  return Number.isNaN(date) || !/[a-z]/i.test(value) ? null : Math.max(0, date - now);
+/**
+ * `Retry-After` in ms. Shopify writes seconds with a fraction (`Retry-After: 2.0`, "Shopify API
+ * rate limits", https://shopify.dev/docs/api/usage/rate-limits), which the generic reader (whole
+ * seconds or an HTTP date) does not take; everything else is read as it reads it.
+ */
+export function shopifyRetryAfterMs(headers: Readonly<Record<string, string>>, now: Date = new Date()): number | null {
+  const value = headers['retry-after']?.trim();
+  if (value !== undefined && /^[0-9]{1,9}\.[0-9]{1,3}$/.test(value)) return Math.ceil(Number(value) * 1000);
+  return httpRetryAfterMs(headers, now);
 }

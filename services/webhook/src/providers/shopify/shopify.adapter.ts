@@ -6,14 +6,14 @@ import { ShopifySignatureScheme } from './shopify-signature.scheme.js';
 import { checkShopifyEvents, isSubscribedTopic, shopifyTopicOf } from './shopify-topics.js';
 
 /**
- * The Admin API version we speak unless `SHOPIFY_API_VERSION` says otherwise: the stable release
- * of October 2026. Shopify supports each version for at least twelve months
+ * The Admin API version spoken unless `SHOPIFY_API_VERSION` (the call context's `apiVersion`)
+ * says otherwise: the stable release of October 2026. Shopify supports each version for at least twelve months
  * (https://shopify.dev/docs/api/usage/versioning); the two mutations used here have not changed
  * shape across versions, so moving on is a configuration change.
  */
 export const DEFAULT_SHOPIFY_API_VERSION = '2026-10';
-/** `YYYY-MM` of a quarterly release, or `unstable`. */
-const API_VERSION = /^(?:\d{4}-(?:01|04|07|10)|unstable)$/;
+/** `YYYY-MM` of a quarterly release, or `unstable`; the webhook service's configuration checks the same at boot. */
+export const SHOPIFY_API_VERSION_PATTERN = /^(?:\d{4}-(?:01|04|07|10)|unstable)$/;
 
 /** A subscription's Shopify ids: one webhook subscription per topic, joined. */
 const ID_SEPARATOR = ',';
@@ -54,10 +54,6 @@ export class ShopifyAdapter implements ProviderAdapter<ShopifyCredentials> {
   readonly provider = 'shopify' as const;
   readonly scheme = new ShopifySignatureScheme();
 
-  constructor(private readonly apiVersion: string = DEFAULT_SHOPIFY_API_VERSION) {
-    if (!API_VERSION.test(apiVersion)) throw new RangeError(`Not a Shopify API version: "${apiVersion}"`);
-  }
-
   parseCredentials(input: unknown) {
     return parseShopifyCredentials(input);
   }
@@ -92,7 +88,7 @@ export class ShopifyAdapter implements ProviderAdapter<ShopifyCredentials> {
   }
 
   private async createOne(credentials: ShopifyCredentials, endpoint: string, topic: string, context: ProviderCallContext): Promise<string> {
-    const data = await callShopifyAdminApi(credentials, this.apiVersion, CREATE, { topic, webhookSubscription: { uri: endpoint, format: 'JSON' } }, context);
+    const data = await callShopifyAdminApi(credentials, apiVersionOf(context), CREATE, { topic, webhookSubscription: { uri: endpoint, format: 'JSON' } }, context);
     const payload = data.webhookSubscriptionCreate;
     const userErrors = userErrorsOf(payload);
     if (userErrors.length > 0) throw new ProviderError(userErrorMessage(userErrors), false);
@@ -109,7 +105,7 @@ export class ShopifyAdapter implements ProviderAdapter<ShopifyCredentials> {
    * userError "Webhook subscription does not exist" and a null `deletedWebhookSubscriptionId`.
    */
   private async deleteOne(credentials: ShopifyCredentials, id: string, context: ProviderCallContext): Promise<'removed' | 'already-gone'> {
-    const data = await callShopifyAdminApi(credentials, this.apiVersion, DELETE, { id }, context);
+    const data = await callShopifyAdminApi(credentials, apiVersionOf(context), DELETE, { id }, context);
     const payload = data.webhookSubscriptionDelete;
     const userErrors = userErrorsOf(payload);
     if (userErrors.length > 0) {
@@ -133,4 +129,11 @@ export class ShopifyAdapter implements ProviderAdapter<ShopifyCredentials> {
       }
     }
   }
+}
+
+/** The configured version; one that is not Shopify's is a "no" rather than a request to a made-up path. */
+function apiVersionOf(context: ProviderCallContext): string {
+  const version = context.apiVersion ?? DEFAULT_SHOPIFY_API_VERSION;
+  if (!SHOPIFY_API_VERSION_PATTERN.test(version)) throw new ProviderError(`Not a Shopify API version: "${version}"`, false);
+  return version;
 }

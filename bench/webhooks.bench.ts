@@ -1,0 +1,227 @@
+// Inbound webhooks benchmark (issue 18): signed deliveries accepted per second by an inbound
+// hook's public URL, POST /v1/hooks/{id}, against the async flow trigger
+// (POST /v1/orgs/{orgId}/flows/{projectId}/trigger-async with an API token) measured in the same
+// run on the same system: gateway, invocation and webhook service in one process on NATS, real
+// PostgreSQL. Both start the same run of the same flow; the hook adds the webhook service's
+// verification (a NATS request/reply: hook lookup, HMAC, dedupe insert).
+// Goals: the hook at least 90% of the async trigger's req/s, and its p99 at most 25 ms.
+//
+//   npm run build && npm run bench:webhooks -- [--duration 10] [--connections 10] ...
+//
+// bench/README.md explains what is measured and how.
+import os from 'node:os';
+import pg from 'pg';
+import { AsyncRuns } from './support/async-runs.js';
+import { openBenchDatabase } from './support/bench-database.js';
+import { logTail } from './support/child-server.js';
+import {
+  busKind,
+  COMMON_OPTION_SPECS,
+  COMMON_USAGE,
+  commonOptions,
+  formatUsage,
+  parseArgsOrExplain,
+  positiveInteger,
+  type BusKind,
+  type CommonOptions,
+} from './support/cli.js';
+import { authorizedJson, checkAnswers, setUpFlowTrigger, type Probe } from './support/console-setup.js';
+import { profileFiles, summarizeProfile } from './support/cpu-profile.js';
+import { createBenchHook, type BenchHook } from './support/hook-setup.js';
+import type { LoadTarget } from './support/load.js';
+import { PostgresBackendsCpu } from './support/postgres-cpu.js';
+import { indent, ms, percent, printComparison, throughputRatios } from './support/report.js';
+import { measured, runRounds, type Measured, type Measurement } from './support/rounds.js';
+import { hasBuild, startSystem } from './support/servers.js';
+import { runBench, type BenchSession } from './support/session.js';
+import { signDelivery, SignedDeliveries } from './support/signed-deliveries.js';
+
+const RATIO_GOAL = 0.9;
+const P99_GOAL_MS = 25;
+/** The runs benchmark's body: every call runs the flow (EVERY_MATCH), on both routes. */
+const BODY = JSON.stringify({ event: 'order.created', customerId: 'c-1', orderId: '42', enrollmentPolicy: 'EVERY_MATCH' });
+
+const USAGE = `Usage: npm run bench:webhooks -- [options]
+   or: node --import ./bench/register.mjs bench/webhooks.bench.ts [options]
+
+${formatUsage([
+  ['--connections <n>', 'concurrent connections (default 10)'],
+  ...COMMON_USAGE,
+  ['--bus <kind>', 'nats (default; NATS_URL, default nats://127.0.0.1:4222) or in-process'],
+  ['--signed <n>', 'deliveries signed ahead of each load run of the hook (default 40000)'],
+  ['--drain-timeout <s>', 'how long to wait for accepted runs after each load run (default 300)'],
+])}
+
+Database: DATABASE_URL if set, else a fresh database on BENCH_POSTGRES_ADMIN_URL
+(default postgres://postgres@127.0.0.1:5432/postgres), dropped afterwards.`;
+
+interface Options extends CommonOptions {
+  bus: BusKind;
+  signed: number;
+  drainTimeoutMs: number;
+}
+
+async function main(session: BenchSession): Promise<number> {
+  const options = parseOptions(process.argv.slice(2));
+  if (!hasBuild(options.dist)) {
+    console.error(`No build in ${options.dist}: run \`npm run build\` first.`);
+    return 2;
+  }
+  const { connections, pipelining, duration } = options.settings;
+  console.log(
+    `Webhooks benchmark: ${connections} connections, pipelining ${pipelining}, ${options.rounds} rounds x ${duration} s per target ` +
+      `after ${options.warmup} s warm-up (~${2 * options.warmup + 2 * options.rounds * duration} s of load, plus draining)`,
+  );
+  console.log(`Node ${process.version}, ${os.cpus().length} CPUs (${os.cpus()[0]?.model.trim() ?? 'unknown'}); load average ${os.loadavg().map((n) => n.toFixed(2)).join(' ')}; logs in ${session.workDir}`);
+
+  const database = await openBenchDatabase(process.env);
+  session.onCleanup('drop the database', () => database.drop());
+  const system = await startSystem(session, { bus: options.bus, profile: options.profile, dist: options.dist, databaseUrl: database.url, webhook: true });
+  console.log(`Started gateway + invocation + webhook (pid ${system.server.pid}) at ${system.server.url}; ${database.description}; bus: ${options.bus}`);
+
+  const trigger = await setUpFlowTrigger(system.server.url, system.consoleJwtSecret);
+  const hook = await createBenchHook(system.server.url, system.consoleJwtSecret, trigger);
+  const asyncUrl = `${system.server.url}${trigger.path}-async`;
+  console.log('Route checks:');
+  console.log(indent(await checkAnswers(probes(asyncUrl, trigger.token, hook))));
+
+  const runs = await AsyncRuns.open(database.url);
+  session.onCleanup('close the run watcher', () => runs.close());
+  const databaseCpu = await PostgresBackendsCpu.open(database.url, [runs.backendPid]);
+  session.onCleanup('close the database CPU meter', () => databaseCpu.close());
+  await runs.waitUntilDone(options.drainTimeoutMs);
+
+  const deliveries = new SignedDeliveries(hook.secret, BODY, options.signed);
+  console.log(`signed ${options.signed} deliveries in ${deliveries.refill().toFixed(2)} s`);
+  // 202s of the hook over every load run, warm-up included, to compare with what was recorded.
+  let hookAccepted = 0;
+  const drain = async (measurement: Measurement, refill: boolean): Promise<string> => {
+    const drained = await runs.waitUntilDone(options.drainTimeoutMs);
+    const signing = refill ? `; signed the next ${options.signed} in ${deliveries.refill().toFixed(2)} s` : '';
+    return (
+      `backlog: ${drained.before.open} runs open when the load stopped; ` +
+      (drained.done ? `all finished ${drained.seconds.toFixed(1)} s later` : `${drained.after.open} STILL OPEN after ${drained.seconds.toFixed(0)} s`) +
+      ` (${measurement.summary.expected} accepted)${signing}`
+    );
+  };
+  const asyncTarget: LoadTarget = { label: 'async trigger (POST trigger-async)', url: asyncUrl, method: 'POST', headers: authorizedJson(trigger), body: BODY, expectedStatus: 202 };
+  const hookTarget: LoadTarget = {
+    label: 'inbound hook (POST /v1/hooks/{id})',
+    url: hook.url,
+    method: 'POST',
+    headers: { 'content-type': 'application/json' },
+    body: BODY,
+    expectedStatus: 202,
+    nextRequest: () => deliveries.next(),
+  };
+  const entries: [Measured, Measured] = [
+    measured(asyncTarget, system.server, { database: databaseCpu, afterLoad: (measurement) => drain(measurement, false) }),
+    measured(hookTarget, system.server, {
+      database: databaseCpu,
+      afterLoad: (measurement) => {
+        hookAccepted += measurement.summary.expected;
+        return drain(measurement, true);
+      },
+    }),
+  ];
+  await runRounds(entries, options.settings, options.rounds, options.warmup);
+
+  console.log(`\nInbound hook vs async trigger, ${connections} connections, ${options.rounds} rounds:`);
+  const { subject, clean } = printComparison(entries);
+  const { ratio, perRound, cpuRatio } = throughputRatios(entries);
+  console.log(`ratio per round: ${perRound.map(percent).join(', ')}; CPU per request, async trigger / hook: ${percent(cpuRatio)}`);
+  if (deliveries.signedDuringLoad > 0) console.log(`note: ${deliveries.signedDuringLoad} deliveries were signed during a load run (raise --signed)`);
+
+  const final = await runs.counts();
+  const recorded = await recordedDeliveries(database.url, hook.id);
+  // The probes accepted one delivery (its repeat was refused as such). A load run stops with up to
+  // connections x pipelining requests in flight, which the system may still accept unseen.
+  const unseen = connections * pipelining * (1 + options.rounds);
+  const deliveriesOk = recorded.runs === recorded.deliveryIds && recorded.runs >= hookAccepted + 1 && recorded.runs <= hookAccepted + 1 + unseen;
+  const runsOk = final.failed === 0 && final.other === 0 && final.open === 0;
+  console.log('\nResults');
+  const results = [
+    { line: `inbound hook ${percent(ratio)} of the async trigger's req/s (goal >= ${percent(RATIO_GOAL)})`, met: ratio >= RATIO_GOAL },
+    { line: `inbound hook p99 ${ms(subject.latencyMs.p99)} ms (goal <= ${P99_GOAL_MS} ms)`, met: subject.latencyMs.p99 <= P99_GOAL_MS },
+  ];
+  for (const result of results) console.log(`  ${result.line}: ${result.met ? 'PASS' : 'MISS'}`);
+  console.log(`  async runs at the end: ${final.succeeded} succeeded, ${final.failed} failed, ${final.open} queued or running, ${final.other} other`);
+  console.log(
+    `  hook deliveries: ${hookAccepted + 1} answered 202, ${recorded.runs} runs with a hook's key and ${recorded.deliveryIds} delivery ids recorded ` +
+      `(at most ${unseen} more than the 202s: requests in flight when a load run stopped)`,
+  );
+
+  const valid = clean && runsOk && deliveriesOk;
+  if (!valid) {
+    const why = !clean
+      ? 'some answers had another status or failed (see "other" above).'
+      : !runsOk
+        ? 'not every accepted run succeeded in time.'
+        : 'the webhook runs or delivery ids recorded do not match the 202s answered.';
+    console.log(`\nINVALID: ${why}`);
+    console.log(`system log (end):\n${indent(logTail(system.server.logFile))}`);
+  }
+  await session.finish({ clean: valid, keepWork: options.profile });
+  if (options.profile) {
+    for (const file of profileFiles(system.profileDir)) {
+      console.log(`\nCPU profile of the system: ${file}`);
+      console.log(`async trigger rounds:\n${indent(summarizeProfile(file, entries[0].windows))}`);
+      console.log(`inbound hook rounds:\n${indent(summarizeProfile(file, entries[1].windows))}`);
+    }
+  }
+  return valid ? 0 : 1;
+}
+
+/** Before any load: each route refuses what it must and accepts what the load will send. */
+function probes(asyncUrl: string, token: string, hook: BenchHook): Probe[] {
+  const json = { 'content-type': 'application/json' };
+  const now = Math.floor(Date.now() / 1000);
+  const once = signDelivery(hook.secret, BODY, now, 'bench-probe-1');
+  const queued = (body: unknown) =>
+    typeof body === 'object' && body !== null && (body as Record<string, unknown>).status === 'QUEUED' ? undefined : 'expected a QUEUED run';
+  return [
+    { what: 'async trigger, no token', url: asyncUrl, headers: json, body: BODY, expectedStatus: 401 },
+    { what: 'async trigger', url: asyncUrl, headers: { ...json, authorization: `Bearer ${token}` }, body: BODY, expectedStatus: 202, checkBody: queued },
+    { what: 'hook, unsigned', url: hook.url, headers: json, body: BODY, expectedStatus: 401 },
+    { what: 'hook, signed with another secret', url: hook.url, headers: signDelivery(`${hook.secret}x`, BODY, now, 'bench-probe-0').headers, body: BODY, expectedStatus: 401 },
+    { what: 'hook, signed', url: hook.url, headers: once.headers, body: BODY, expectedStatus: 202, checkBody: queued },
+    { what: 'hook, the same delivery again', url: hook.url, headers: once.headers, body: BODY, expectedStatus: 409 },
+  ];
+}
+
+/** Runs started with a hook delivery's key (invocation schema) and delivery ids (webhook schema) of the hook. */
+async function recordedDeliveries(databaseUrl: string, hookId: string): Promise<{ runs: number; deliveryIds: number }> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  await client.connect();
+  try {
+    const runs = await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM invocation.idempotency_keys WHERE key LIKE 'hook:%'`);
+    const ids = await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM webhook.hook_deliveries WHERE hook_id = $1`, [hookId]);
+    return { runs: runs.rows[0]?.n ?? 0, deliveryIds: ids.rows[0]?.n ?? 0 };
+  } finally {
+    await client.end();
+  }
+}
+
+function parseOptions(argv: string[]): Options {
+  const { values } = parseArgsOrExplain({
+    args: argv,
+    options: {
+      ...COMMON_OPTION_SPECS,
+      bus: { type: 'string', default: 'nats' },
+      signed: { type: 'string', default: '40000' },
+      'drain-timeout': { type: 'string', default: '300' },
+    },
+  });
+  if (values.help) {
+    console.log(USAGE);
+    process.exit(0);
+  }
+  return {
+    ...commonOptions(values),
+    bus: busKind(values.bus),
+    signed: positiveInteger('--signed', values.signed),
+    drainTimeoutMs: positiveInteger('--drain-timeout', values['drain-timeout']) * 1000,
+  };
+}
+
+await runBench(USAGE, main);
