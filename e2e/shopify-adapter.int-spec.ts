@@ -181,7 +181,7 @@ describe('Shopify adapter against the Shopify fake', () => {
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     const to = `http://127.0.0.1:${(receiver.address() as AddressInfo).port}/hook`;
     try {
-      const sent = await fake.deliver({ to, topic: 'orders/create', payload: { id: 820982911946154508, total_price: '254.98' } });
+      const sent = await fake.deliver({ to, topic: 'orders/create', payload: { id: 450789469, total_price: '254.98' } });
       await fake.deliver({ to, topic: 'orders/create', payload: { id: 1 }, signWith: 'another-secret' });
       const [good, forged] = received.map(({ headers, body }) => ({
         rawBody: body,

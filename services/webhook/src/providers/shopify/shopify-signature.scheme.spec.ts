@@ -3,7 +3,7 @@ import type { IncomingDelivery } from '../../deliveries/delivery-scheme.js';
 import { ShopifySignatureScheme } from './shopify-signature.scheme.js';
 
 const SECRET = 'shopify-app-client-secret';
-const BODY = '{"id":820982911946154508,"email":"jon@example.com","total_price":"254.98"}';
+const BODY = '{"id":450789469,"email":"jon@example.com","total_price":"254.98"}';
 
 function delivery(headers: Record<string, string>, body: string | Buffer = BODY): IncomingDelivery {
   return { rawBody: typeof body === 'string' ? Buffer.from(body, 'utf8') : body, headers, receivedAt: new Date() };
