@@ -2,13 +2,20 @@ import type { DynamicModule, Type } from '@nestjs/common';
 import { SpanKind } from '@opentelemetry/api';
 import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
 import { callbackService } from '@runline/callback-service';
-import { CALLBACK_COMMAND_SUBJECTS, INVOCATION_COMMAND_SUBJECTS, INVOCATION_REQUEST_SUBJECTS } from '@runline/contracts';
+import {
+  CALLBACK_COMMAND_SUBJECTS,
+  INVOCATION_COMMAND_SUBJECTS,
+  INVOCATION_REQUEST_SUBJECTS,
+  SCHEDULER_COMMAND_SUBJECTS,
+  SCHEDULER_EVENT_SUBJECTS,
+} from '@runline/contracts';
 import { gatewayService } from '@runline/gateway-service';
 import { invocationService } from '@runline/invocation-service';
 import { SERVICE_ATTRIBUTE, startTracing, type Tracing } from '@runline/observability';
 import { OutboundGuard } from '@runline/outbound';
 import { pollingService } from '@runline/polling-service';
 import type { ServiceDefinition } from '@runline/runtime';
+import { schedulerService } from '@runline/scheduler-service';
 import { HttpClient, startTestSystem, type TestSystem } from '@runline/testing';
 import { createPublishedProject, issueToken, type ProjectFixture } from './gateway-fixtures.js';
 import { selfSignedCertificate, startHttpsReceiver, type HttpsReceiver, type TestCertificate } from './support/https-receiver.js';
@@ -78,7 +85,7 @@ describe('one trace from the HTTP request to the callback receiver', () => {
       return { status: 200, body: { ok: true } };
     });
     pollEndpoint = await PollingEndpoint.start();
-    system = await startTestSystem([gatewayService, invocationService, callbackTrusting(certificate), pollingService], {
+    system = await startTestSystem([gatewayService, invocationService, callbackTrusting(certificate), pollingService, schedulerService], {
       environment: { OUTBOUND_ALLOWED_CIDRS: '127.0.0.0/8', ACCESS_CACHE_TTL_MS: '0' },
     });
     http = new HttpClient(system.url('gateway'));
@@ -149,6 +156,35 @@ describe('one trace from the HTTP request to the callback receiver', () => {
       ['invocation', 'POST'],
     ]);
     expect(nodeSpan.attributes['http.response.status_code']).toBe(200);
+  });
+
+  it('runs a scheduled run in the trace of the request that scheduled it (the job carries it)', async () => {
+    const traceId = 'a1b2c3d4e5f60718293a4b5c6d7e8f90';
+    const before = nodeTraceparents.length;
+    const answer = await http.post<InvocationBody>(
+      `/v1/orgs/${automation.orgId}/automations/${automation.projectId}/trigger-async`,
+      { payload: { orderId: 'o-later' }, delaySeconds: 1 },
+      { bearer: automationToken, headers: { traceparent: `00-${traceId}-${CALLER_SPAN_ID}-01` } },
+    );
+    expect(answer.status).toBe(202);
+    expect(answer.body.status).toBe('SCHEDULED');
+    await eventually('the scheduled run', async () => (nodeTraceparents.length > before ? true : undefined), 15_000);
+    const atNode = parseTraceparent(nodeTraceparents[before]);
+    expect(atNode.traceId).toBe(traceId);
+
+    const spans = await eventually('the scheduled trace, linked', async () => {
+      const found = spansOf(traceId);
+      return found.some((span) => span.spanContext().spanId === atNode.spanId) && orphansOf(found, CALLER_SPAN_ID).length === 0 ? found : undefined;
+    });
+    const nodeSpan = spans.find((span) => span.spanContext().spanId === atNode.spanId)!;
+    expect(ancestry(nodeSpan, spans).map((span) => [serviceOf(span), span.name])).toEqual([
+      ['gateway', 'POST /v1/orgs/:orgId/automations/:projectId/trigger-async'],
+      ['invocation', `${INVOCATION_REQUEST_SUBJECTS.START_INVOCATION} process`],
+      ['scheduler', `${SCHEDULER_COMMAND_SUBJECTS.SCHEDULE_JOB} process`],
+      ['invocation', `${SCHEDULER_EVENT_SUBJECTS.SCHEDULED_JOB_FIRED} process`],
+      ['invocation', 'run'],
+      ['invocation', 'POST'],
+    ]);
   });
 
   it('starts a new trace for a request without traceparent', async () => {
