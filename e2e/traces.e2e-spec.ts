@@ -44,7 +44,7 @@ function callbackTrusting(certificate: TestCertificate): ServiceDefinition {
   return { ...callbackService, module };
 }
 
-describe('one trace from the HTTP request to the callback receiver', () => {
+describe.each(['jetstream', 'in-process'] as const)('one trace from the HTTP request to the callback receiver (%s bus)', (bus) => {
   const exporter = new InMemorySpanExporter();
   let tracing: Tracing;
   let system: TestSystem;
@@ -86,6 +86,7 @@ describe('one trace from the HTTP request to the callback receiver', () => {
     });
     pollEndpoint = await PollingEndpoint.start();
     system = await startTestSystem([gatewayService, invocationService, callbackTrusting(certificate), pollingService, schedulerService], {
+      bus,
       environment: { OUTBOUND_ALLOWED_CIDRS: '127.0.0.0/8', ACCESS_CACHE_TTL_MS: '0' },
     });
     http = new HttpClient(system.url('gateway'));

@@ -66,7 +66,7 @@ export function startTracing(options: TracingOptions): Tracing {
   const environment = options.environment ?? process.env;
   const processors: SpanProcessor[] = [];
   if (options.exporter) processors.push(new SimpleSpanProcessor(options.exporter));
-  if (environment.OTEL_EXPORTER_OTLP_ENDPOINT) processors.push(new BatchSpanProcessor(new OTLPTraceExporter()));
+  if (environment.OTEL_EXPORTER_OTLP_ENDPOINT) processors.push(new BatchSpanProcessor(new OTLPTraceExporter({ url: tracesUrl(environment) })));
   // Only when spans are exported: then every span says which service made it.
   if (processors.length > 0) processors.unshift(new ServiceAttributeProcessor());
   const provider = new NodeTracerProvider({
@@ -88,6 +88,13 @@ export function startTracing(options: TracingOptions): Tracing {
   };
   active = handle;
   return handle;
+}
+
+/** Where spans go, as the OTLP specification derives it: the traces endpoint, else `<endpoint>/v1/traces`. */
+function tracesUrl(environment: NodeJS.ProcessEnv): string {
+  const traces = environment.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT;
+  if (traces) return traces;
+  return `${(environment.OTEL_EXPORTER_OTLP_ENDPOINT ?? '').replace(/\/+$/, '')}/v1/traces`;
 }
 
 /** The W3C `traceparent` of the active span, or undefined outside any span (or with tracing off). */
