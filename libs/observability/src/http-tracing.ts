@@ -15,8 +15,8 @@ const serverSpans = new WeakMap<IncomingMessage, Span>();
  * and everything the route does after it stay in the span.
  */
 export function tracedServerFactory(service: string) {
-  return (handler: (req: IncomingMessage, res: ServerResponse) => void): http.Server =>
-    http.createServer((req, res) => {
+  return (handler: (req: IncomingMessage, res: ServerResponse) => void, options: ServerTimeouts = {}): http.Server =>
+    withFastifyTimeouts(options, http.createServer((req, res) => {
       if (UNTRACED_PATH.test(req.url ?? '/')) {
         handler(req, res);
         return;
@@ -38,7 +38,25 @@ export function tracedServerFactory(service: string) {
       context.bind(active, req);
       context.bind(active, res);
       context.with(active, () => handler(req, res));
-    });
+    }));
+}
+
+/** The server options Fastify applies to a server it makes itself; a `serverFactory` must apply them. */
+interface ServerTimeouts {
+  keepAliveTimeout?: number;
+  requestTimeout?: number;
+  connectionTimeout?: number;
+  maxRequestsPerSocket?: number | null;
+}
+
+// As fastify's getServerInstance does, so a traced server keeps Fastify's timeouts (72 s
+// keep-alive rather than Node's 5 s, which a load balancer's idle timeout would outlast).
+function withFastifyTimeouts(options: ServerTimeouts, server: http.Server): http.Server {
+  if (options.keepAliveTimeout !== undefined) server.keepAliveTimeout = options.keepAliveTimeout;
+  if (options.requestTimeout !== undefined) server.requestTimeout = options.requestTimeout;
+  if (options.connectionTimeout !== undefined) server.setTimeout(options.connectionTimeout);
+  if (options.maxRequestsPerSocket) server.maxRequestsPerSocket = options.maxRequestsPerSocket;
+  return server;
 }
 
 /** Names the request's span after its matched route (`POST /v1/...`), once the route is known. */
