@@ -19,11 +19,13 @@ const fromBuild = <T>(name: string): Promise<T> =>
   import(pathToFileURL(path.join(dist, 'node_modules', name, 'index.js')).href) as Promise<T>;
 const { migrateServices, startService } = await fromBuild<typeof import('@runline/runtime')>('@runline/runtime');
 const { InProcessBus, JetStreamBus } = await fromBuild<typeof import('@runline/bus')>('@runline/bus');
-const { createLogger } = await fromBuild<typeof import('@runline/observability')>('@runline/observability');
+const { createLogger, startTracing } = await fromBuild<typeof import('@runline/observability')>('@runline/observability');
 const { gatewayService } = await fromBuild<typeof import('@runline/gateway-service')>('@runline/gateway-service');
 const { invocationService } = await fromBuild<typeof import('@runline/invocation-service')>('@runline/invocation-service');
 const extra = process.env.BENCH_WEBHOOK === 'on' ? [(await fromBuild<typeof import('@runline/webhook-service')>('@runline/webhook-service')).webhookService] : [];
 
+// As the launcher does: one tracer provider (spans made, exported only with an OTLP endpoint).
+const tracing = startTracing({ serviceName: 'runline-bench' });
 const logger = createLogger({ service: 'bench-system' });
 await migrateServices([gatewayService, invocationService, ...extra], databaseUrl, logger);
 const bus =
@@ -44,6 +46,7 @@ async function stop(): Promise<void> {
   stopping = true;
   for (const service of services.reverse()) await service.stop();
   await bus.close();
+  await tracing.shutdown();
   // A normal exit, so `--cpu-prof` writes its profile.
   process.exit(0);
 }

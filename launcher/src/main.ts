@@ -1,7 +1,7 @@
 import path from 'node:path';
 import { InProcessBus, JetStreamBus, type Bus } from '@runline/bus';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '@runline/db';
-import { createLogger } from '@runline/observability';
+import { createLogger, startTracing } from '@runline/observability';
 import { loadConfig, migrateServices, startService, type RunningService } from '@runline/runtime';
 import { startBanner } from './banner.js';
 import { seedDemo } from './demo-seed.js';
@@ -21,6 +21,8 @@ try {
   process.exit(1);
 }
 
+// One tracer provider for the process; every service's spans name it in `runline.service`.
+const tracing = startTracing({ serviceName: 'runline' });
 const dataDir = path.resolve(config.RUNLINE_DATA_DIR);
 const running: RunningService[] = [];
 let embeddedPostgres: EmbeddedPostgres | undefined;
@@ -84,6 +86,7 @@ async function stop(signal: string): Promise<void> {
   for (const service of running.reverse()) await service.stop().catch((error) => logger.error({ err: error }, 'stop failed'));
   await bus?.close().catch((error) => logger.error({ err: error }, 'bus close failed'));
   await embeddedPostgres?.stop().catch((error) => logger.error({ err: error }, 'PostgreSQL stop failed'));
+  await tracing.shutdown().catch((error) => logger.error({ err: error }, 'trace export failed'));
   process.exit(0);
 }
 

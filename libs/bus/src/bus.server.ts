@@ -1,7 +1,9 @@
 import { Logger } from '@nestjs/common';
 import { Server, type CustomTransportStrategy } from '@nestjs/microservices';
 import { isObservable, lastValueFrom } from 'rxjs';
+import { trace, SpanStatusCode } from '@opentelemetry/api';
 import { errorMessage } from './bus-logger.js';
+import { inMessageSpan, receivedContext } from './bus-tracing.js';
 import { BusContext } from './bus.context.js';
 import type { Bus, DeliveredMessage, DurableSubscriptionSpec, StreamSpec, Subscription } from './bus.js';
 import { assertName, assertSubject, subjectCovers } from './subject-rules.js';
@@ -145,18 +147,23 @@ export class BusServer extends Server implements CustomTransportStrategy {
       return;
     }
     const context = new BusContext([message.subject, message.headers ?? {}, message]);
-    try {
-      await this.withProcessingHooks(context, async () => {
-        const result: unknown = await handler(input, context);
-        if (isObservable(result)) await lastValueFrom(result, { defaultValue: undefined });
-      });
-    } catch (err) {
-      this.logger.warn(
-        `handler of ${message.subject} failed on message ${message.id} (delivery ${message.deliveryCount}): ${errorMessage(err)}`,
-      );
-      // Backing off keeps a passing outage (a database restart) from using up every delivery at once.
-      await message.nak(retryDelay(this.options.retryBaseDelayMs ?? 250, message.deliveryCount));
-    }
+    const parent = receivedContext(message.headers ?? {}, traceparentOf(input));
+    const span = { service: this.options.service, subject: message.subject, kind: 'event' as const, messageId: message.id };
+    await inMessageSpan(parent, span, async () => {
+      try {
+        await this.withProcessingHooks(context, async () => {
+          const result: unknown = await handler(input, context);
+          if (isObservable(result)) await lastValueFrom(result, { defaultValue: undefined });
+        });
+      } catch (err) {
+        trace.getActiveSpan()?.setStatus({ code: SpanStatusCode.ERROR, message: errorMessage(err) });
+        this.logger.warn(
+          `handler of ${message.subject} failed on message ${message.id} (delivery ${message.deliveryCount}): ${errorMessage(err)}`,
+        );
+        // Backing off keeps a passing outage (a database restart) from using up every delivery at once.
+        await message.nak(retryDelay(this.options.retryBaseDelayMs ?? 250, message.deliveryCount));
+      }
+    });
   }
 
   private async onRequest(pattern: string, data: Uint8Array, headers: Record<string, string>): Promise<Uint8Array> {
@@ -164,11 +171,13 @@ export class BusServer extends Server implements CustomTransportStrategy {
     if (!handler) throw new Error(`no handler for ${pattern}`);
     const context = new BusContext([pattern, headers, undefined]);
     let value: unknown;
-    await this.withProcessingHooks(context, async () => {
-      value = await lastValueFrom(this.transformToObservable(await handler(data, context)), {
-        defaultValue: undefined,
-      });
-    });
+    await inMessageSpan(receivedContext(headers, undefined), { service: this.options.service, subject: pattern, kind: 'request' }, () =>
+      this.withProcessingHooks(context, async () => {
+        value = await lastValueFrom(this.transformToObservable(await handler(data, context)), {
+          defaultValue: undefined,
+        });
+      }),
+    );
     return this.encode(value);
   }
 
@@ -201,6 +210,12 @@ export class BusServer extends Server implements CustomTransportStrategy {
 }
 
 const MAX_RETRY_DELAY_MS = 30_000;
+
+/** An envelope's `traceparent` field (what the codec decoded), for a message that came without the header. */
+function traceparentOf(input: unknown): string | undefined {
+  const field = typeof input === 'object' && input !== null ? (input as { traceparent?: unknown }).traceparent : undefined;
+  return typeof field === 'string' && field !== '' ? field : undefined;
+}
 
 function retryDelay(baseMs: number, deliveryCount: number): number {
   return Math.min(MAX_RETRY_DELAY_MS, baseMs * 2 ** Math.max(0, deliveryCount - 1));

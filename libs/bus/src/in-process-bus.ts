@@ -13,6 +13,7 @@ import {
   type StreamSpec,
   type Subscription,
 } from './bus.js';
+import { withTraceHeaders } from './bus-tracing.js';
 import { runHandler, type Settle } from './settlement.js';
 import { assertHeaders, assertName, assertSubject, subjectMatches, subjectsOverlap } from './subject-rules.js';
 
@@ -347,7 +348,7 @@ export class InProcessBus implements Bus {
     if (!message.id) throw new Error('a published message needs an id');
     const stream = [...this.streams.values()].find((candidate) => candidate.captures(message.subject));
     if (!stream) throw new Error(`no stream captures subject ${message.subject}`);
-    if (stream.append(message)) {
+    if (stream.append({ ...message, headers: withTraceHeaders(message.headers) })) {
       for (const consumer of stream.consumers.values()) consumer.wake();
     }
   }
@@ -418,7 +419,7 @@ export class InProcessBus implements Bus {
       for (const members of groups.values()) {
         const chosen = members.reduce((a, b) => (b.lastServed < a.lastServed ? b : a));
         chosen.lastServed = ++this.servedCounter;
-        chosen.handle(data.slice(), { ...options.headers }).then(
+        chosen.handle(data.slice(), { ...withTraceHeaders(options.headers) }).then(
           (reply) => answer(() => resolve(reply.slice())),
           (err: unknown) => answer(() => reject(new BusRemoteError(subject, errorMessage(err)))),
         );

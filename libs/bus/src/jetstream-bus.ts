@@ -39,6 +39,7 @@ import {
   type StreamSpec,
   type Subscription,
 } from './bus.js';
+import { withTraceHeaders } from './bus-tracing.js';
 import { runHandler } from './settlement.js';
 import { assertHeaders, assertName, assertSubject } from './subject-rules.js';
 
@@ -206,7 +207,7 @@ export class JetStreamBus implements Bus {
     try {
       await this.js.publish(this.wireSubject(message.subject), message.data, {
         msgID: message.id,
-        headers: toNatsHeaders(message.headers),
+        headers: toNatsHeaders(withTraceHeaders(message.headers)),
       });
     } catch (err) {
       // The client reports "no responders" as JetStream not being enabled; connect() already
@@ -253,7 +254,7 @@ export class JetStreamBus implements Bus {
     try {
       reply = await this.nc.request(this.wireSubject(subject), data, {
         timeout: options.timeoutMs,
-        headers: toNatsHeaders(options.headers),
+        headers: toNatsHeaders(withTraceHeaders(options.headers)),
       });
     } catch (err) {
       if (err instanceof errors.TimeoutError) throw new BusTimeoutError(subject, options.timeoutMs);

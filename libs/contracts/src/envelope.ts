@@ -10,6 +10,7 @@
 import { randomUUID } from 'node:crypto';
 import { create, fromBinary, toBinary } from '@bufbuild/protobuf';
 import { timestampFromDate } from '@bufbuild/protobuf/wkt';
+import { isSpanContextValid, trace } from '@opentelemetry/api';
 import { type Envelope, EnvelopeSchema } from './gen/runline/common/v1/envelope_pb.js';
 import {
   type EventPayload,
@@ -47,7 +48,7 @@ export interface NewEnvelopeInput<T extends EventType> {
   correlationId?: string;
   /** Id of the message that caused this one; see `causedBy`. */
   causationId?: string;
-  /** W3C `traceparent` of the current operation. */
+  /** W3C `traceparent` of the current operation; defaults to the active span's (none without one). */
   traceparent?: string;
   /** When the state change happened; defaults to now. */
   occurredAt?: Date;
@@ -55,9 +56,25 @@ export interface NewEnvelopeInput<T extends EventType> {
   id?: string;
 }
 
-/** The chain fields for a message caused by `cause`: same correlation, cause's id, same trace. */
+/**
+ * The chain fields for a message caused by `cause`: same correlation, cause's id, same trace.
+ * The trace is the active span's when there is one (the consumer's span, itself continuing
+ * `cause`), so the new message's parent is the work that sent it; else `cause`'s own.
+ */
 export function causedBy(cause: Envelope): Pick<NewEnvelopeInput<EventType>, 'correlationId' | 'causationId' | 'traceparent'> {
-  return { correlationId: cause.correlationId || cause.id, causationId: cause.id, traceparent: cause.traceparent };
+  return { correlationId: cause.correlationId || cause.id, causationId: cause.id, traceparent: activeTraceparent() ?? cause.traceparent };
+}
+
+/**
+ * The active span's W3C `traceparent`, or undefined. `@opentelemetry/api` alone: without a
+ * registered tracer provider there is never an active span, so envelopes carry none.
+ */
+export function activeTraceparent(): string | undefined {
+  const span = trace.getActiveSpan();
+  if (!span) return undefined;
+  const { traceId, spanId, traceFlags } = span.spanContext();
+  if (!isSpanContextValid(span.spanContext())) return undefined;
+  return `00-${traceId}-${spanId}-0${(traceFlags & 1).toString(16)}`;
 }
 
 /** A new envelope around `payload`, with a random UUID id unless `input.id` is given. */
@@ -78,7 +95,7 @@ export function newEnvelope<T extends EventType>(input: NewEnvelopeInput<T>): En
     invocationId: input.invocationId ?? '',
     correlationId: input.correlationId ?? id,
     causationId: input.causationId ?? '',
-    traceparent: input.traceparent ?? '',
+    traceparent: input.traceparent ?? activeTraceparent() ?? '',
     payload: toBinary(schema, input.payload),
   });
 }
@@ -149,11 +166,17 @@ export interface WireMessage {
   id: string;
   subject: string;
   data: Uint8Array;
+  headers?: Record<string, string>;
 }
 
+/**
+ * The envelope's `traceparent` also goes in the `traceparent` header: the outbox row keeps it,
+ * and the bus continues a trace from headers whatever the payload is.
+ */
 export function toBusMessage(envelope: Envelope): WireMessage {
   const { subject } = eventRegistration(envelope.type);
-  return { id: envelope.id, subject, data: encodeEnvelope(envelope) };
+  const data = encodeEnvelope(envelope);
+  return envelope.traceparent ? { id: envelope.id, subject, data, headers: { traceparent: envelope.traceparent } } : { id: envelope.id, subject, data };
 }
 
 /** Converts between envelopes and bus bytes; `decode` validates. */

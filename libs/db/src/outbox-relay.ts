@@ -1,3 +1,4 @@
+import { context, ROOT_CONTEXT } from '@opentelemetry/api';
 import type { DataSource } from 'typeorm';
 import type { Bus, BusMessage } from '@runline/bus';
 import { claimUnpublished, markPublished, prunePublished, recordPublishFailure } from './outbox.repository.js';
@@ -188,11 +189,20 @@ export class OutboxRelay {
    * on its connection), and marks the ones before the first failure. After a failure the rest
    * are left to a claim pass, which publishes them in sequence order and records the error.
    */
+  /**
+   * A row's trace is the one in its headers (the envelope's `traceparent`, stamped when it was
+   * written), never the context of whichever commit woke the relay: that would put rows of
+   * other transactions into its trace.
+   */
+  private publish(message: BusMessage): Promise<void> {
+    return context.with(ROOT_CONTEXT, () => this.bus.publish(message));
+  }
+
   private async drainDirect(): Promise<void> {
     while (this.direct.length > 0) {
       const round = this.direct;
       this.direct = [];
-      const outcomes = await Promise.allSettled(round.map((message) => this.bus.publish(message)));
+      const outcomes = await Promise.allSettled(round.map((message) => this.publish(message)));
       const failedAt = outcomes.findIndex((outcome) => outcome.status === 'rejected');
       const sent = failedAt === -1 ? round : round.slice(0, failedAt);
       this.queueMark(sent.map((message) => message.id));
@@ -281,7 +291,7 @@ export class OutboxRelay {
         let failed = false;
         for (const row of rows) {
           try {
-            await this.bus.publish({ id: row.id, subject: row.subject, data: row.data, headers: row.headers });
+            await this.publish({ id: row.id, subject: row.subject, data: row.data, headers: row.headers });
             published.push(row.id);
           } catch (error) {
             failed = true;

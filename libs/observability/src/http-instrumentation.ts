@@ -3,6 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { Counter, Histogram, type Registry } from 'prom-client';
+import { nameServerSpan } from './http-tracing.js';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
 
@@ -35,6 +36,7 @@ export function instrumentHttp(fastify: FastifyInstance, options: { registry: Re
 
   fastify.addHook('onRequest', (request, reply, done) => {
     reply.header(REQUEST_ID_HEADER, request.id);
+    nameServerSpan(request.raw, request.routeOptions.url);
     done();
   });
   fastify.addHook('onResponse', (request, reply, done) => {

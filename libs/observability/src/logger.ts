@@ -1,5 +1,6 @@
 import type { LoggerService } from '@nestjs/common';
 import { pino, type Logger } from 'pino';
+import { traceFields } from './tracing.js';
 
 export type { Logger } from 'pino';
 
@@ -35,12 +36,14 @@ export interface LoggerOptions {
   destination?: NodeJS.WritableStream;
 }
 
-/** A JSON logger for one service, with secret redaction built in. */
+/** A JSON logger for one service, with secret redaction built in and the active trace's ids on each line. */
 export function createLogger({ service, level, destination }: LoggerOptions): Logger {
   const options = {
     level: level ?? process.env.LOG_LEVEL ?? 'info',
     base: { service },
     redact: { paths: REDACTED_PATHS, censor: '[REDACTED]' },
+    // A line written inside a span names its trace: `traceId`, `spanId`.
+    mixin: traceFields,
   };
   return destination ? pino(options, destination) : pino(options);
 }

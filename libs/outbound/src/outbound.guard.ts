@@ -4,6 +4,7 @@ import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { isInRanges, parseAllowedCidrs, refusalReason, type AllowedCidr } from './address.policy.js';
 import { OutboundError, OutboundRefusedError } from './outbound.error.js';
+import { inClientSpan } from './outbound-tracing.js';
 
 /** One outbound HTTP request. */
 export interface OutboundRequest {
@@ -124,10 +125,12 @@ export class OutboundGuard {
     const body = req.body === undefined ? undefined : toBuffer(req.body);
     const headers = outgoingHeaders(req.headers ?? {}, body);
 
-    return withDeadline(timeoutMs, req.signal, async (signal) => {
-      const target = await this.vet(req.url, req.httpsOnly ?? false, signal);
-      return this.send(target, { method, headers, body }, maxBytes, signal);
-    });
+    return inClientSpan(method, req.url, headers, () =>
+      withDeadline(timeoutMs, req.signal, async (signal) => {
+        const target = await this.vet(req.url, req.httpsOnly ?? false, signal);
+        return this.send(target, { method, headers, body }, maxBytes, signal);
+      }),
+    );
   }
 
   private async vet(rawUrl: string, httpsOnly: boolean, signal: AbortSignal): Promise<VettedTarget> {

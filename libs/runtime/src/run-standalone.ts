@@ -1,6 +1,6 @@
 import { IsIn, IsNotEmpty, IsOptional, IsString } from 'class-validator';
 import { JetStreamBus } from '@runline/bus';
-import { createLogger } from '@runline/observability';
+import { createLogger, startTracing } from '@runline/observability';
 import { IsBusPrefix, IsCidrList, IsNatsUrl, IsPort, IsPostgresUrl, loadConfig } from './config.js';
 import type { ServiceDefinition } from './service-definition.js';
 import { migrateServices, startService } from './start-service.js';
@@ -57,6 +57,8 @@ export async function runStandalone(definition: ServiceDefinition, argv = proces
     if (argv[0] === 'migrate') return;
   }
 
+  // Before the bus and the services, so everything they do can be traced.
+  const tracing = startTracing({ serviceName: definition.name });
   const bus = await JetStreamBus.connect({ url: config.NATS_URL, prefix: config.BUS_PREFIX ?? '', name: definition.name });
   let service: Awaited<ReturnType<typeof startService>>;
   try {
@@ -81,6 +83,7 @@ export async function runStandalone(definition: ServiceDefinition, argv = proces
     try {
       await service.stop();
       await bus.close();
+      await tracing.shutdown();
       process.exit(0);
     } catch (error) {
       logger.error({ err: error }, 'unclean shutdown');

@@ -6,7 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { BusServer, type Bus } from '@runline/bus';
 import { envelopeCodec, STREAMS } from '@runline/contracts';
 import { assertMigrated, createServiceDataSource, InboxPruner, migrate, OutboxRelay, prometheusOutboxMetrics, TransactionRunner } from '@runline/db';
-import { createLogger, createMetricsRegistry, instrumentHttp, NestPinoLogger, requestIdFor, type Logger } from '@runline/observability';
+import { createLogger, createMetricsRegistry, instrumentHttp, NestPinoLogger, requestIdFor, tracedServerFactory, type Logger } from '@runline/observability';
 import { RuntimeModule } from './runtime.module.js';
 import type { ServiceDefinition } from './service-definition.js';
 
@@ -92,6 +92,8 @@ export async function startService(definition: ServiceDefinition, options: Servi
       requestIdHeader: false,
       logController: new LogController({ disableRequestLogging: true }),
       logger: false,
+      // Each request in a span that continues the caller's traceparent (a no-op without tracing).
+      serverFactory: tracedServerFactory(definition.name),
     });
     app = await NestFactory.create<NestFastifyApplication>(ServiceRootModule, adapter, {
       logger: new NestPinoLogger(logger.child({ component: 'nest' })),

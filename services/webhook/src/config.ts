@@ -1,6 +1,7 @@
 import { Type } from 'class-transformer';
-import { IsInt, IsOptional, IsString, IsUrl, Max, Min, MinLength } from 'class-validator';
+import { IsInt, IsOptional, IsString, IsUrl, Matches, Max, Min, MinLength } from 'class-validator';
 import { IsCidrList } from '@runline/runtime';
+import { DEFAULT_SHOPIFY_API_VERSION, SHOPIFY_API_VERSION_PATTERN } from './providers/shopify/shopify.adapter.js';
 
 /** The webhook service's own environment, validated once at boot. */
 export class WebhookConfig {
@@ -42,6 +43,10 @@ export class WebhookConfig {
   /** GitHub's REST API (https://docs.github.com/rest); GitHub Enterprise Server has its own. */
   @IsUrl({ require_tld: false, protocols: ['https', 'http'], require_protocol: true })
   GITHUB_API_URL: string = 'https://api.github.com';
+
+  /** The Shopify Admin API version subscriptions are made with (`YYYY-MM` of a quarterly release). */
+  @Matches(SHOPIFY_API_VERSION_PATTERN)
+  SHOPIFY_API_VERSION: string = DEFAULT_SHOPIFY_API_VERSION;
 
   /** Time limit of one call to a provider's API, in ms. */
   @Type(() => Number)

@@ -9,7 +9,7 @@ import {
   unpackPayloadAs,
   type Envelope,
 } from '@runline/contracts';
-import type { Logger } from '@runline/observability';
+import { currentTraceparent, type Logger } from '@runline/observability';
 import { LOGGER } from '@runline/runtime';
 import { DeliveryDispatcher } from '../deliveries/delivery-dispatcher.js';
 import type { NewDelivery } from '../deliveries/callback-deliveries.repository.js';
@@ -85,6 +85,7 @@ function deliveryOf(envelope: Envelope): NewDelivery {
     body: command.body,
     runStatus: command.runStatus,
     correlationId: envelope.correlationId || envelope.id,
-    traceparent: envelope.traceparent || null,
+    // This service's span handling the command (a child of the sender's), so later work hangs under it.
+    traceparent: currentTraceparent() ?? (envelope.traceparent || null),
   };
 }

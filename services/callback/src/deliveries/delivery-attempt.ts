@@ -1,3 +1,4 @@
+import { inSpan } from '@runline/observability';
 import { OutboundError, type OutboundGuard } from '@runline/outbound';
 import { callbackHeaders } from './callback-signature.js';
 import { ACK_WINDOW_MS } from './delivery-rules.js';
@@ -18,7 +19,23 @@ export interface AttemptResult {
  * and 10 s for the whole exchange. Any 2xx acknowledges. Never throws: every failure is an
  * outcome the run's callbackAttempts shows.
  */
-export async function attemptDelivery(
+export function attemptDelivery(
+  guard: OutboundGuard,
+  delivery: ClaimedDelivery,
+  secret: string | null,
+  maxResponseBytes: number,
+): Promise<AttemptResult> {
+  // Every attempt, the first or a retry hours later, belongs to the trace of the run that asked
+  // for the callback (stored with the delivery); the receiver gets that trace's traceparent.
+  const attributes = { 'runline.invocation_id': delivery.invocationId, 'runline.callback.attempt': delivery.attemptsMade + 1 };
+  return inSpan('callback attempt', { parent: delivery.traceparent, service: 'callback', attributes }, async (span) => {
+    const result = await attempt(guard, delivery, secret, maxResponseBytes);
+    span.setAttribute('runline.callback.outcome', result.outcome);
+    return result;
+  });
+}
+
+async function attempt(
   guard: OutboundGuard,
   delivery: ClaimedDelivery,
   secret: string | null,

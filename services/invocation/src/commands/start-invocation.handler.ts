@@ -181,7 +181,7 @@ export class StartInvocationHandler {
     compiled: CompiledDefinition,
     session: BotSessionRef | null,
   ): Promise<StartInvocationReply> {
-    const outcome = await this.executor.runUnrecorded(plan, compiled);
+    const outcome = await this.executor.runUnrecorded(plan, compiled, base.id);
     const ending = endingOf({ ...base, attempt: 1 }, plan, outcome, this.secrets);
     const settled = await this.record(withHistory({ ...base, ...endedFirstRecordOf(info, ending, base.occurredAt, new Date()) }));
     if ('reply' in settled) return settled.reply;

@@ -2,7 +2,7 @@ import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { retryTransient, TransactionRunner } from '@runline/db';
 import { runGraph, type CompiledDefinition, type JsonValue, type ResumeRequest, type RunOutcome, type RunPorts } from '@runline/engine';
-import type { Logger } from '@runline/observability';
+import { inSpan, type Logger } from '@runline/observability';
 import { OutboundGuard } from '@runline/outbound';
 import { Histogram, type Registry } from 'prom-client';
 import { LOGGER, METRICS_REGISTRY, SecretBox } from '@runline/runtime';
@@ -65,13 +65,13 @@ export class RunExecutor implements OnApplicationShutdown {
 
   /** Runs a RUNNING invocation this process holds the lease of, to its next resting state. */
   execute(row: InvocationRow, plan: RunPlan, compiled: CompiledDefinition | null): Promise<Execution> {
-    return this.underLease(row, plan, async () => {
+    return inRunSpan('run', row.id, plan, () => this.underLease(row, plan, async () => {
       const definition = compiled ?? (await this.definitionFor(row, plan));
       const enrolledBy = await this.enrollmentConflict(row, plan);
       if (enrolledBy) return await this.record(row, skippedEnding(row, plan, enrolledBy, this.secrets));
       const outcome = plan.target === 'BOT' ? await this.runBotTurn(row, plan, definition) : await this.runGraph(plan, definition);
       return await this.finish(row, plan, outcome);
-    });
+    }));
   }
 
   /**
@@ -79,13 +79,13 @@ export class RunExecutor implements OnApplicationShutdown {
    * node, or at its approval with the decision recorded in its resume state.
    */
   resume(row: InvocationRow, plan: RunPlan): Promise<Execution> {
-    return this.underLease(row, plan, async () => {
+    return inRunSpan('run resume', row.id, plan, () => this.underLease(row, plan, async () => {
       if (!row.sealedResumeState) throw new Error('the suspended run kept no state to resume from');
       const state = JSON.parse(this.secrets.open(row.sealedResumeState)) as SuspendedState;
       const definition = await this.definitionFor(row, plan);
       const outcome = await this.runGraph(plan, definition, resumeRequestOf(state), state.vars);
       return await this.finish(row, plan, outcome);
-    });
+    }));
   }
 
   /**
@@ -93,13 +93,15 @@ export class RunExecutor implements OnApplicationShutdown {
    * (`recordsOnceEnded`), whose run nobody outside can see until it is recorded. The caller
    * records the run once, with the ending of the outcome.
    */
-  async runUnrecorded(plan: RunPlan, compiled: CompiledDefinition): Promise<RunOutcome> {
-    try {
-      return await this.runGraph(plan, compiled);
-    } catch (error) {
-      this.logger.error({ err: error }, 'run failed unexpectedly');
-      return failedOutcome(plan, `Run could not be executed: ${error instanceof Error ? error.message : String(error)}`);
-    }
+  runUnrecorded(plan: RunPlan, compiled: CompiledDefinition, invocationId: string): Promise<RunOutcome> {
+    return inRunSpan('run', invocationId, plan, async () => {
+      try {
+        return await this.runGraph(plan, compiled);
+      } catch (error) {
+        this.logger.error({ err: error }, 'run failed unexpectedly');
+        return failedOutcome(plan, `Run could not be executed: ${error instanceof Error ? error.message : String(error)}`);
+      }
+    });
   }
 
   /**
@@ -219,6 +221,15 @@ export class RunExecutor implements OnApplicationShutdown {
     // The lease was lost (the sweeper judged this process dead): the run already has an ending.
     else this.logger.warn({ invocationId: id }, `run outcome (${what}) dropped: the run was ended elsewhere after its lease expired`);
   }
+}
+
+/**
+ * One attempt of a run, in the trace of what started it (the request, or the scheduling request
+ * a job carried): its http nodes' requests are children of this span, and the events and the
+ * callback its ending writes carry its traceparent.
+ */
+function inRunSpan<T>(name: string, invocationId: string, plan: RunPlan, work: () => Promise<T>): Promise<T> {
+  return inSpan(name, { service: 'invocation', attributes: { 'runline.invocation_id': invocationId, 'runline.run.target': plan.target, 'runline.run.mode': plan.mode } }, work);
 }
 
 /** Where a suspended run continues: after its Wait, or at its approval with the recorded decision. */

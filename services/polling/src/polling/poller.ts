@@ -16,7 +16,7 @@ import {
   notStartedReason,
 } from '@runline/contracts';
 import { TransactionRunner } from '@runline/db';
-import type { Logger } from '@runline/observability';
+import { inSpan, type Logger } from '@runline/observability';
 import { OutboundError, OutboundGuard } from '@runline/outbound';
 import { FireTimer, LOGGER, METRICS_REGISTRY, PassLoop, SecretBox, systemTimers } from '@runline/runtime';
 import { PollingConfig } from '../config.js';
@@ -138,7 +138,10 @@ export class Poller implements OnApplicationBootstrap, OnApplicationShutdown {
   private startAt(trigger: ClaimedTrigger): void {
     const delay = trigger.dueAt.getTime() - Date.now();
     const start = () => {
-      const poll = this.poll(trigger).catch((error: unknown) => this.logger.error({ err: error, triggerId: trigger.id }, 'poll failed unexpectedly'));
+      // Each poll starts a trace of its own: its GET carries the traceparent, and the runs of
+      // the items it brings belong to that trace.
+      const attributes = { 'runline.polling.trigger_id': trigger.id };
+      const poll = inSpan('poll', { parent: null, service: 'polling', attributes }, () => this.poll(trigger)).catch((error: unknown) => this.logger.error({ err: error, triggerId: trigger.id }, 'poll failed unexpectedly'));
       this.inFlight.add(poll);
       void poll.finally(() => this.inFlight.delete(poll));
     };

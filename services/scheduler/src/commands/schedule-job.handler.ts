@@ -11,7 +11,7 @@ import {
   type Envelope,
 } from '@runline/contracts';
 import { Inbox, TransactionRunner } from '@runline/db';
-import type { Logger } from '@runline/observability';
+import { currentTraceparent, type Logger } from '@runline/observability';
 import { LOGGER } from '@runline/runtime';
 import { JobFirer } from '../jobs/job-firer.js';
 import { jobProblem, kindName } from '../jobs/job-messages.js';
@@ -76,6 +76,7 @@ function jobOf(envelope: Envelope): JobFields & { dueAt: Date } {
     dueAt: timestampDate(command.dueAt),
     correlationId: envelope.correlationId || envelope.id,
     causationId: envelope.id,
-    traceparent: envelope.traceparent || null,
+    // This service's span handling the command (a child of the sender's), so later work hangs under it.
+    traceparent: currentTraceparent() ?? (envelope.traceparent || null),
   };
 }

@@ -13,6 +13,12 @@ export interface ProviderCallContext {
    * for Shopify, whose API lives at the shop's own `storeDomain`.
    */
   apiBaseUrl: string | null;
+  /**
+   * The API version from configuration, for a provider that versions its API in the path
+   * (Shopify: `SHOPIFY_API_VERSION`, as `/admin/api/{version}/graphql.json`); the adapter's own
+   * default when absent.
+   */
+  apiVersion?: string;
   /** Time limit of one provider call, in ms. */
   timeoutMs: number;
 }

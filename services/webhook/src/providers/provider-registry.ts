@@ -1,5 +1,6 @@
 import type { ProviderAdapter } from './provider-adapter.js';
 import { GithubAdapter } from './github/github.adapter.js';
+import { ShopifyAdapter } from './shopify/shopify.adapter.js';
 import { StripeAdapter } from './stripe/stripe.adapter.js';
 
 /**
@@ -9,6 +10,7 @@ import { StripeAdapter } from './stripe/stripe.adapter.js';
 export const PROVIDER_ADAPTERS: readonly ProviderAdapter[] = [
   new StripeAdapter(),
   new GithubAdapter(),
+  new ShopifyAdapter(),
 ];
 
 /** The adapter of a provider name, or undefined for a name that is not one. */

@@ -98,7 +98,8 @@ export class SubscriptionProvisioner {
 
   private context(adapter: ProviderAdapter, timeoutMs: number): ProviderCallContext {
     const apiBaseUrl = adapter.provider === 'stripe' ? this.config.STRIPE_API_URL : adapter.provider === 'github' ? this.config.GITHUB_API_URL : null;
-    return { outbound: this.outbound, apiBaseUrl, timeoutMs };
+    const apiVersion = adapter.provider === 'shopify' ? { apiVersion: this.config.SHOPIFY_API_VERSION } : {};
+    return { outbound: this.outbound, apiBaseUrl, ...apiVersion, timeoutMs };
   }
 }
 

@@ -1,0 +1,233 @@
+import type { DynamicModule, Type } from '@nestjs/common';
+import { SpanKind } from '@opentelemetry/api';
+import { InMemorySpanExporter, type ReadableSpan } from '@opentelemetry/sdk-trace-base';
+import { callbackService } from '@runline/callback-service';
+import {
+  CALLBACK_COMMAND_SUBJECTS,
+  INVOCATION_COMMAND_SUBJECTS,
+  INVOCATION_REQUEST_SUBJECTS,
+  SCHEDULER_COMMAND_SUBJECTS,
+  SCHEDULER_EVENT_SUBJECTS,
+} from '@runline/contracts';
+import { gatewayService } from '@runline/gateway-service';
+import { invocationService } from '@runline/invocation-service';
+import { SERVICE_ATTRIBUTE, startTracing, type Tracing } from '@runline/observability';
+import { OutboundGuard } from '@runline/outbound';
+import { pollingService } from '@runline/polling-service';
+import type { ServiceDefinition } from '@runline/runtime';
+import { schedulerService } from '@runline/scheduler-service';
+import { HttpClient, startTestSystem, type TestSystem } from '@runline/testing';
+import { createPublishedProject, issueToken, type ProjectFixture } from './gateway-fixtures.js';
+import { selfSignedCertificate, startHttpsReceiver, type HttpsReceiver, type TestCertificate } from './support/https-receiver.js';
+import { eventually, startLocalServer, type InvocationBody, type LocalServer } from './support/lifecycle-support.js';
+import { PollingEndpoint, reportingChatbot } from './support/polling-endpoint.js';
+
+const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-01$/;
+/** What a customer's own tracing would send: trace and span ids the system has never seen. */
+const CALLER_TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
+const CALLER_SPAN_ID = '00f067aa0ba902b7';
+
+const parseTraceparent = (value: unknown): { traceId: string; spanId: string } => {
+  const match = TRACEPARENT.exec(String(value));
+  if (!match) throw new Error(`not a sampled W3C traceparent: ${String(value)}`);
+  return { traceId: match[1]!, spanId: match[2]! };
+};
+
+/**
+ * The callback service in this process (so its spans reach the in-memory exporter), with an
+ * outbound guard that trusts the receiver's self-signed certificate; in production that guard
+ * uses the system's certificate authorities.
+ */
+function callbackTrusting(certificate: TestCertificate): ServiceDefinition {
+  const guard = new OutboundGuard({ allowedCidrs: ['127.0.0.0/8'], ca: certificate.cert });
+  const module: DynamicModule = { module: callbackService.module as Type<unknown>, providers: [{ provide: OutboundGuard, useValue: guard }] };
+  return { ...callbackService, module };
+}
+
+describe.each(['jetstream', 'in-process'] as const)('one trace from the HTTP request to the callback receiver (%s bus)', (bus) => {
+  const exporter = new InMemorySpanExporter();
+  let tracing: Tracing;
+  let system: TestSystem;
+  let http: HttpClient;
+  let certificate: TestCertificate;
+  let receiver: HttpsReceiver;
+  let nodeTarget: LocalServer;
+  let pollEndpoint: PollingEndpoint;
+  /** The `traceparent` each request to the http node's target carried, in arrival order. */
+  const nodeTraceparents: string[] = [];
+  let automation: ProjectFixture;
+  let automationToken: string;
+
+  const spansOf = (traceId: string) => exporter.getFinishedSpans().filter((span) => span.spanContext().traceId === traceId);
+  const serviceOf = (span: ReadableSpan) => span.attributes[SERVICE_ATTRIBUTE];
+  /** `span` and its ancestors among `spans`, the root first. */
+  const ancestry = (span: ReadableSpan, spans: ReadableSpan[]): ReadableSpan[] => {
+    const byId = new Map(spans.map((each) => [each.spanContext().spanId, each]));
+    const chain = [span];
+    for (let parent = byId.get(span.parentSpanContext?.spanId ?? ''); parent; parent = byId.get(parent.parentSpanContext?.spanId ?? '')) chain.unshift(parent);
+    return chain;
+  };
+  /** Every span of the trace has its parent in the trace, but the root, whose parent is `rootParent` (none: a new trace). */
+  const orphansOf = (spans: ReadableSpan[], rootParent: string | undefined) => {
+    const ids = new Set(spans.map((span) => span.spanContext().spanId));
+    return spans.filter((span) => {
+      const parent = span.parentSpanContext?.spanId;
+      return parent === undefined ? rootParent !== undefined : parent !== rootParent && !ids.has(parent);
+    });
+  };
+
+  beforeAll(async () => {
+    tracing = startTracing({ serviceName: 'runline-e2e', exporter });
+    certificate = await selfSignedCertificate();
+    receiver = await startHttpsReceiver(certificate);
+    nodeTarget = await startLocalServer((_call, request) => {
+      nodeTraceparents.push(String(request.headers.traceparent));
+      return { status: 200, body: { ok: true } };
+    });
+    pollEndpoint = await PollingEndpoint.start();
+    system = await startTestSystem([gatewayService, invocationService, callbackTrusting(certificate), pollingService, schedulerService], {
+      bus,
+      environment: { OUTBOUND_ALLOWED_CIDRS: '127.0.0.0/8', ACCESS_CACHE_TTL_MS: '0' },
+    });
+    http = new HttpClient(system.url('gateway'));
+    automation = await createPublishedProject(http, 'AUTOMATION', {
+      schemaVersion: 1,
+      workflow: {
+        trigger: { externalEnabled: true, key: 'external_event' },
+        start: 'call',
+        nodes: {
+          call: { type: 'http', method: 'POST', url: `${nodeTarget.url}/orders`, body: "{ 'orderId': payload.orderId }", saveAs: 'reply', next: 'done' },
+          done: { type: 'return', value: "{ 'ok': true }" },
+        },
+      },
+    });
+    automationToken = (await issueToken(http, automation, ['automation:trigger'])).token;
+  }, 60_000);
+
+  afterAll(async () => {
+    await system?.stop();
+    // Unregisters the global provider, so no other test file in this worker inherits it.
+    await tracing?.shutdown();
+    await receiver?.close();
+    await nodeTarget?.close();
+    await pollEndpoint?.close();
+    await certificate?.remove();
+  });
+
+  it('continues the caller traceparent through the gateway, the invocation service and the callback service to the receiver', async () => {
+    const answer = await http.post<InvocationBody>(
+      `/v1/orgs/${automation.orgId}/automations/${automation.projectId}/trigger-async`,
+      { payload: { orderId: 'o-1' }, webhookUrl: `${receiver.url}/traced`, webhookSecret: 'whs-trace' },
+      { bearer: automationToken, headers: { traceparent: `00-${CALLER_TRACE_ID}-${CALLER_SPAN_ID}-01` } },
+    );
+    expect(answer.status).toBe(202);
+
+    const [callback] = await eventually('the callback', async () => (receiver.at('/traced').length > 0 ? receiver.at('/traced') : undefined), 20_000);
+    const atReceiver = parseTraceparent(callback!.headers.traceparent);
+    expect(atReceiver.traceId).toBe(CALLER_TRACE_ID);
+    // The http node's request is in the same trace.
+    expect(nodeTraceparents.map((value) => parseTraceparent(value).traceId)).toEqual([CALLER_TRACE_ID]);
+
+    // Spans are exported as they end; the last ones end just after the receiver answered.
+    const spans = await eventually('every span of the trace, linked', async () => {
+      const found = spansOf(CALLER_TRACE_ID);
+      const last = found.find((span) => span.spanContext().spanId === atReceiver.spanId);
+      return last && orphansOf(found, CALLER_SPAN_ID).length === 0 ? found : undefined;
+    });
+    const receiverFacing = spans.find((span) => span.spanContext().spanId === atReceiver.spanId)!;
+    const chain = ancestry(receiverFacing, spans).map((span) => [serviceOf(span), span.name, span.kind]);
+    expect(chain).toEqual([
+      ['gateway', 'POST /v1/orgs/:orgId/automations/:projectId/trigger-async', SpanKind.SERVER],
+      ['invocation', `${INVOCATION_REQUEST_SUBJECTS.START_INVOCATION} process`, SpanKind.SERVER],
+      ['invocation', `${INVOCATION_COMMAND_SUBJECTS.RUN_INVOCATION} process`, SpanKind.CONSUMER],
+      ['invocation', 'run', SpanKind.INTERNAL],
+      ['callback', `${CALLBACK_COMMAND_SUBJECTS.DELIVER_CALLBACK} process`, SpanKind.CONSUMER],
+      ['callback', 'callback attempt', SpanKind.INTERNAL],
+      ['callback', 'POST', SpanKind.CLIENT],
+    ]);
+    // The gateway's span is the child of the caller's.
+    expect(ancestry(receiverFacing, spans)[0]!.parentSpanContext?.spanId).toBe(CALLER_SPAN_ID);
+    // The http node's request is a client span of the run, and its traceparent names it.
+    const nodeSpan = spans.find((span) => span.spanContext().spanId === parseTraceparent(nodeTraceparents[0]).spanId)!;
+    expect(ancestry(nodeSpan, spans).map((span) => [serviceOf(span), span.name])).toEqual([
+      ['gateway', 'POST /v1/orgs/:orgId/automations/:projectId/trigger-async'],
+      ['invocation', `${INVOCATION_REQUEST_SUBJECTS.START_INVOCATION} process`],
+      ['invocation', `${INVOCATION_COMMAND_SUBJECTS.RUN_INVOCATION} process`],
+      ['invocation', 'run'],
+      ['invocation', 'POST'],
+    ]);
+    expect(nodeSpan.attributes['http.response.status_code']).toBe(200);
+  });
+
+  it('runs a scheduled run in the trace of the request that scheduled it (the job carries it)', async () => {
+    const traceId = 'a1b2c3d4e5f60718293a4b5c6d7e8f90';
+    const before = nodeTraceparents.length;
+    const answer = await http.post<InvocationBody>(
+      `/v1/orgs/${automation.orgId}/automations/${automation.projectId}/trigger-async`,
+      { payload: { orderId: 'o-later' }, delaySeconds: 1 },
+      { bearer: automationToken, headers: { traceparent: `00-${traceId}-${CALLER_SPAN_ID}-01` } },
+    );
+    expect(answer.status).toBe(202);
+    expect(answer.body.status).toBe('SCHEDULED');
+    await eventually('the scheduled run', async () => (nodeTraceparents.length > before ? true : undefined), 15_000);
+    const atNode = parseTraceparent(nodeTraceparents[before]);
+    expect(atNode.traceId).toBe(traceId);
+
+    const spans = await eventually('the scheduled trace, linked', async () => {
+      const found = spansOf(traceId);
+      return found.some((span) => span.spanContext().spanId === atNode.spanId) && orphansOf(found, CALLER_SPAN_ID).length === 0 ? found : undefined;
+    });
+    const nodeSpan = spans.find((span) => span.spanContext().spanId === atNode.spanId)!;
+    expect(ancestry(nodeSpan, spans).map((span) => [serviceOf(span), span.name])).toEqual([
+      ['gateway', 'POST /v1/orgs/:orgId/automations/:projectId/trigger-async'],
+      ['invocation', `${INVOCATION_REQUEST_SUBJECTS.START_INVOCATION} process`],
+      ['scheduler', `${SCHEDULER_COMMAND_SUBJECTS.SCHEDULE_JOB} process`],
+      ['invocation', `${SCHEDULER_EVENT_SUBJECTS.SCHEDULED_JOB_FIRED} process`],
+      ['invocation', 'run'],
+      ['invocation', 'POST'],
+    ]);
+  });
+
+  it('starts a new trace for a request without traceparent', async () => {
+    const before = nodeTraceparents.length;
+    const answer = await http.post<InvocationBody>(
+      `/v1/orgs/${automation.orgId}/automations/${automation.projectId}/trigger`,
+      { payload: { orderId: 'o-2' } },
+      { bearer: automationToken },
+    );
+    expect(answer.status).toBe(200);
+    expect(answer.body.status).toBe('SUCCEEDED');
+    const { traceId } = parseTraceparent(nodeTraceparents[before]);
+    expect(traceId).not.toBe(CALLER_TRACE_ID);
+
+    const spans = await eventually('the new trace, linked', async () => {
+      const found = spansOf(traceId);
+      return found.some((span) => span.kind === SpanKind.SERVER && serviceOf(span) === 'gateway') && orphansOf(found, undefined).length === 0 ? found : undefined;
+    });
+    const roots = spans.filter((span) => span.parentSpanContext === undefined);
+    expect(roots.map((span) => [serviceOf(span), span.name])).toEqual([['gateway', 'POST /v1/orgs/:orgId/automations/:projectId/trigger']]);
+  });
+
+  it('sends a traceparent on each poll, and the runs of the polled items belong to that trace', async () => {
+    const chatbot = await createPublishedProject(http, 'CHATBOT', reportingChatbot(pollEndpoint.url));
+    const token = (await issueToken(http, chatbot, ['flow:trigger'])).token;
+    const url = pollEndpoint.script('/api/traced', [{ json: [{ id: 1, event: 'order.created', customerId: 'c-1' }] }, { json: [] }]);
+    const created = await http.post(`/v1/orgs/${chatbot.orgId}/flows/${chatbot.projectId}/polling`, { source: 'crm', pollKey: 'traced', pollEndpoint: url }, { bearer: token });
+    expect(created.status).toBe(201);
+
+    const [poll] = await eventually('the first poll', async () => (pollEndpoint.callsTo('/api/traced').length > 0 ? pollEndpoint.callsTo('/api/traced') : undefined));
+    const [seen] = await eventually("the polled item's run", async () => (pollEndpoint.callsTo('/seen/traced').length > 0 ? pollEndpoint.callsTo('/seen/traced') : undefined));
+    const polled = parseTraceparent(poll!.headers.traceparent);
+    expect(parseTraceparent(seen!.headers.traceparent).traceId).toBe(polled.traceId);
+
+    const spans = await eventually('the poll trace, linked', async () => {
+      const found = spansOf(polled.traceId);
+      return found.some((span) => span.name === 'poll') && orphansOf(found, undefined).length === 0 ? found : undefined;
+    });
+    const pollGet = spans.find((span) => span.spanContext().spanId === polled.spanId)!;
+    expect(ancestry(pollGet, spans).map((span) => [serviceOf(span), span.name, span.kind])).toEqual([
+      ['polling', 'poll', SpanKind.INTERNAL],
+      ['polling', 'GET', SpanKind.CLIENT],
+    ]);
+  });
+});
