@@ -1,3 +1,4 @@
+import { createRunlineClient } from '@runline/api-client';
 import { gatewayService } from '@runline/gateway-service';
 import { invocationService } from '@runline/invocation-service';
 import { consoleJwt, HttpClient, startTestSystem, type TestSystem } from '@runline/testing';
@@ -137,61 +138,71 @@ describe('console reads', () => {
     });
   });
 
-  describe('GET /v1/orgs/{orgId}/projects/{projectId} and its definition', () => {
+  describe('GET /v1/orgs/{orgId}/projects/{projectId} and its definition (through the typed client)', () => {
+    const client = (jwt: string) => createRunlineClient(http.baseUrl, jwt);
+    const ids = (p: ProjectFixture = project) => ({ orgId: p.orgId, projectId: p.projectId });
+    /** The client's answer as the other tests read HttpClient's: status, and the body (data or error). */
+    const answer = async <T>(call: Promise<{ data?: T; error?: unknown; response: Response }>) => {
+      const { data, error, response } = await call;
+      return { status: response.status, body: (data ?? error) as T };
+    };
+    const read = (p: ProjectFixture, jwt = p.ownerJwt) => answer(client(jwt).GET('/v1/orgs/{orgId}/projects/{projectId}', { params: { path: ids(p) } }));
+    const definition = (p: ProjectFixture, stage: 'draft' | 'published', jwt = p.ownerJwt) =>
+      answer(client(jwt).GET('/v1/orgs/{orgId}/projects/{projectId}/definition', { params: { path: ids(p), query: { stage } } }));
+
     it('draftVersion grows with every saved draft; publish answers the draft version the read then shows', async () => {
       const fresh = await createProject(http, 'CHATBOT');
-      const read = () => http.get<Json>(projectPath(fresh), { bearer: fresh.ownerJwt });
-      const definition = (stage: string) => http.get<Json>(`${projectPath(fresh)}/definition?stage=${stage}`, { bearer: fresh.ownerJwt });
-      const save = (body: object) => http.put<Json>(`${projectPath(fresh)}/definition`, { definition: body }, { bearer: fresh.ownerJwt });
-      const publish = () => http.post<Json>(`${projectPath(fresh)}/publish`, undefined, { bearer: fresh.ownerJwt });
+      const owner = client(fresh.ownerJwt);
+      const save = (body: object) => answer(owner.PUT('/v1/orgs/{orgId}/projects/{projectId}/definition', { params: { path: ids(fresh) }, body: { definition: body as Record<string, never> } }));
+      const publish = () => answer(owner.POST('/v1/orgs/{orgId}/projects/{projectId}/publish', { params: { path: ids(fresh) } }));
 
-      const first = await read();
+      const first = await read(fresh);
       expect(first.status).toBe(200);
       expect(first.body).toEqual({ projectId: fresh.projectId, name: expect.any(String), type: 'CHATBOT', publishedVersion: null, draftVersion: null, createdAt: expect.stringMatching(ISO) });
       // Nothing saved or published yet: not an error, an empty stage.
-      expect(await definition('draft')).toMatchObject({ status: 200, body: { version: null, definition: null } });
-      expect(await definition('published')).toMatchObject({ status: 200, body: { version: null, definition: null } });
+      expect(await definition(fresh, 'draft')).toMatchObject({ status: 200, body: { version: null, definition: null } });
+      expect(await definition(fresh, 'published')).toMatchObject({ status: 200, body: { version: null, definition: null } });
 
       expect(await save(VALID_CHATBOT_DEFINITION)).toMatchObject({ status: 200, body: { draftVersion: 1, publishedVersion: null } });
       const changed = structuredClone(VALID_CHATBOT_DEFINITION);
       changed.flow.nodes.n1.text = 'Changed {{ payload.orderId }}';
       expect(await save(changed)).toMatchObject({ status: 200, body: { draftVersion: 2 } });
-      expect((await read()).body).toMatchObject({ draftVersion: 2, publishedVersion: null });
+      expect((await read(fresh)).body).toMatchObject({ draftVersion: 2, publishedVersion: null });
 
-      expect(await publish()).toEqual(expect.objectContaining({ status: 200, body: { publishedVersion: 2 } }));
-      expect((await read()).body).toMatchObject({ draftVersion: 2, publishedVersion: 2 });
+      expect(await publish()).toEqual({ status: 200, body: { publishedVersion: 2 } });
+      expect((await read(fresh)).body).toMatchObject({ draftVersion: 2, publishedVersion: 2 });
       expect(await save(VALID_CHATBOT_DEFINITION)).toMatchObject({ status: 200, body: { draftVersion: 3, publishedVersion: 2 } });
 
       // Each stage as saved, keys in the order they were written.
-      const draft = await definition('draft');
+      const draft = await definition(fresh, 'draft');
       expect(draft.body).toEqual({ version: 3, definition: VALID_CHATBOT_DEFINITION });
       expect(JSON.stringify(draft.body.definition)).toBe(JSON.stringify(VALID_CHATBOT_DEFINITION));
-      expect((await definition('published')).body).toEqual({ version: 2, definition: changed });
+      expect((await definition(fresh, 'published')).body).toEqual({ version: 2, definition: changed });
 
-      expect(await publish()).toEqual(expect.objectContaining({ status: 200, body: { publishedVersion: 3 } }));
-      expect((await read()).body).toMatchObject({ draftVersion: 3, publishedVersion: 3 });
-      expect((await definition('published')).body).toEqual({ version: 3, definition: VALID_CHATBOT_DEFINITION });
+      expect(await publish()).toEqual({ status: 200, body: { publishedVersion: 3 } });
+      expect((await read(fresh)).body).toMatchObject({ draftVersion: 3, publishedVersion: 3 });
+      expect((await definition(fresh, 'published')).body).toEqual({ version: 3, definition: VALID_CHATBOT_DEFINITION });
     });
 
     it('400 for a missing or unknown stage', async () => {
+      // Raw query strings on purpose: the typed client cannot send what the document forbids.
       for (const query of ['', '?stage=', '?stage=latest', '?stage=draft&stage=published']) {
         expect(await http.get(`${projectPath()}/definition${query}`, { bearer: viewer })).toMatchObject({ status: 400, body: { error: 'stage must be one of: draft, published' } });
       }
     });
 
     it("any member reads them; 404 for a non-member, another organization's project, an unknown or deleted project", async () => {
-      expect(await http.get(projectPath(), { bearer: viewer })).toMatchObject({ status: 200, body: { projectId: project.projectId, publishedVersion: 1, draftVersion: 1 } });
-      expect(await http.get(`${projectPath()}/definition?stage=published`, { bearer: viewer })).toMatchObject({ status: 200, body: { version: 1 } });
-      for (const path of [projectPath(), `${projectPath()}/definition?stage=draft`]) {
-        expect(await http.get(path, { bearer: stranger })).toMatchObject(ORG_NOT_FOUND);
-      }
+      expect(await read(project, viewer)).toMatchObject({ status: 200, body: { projectId: project.projectId, publishedVersion: 1, draftVersion: 1 } });
+      expect(await definition(project, 'published', viewer)).toMatchObject({ status: 200, body: { version: 1 } });
+      expect(await read(project, stranger)).toMatchObject(ORG_NOT_FOUND);
+      expect(await definition(project, 'draft', stranger)).toMatchObject(ORG_NOT_FOUND);
       const other = await createProject(http, 'CHATBOT');
-      const foreign = `/v1/orgs/${project.orgId}/projects/${other.projectId}`;
-      expect(await http.get(foreign, { bearer: project.ownerJwt })).toMatchObject(PROJECT_NOT_FOUND);
-      expect(await http.get(`${foreign}/definition?stage=draft`, { bearer: project.ownerJwt })).toMatchObject(PROJECT_NOT_FOUND);
-      expect(await http.get(`/v1/orgs/${project.orgId}/projects/00000000-0000-4000-8000-000000000000`, { bearer: project.ownerJwt })).toMatchObject(PROJECT_NOT_FOUND);
-      expect((await http.delete(projectPath(other), { bearer: other.ownerJwt })).status).toBe(204);
-      expect(await http.get(projectPath(other), { bearer: other.ownerJwt })).toMatchObject(PROJECT_NOT_FOUND);
+      const foreign: ProjectFixture = { ...project, projectId: other.projectId };
+      expect(await read(foreign)).toMatchObject(PROJECT_NOT_FOUND);
+      expect(await definition(foreign, 'draft')).toMatchObject(PROJECT_NOT_FOUND);
+      expect(await read({ ...project, projectId: '00000000-0000-4000-8000-000000000000' })).toMatchObject(PROJECT_NOT_FOUND);
+      expect(await answer(client(other.ownerJwt).DELETE('/v1/orgs/{orgId}/projects/{projectId}', { params: { path: ids(other) } }))).toMatchObject({ status: 204 });
+      expect(await read(other)).toMatchObject(PROJECT_NOT_FOUND);
     });
   });
 });

@@ -16,6 +16,7 @@ import { CreateRateLimitCounters1763700000010 } from './migrations/1763700000010
 import { AddConfigVersions1763700000020 } from './migrations/1763700000020-add-config-versions.js';
 import { AddDraftVersions1763700000040 } from './migrations/1763700000040-add-draft-versions.js';
 import { CreateRequestTemplates1763700000041 } from './migrations/1763700000041-create-request-templates.js';
+import { registerOpenApiRoute } from './openapi/openapi.route.js';
 
 export const gatewayService: ServiceDefinition = {
   name: 'gateway',
@@ -30,5 +31,7 @@ export const gatewayService: ServiceDefinition = {
     registerJsonBodyParser(fastify, app.get(GatewayConfig).MAX_BODY_BYTES);
     // The pipeline hangs its result on the request; declaring it keeps requests one shape.
     fastify.decorateRequest('caller', null);
+    // The published API description, and the record of every route it must describe.
+    registerOpenApiRoute(fastify);
   },
 };

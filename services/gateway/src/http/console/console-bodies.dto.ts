@@ -71,9 +71,10 @@ export class SaveDefinitionBody {
 }
 
 export class UpdateApiSettingsBody {
-  @IsOptional() @IsBoolean() externalApiEnabled?: boolean;
-  @IsOptional() @IsIn(ENROLLMENT_POLICIES) defaultEnrollmentPolicy?: EnrollmentPolicy;
-  @IsOptional() @IsIn(ON_ERROR_POLICIES) defaultOnErrorPolicy?: OnErrorPolicy;
+  // Absent leaves the setting as it is; null is refused (400), not stored: these settings have no "unset".
+  @ValidateIf((_body, value) => value !== undefined) @IsBoolean() externalApiEnabled?: boolean;
+  @ValidateIf((_body, value) => value !== undefined) @IsIn(ENROLLMENT_POLICIES) defaultEnrollmentPolicy?: EnrollmentPolicy;
+  @ValidateIf((_body, value) => value !== undefined) @IsIn(ON_ERROR_POLICIES) defaultOnErrorPolicy?: OnErrorPolicy;
 
   /** null clears it. */
   @ValidateIf((_body, value) => value !== null && value !== undefined)
