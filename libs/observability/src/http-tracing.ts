@@ -1,6 +1,6 @@
 import http, { type IncomingMessage, type ServerResponse } from 'node:http';
 import { context, propagation, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace, type Span } from '@opentelemetry/api';
-import { SERVICE_ATTRIBUTE, TRACER_NAME } from './tracing.js';
+import { SERVICE_ATTRIBUTE, startSpan } from './tracing.js';
 
 /** Probes and scrapes are not traced: they would bury the requests that matter. */
 const UNTRACED_PATH = /^\/(health|metrics)(\/|\?|$)/;
@@ -23,7 +23,7 @@ export function tracedServerFactory(service: string) {
       }
       const parent = propagation.extract(ROOT_CONTEXT, req.headers);
       const method = req.method ?? 'GET';
-      const span = trace.getTracer(TRACER_NAME).startSpan(
+      const span = startSpan(
         method,
         { kind: SpanKind.SERVER, attributes: { 'http.request.method': method, 'url.path': pathOf(req.url), [SERVICE_ATTRIBUTE]: service } },
         parent,

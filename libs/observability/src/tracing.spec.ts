@@ -18,9 +18,15 @@ describe('startTracing', () => {
   it('exports nothing unless OTEL_EXPORTER_OTLP_ENDPOINT is set or an exporter is given, and still continues a traceparent', async () => {
     tracing = startTracing({ serviceName: 'test', environment: {} });
     expect(tracing.exporting).toBe(false);
-    const inside = await inSpan('work', { parent: CALLER }, async () => currentTraceparent());
-    expect(inside).toMatch(/^00-4bf92f3577b34da6a3ce929d0e0e4736-[0-9a-f]{16}-01$/);
-    expect(inside).not.toBe(CALLER);
+    // Nothing is recorded, so no span of ours stands between the caller and the next hop: the
+    // caller's traceparent goes on as it came (W3C lets a component that does not trace pass it on).
+    expect(await inSpan('work', { parent: CALLER }, async () => currentTraceparent())).toBe(CALLER);
+    expect(await inSpan('outer', { parent: CALLER }, () => inSpan('inner', {}, async () => currentTraceparent()))).toBe(CALLER);
+    // Without a caller's trace, the work still gets a trace of its own (not sampled: nobody records it).
+    const fresh = await inSpan('poll', { parent: null }, async () => currentTraceparent());
+    expect(fresh).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-00$/);
+    expect(fresh).not.toContain('4bf92f3577b34da6a3ce929d0e0e4736');
+    expect(await inSpan('poll', { parent: null }, async () => currentTraceparent())).not.toBe(fresh);
   });
 
   it('switches the OTLP exporter on with OTEL_EXPORTER_OTLP_ENDPOINT: spans are POSTed to <endpoint>/v1/traces', async () => {
