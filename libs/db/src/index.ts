@@ -16,7 +16,7 @@
  *
  * Every service lists `CreateOutboxAndInbox1763700000000` first in its migrations.
  */
-export { createServiceDataSource, type ServiceDataSourceOptions } from './service-data-source.js';
+export { createServiceDataSource, handleConnectionCuts, type ServiceDataSourceOptions } from './service-data-source.js';
 export { assertMigrated, migrate, pendingMigrations, SchemaNotMigratedError } from './migrate.js';
 export { CreateOutboxAndInbox1763700000000 } from './migrations/1763700000000-create-outbox-and-inbox.js';
 export { TransactionRunner, type OutboxNotifier, type TransactionContext } from './transaction-runner.js';

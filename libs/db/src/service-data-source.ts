@@ -48,3 +48,31 @@ export function createServiceDataSource(options: ServiceDataSourceOptions): Data
     extra: { options: `-c search_path=${options.schema}` },
   });
 }
+
+/**
+ * Keeps a connection cut from outside (a restarted or failing-over server, an administrator's
+ * `pg_terminate_backend`) from crashing the process. node-postgres reports the cut on the
+ * client; an idle pooled client has the pool's listener, but a client checked out between two
+ * queries has none, and an `error` event without a listener is thrown. With this listener the
+ * cut is logged here and reaches the code as the next query's rejection, which the retries of
+ * transient errors (`retryTransient`) handle. Call it after `initialize()`.
+ */
+export function handleConnectionCuts(dataSource: DataSource, onCut: (error: Error) => void): void {
+  const pool = (dataSource.driver as unknown as { master?: PgPoolLike }).master;
+  if (!pool) return;
+  const guard = (client: PgClientLike) => {
+    if (!client.listeners('error').includes(onCut)) client.on('error', onCut);
+  };
+  pool.on('connect', guard);
+  for (const client of pool._clients ?? []) guard(client);
+}
+
+interface PgClientLike {
+  on(event: 'error', listener: (error: Error) => void): unknown;
+  listeners(event: 'error'): unknown[];
+}
+
+interface PgPoolLike {
+  on(event: 'connect', listener: (client: PgClientLike) => void): unknown;
+  _clients?: PgClientLike[];
+}

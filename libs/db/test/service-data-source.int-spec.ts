@@ -1,7 +1,7 @@
 import 'reflect-metadata';
 import { Column, Entity, PrimaryColumn, type DataSource } from 'typeorm';
 import { createTestDatabase, type TestDatabase } from '@runline/testing';
-import { assertMigrated, createServiceDataSource, migrate, pendingMigrations, SchemaNotMigratedError } from '../src/index.js';
+import { assertMigrated, createServiceDataSource, handleConnectionCuts, migrate, pendingMigrations, SchemaNotMigratedError } from '../src/index.js';
 import { TEST_MIGRATIONS, testDataSource } from './support/test-schema.js';
 
 @Entity({ name: 'widgets' })
@@ -33,6 +33,26 @@ describe('service data source and migrations (real PostgreSQL)', () => {
 
   afterAll(async () => {
     await db?.drop();
+  });
+
+  it('a connection cut while it is checked out between two queries is reported to the listener and fails the next query, without an unhandled error', async () => {
+    const dataSource = await track(createServiceDataSource({ url: db.url, schema: 'cuts', entities: [], migrations: [] }));
+    const cuts: Error[] = [];
+    handleConnectionCuts(dataSource, (error) => cuts.push(error));
+    const runner = dataSource.createQueryRunner();
+    await runner.connect();
+    try {
+      const [{ pid }] = (await runner.query('SELECT pg_backend_pid() AS pid')) as Array<{ pid: number }>;
+      // Checked out and idle: node-postgres has removed the pool's own listener from this client.
+      await dataSource.query('SELECT pg_terminate_backend($1)', [pid]);
+      for (let waited = 0; cuts.length === 0 && waited < 5000; waited += 50) await new Promise((resolve) => setTimeout(resolve, 50));
+      expect(cuts.map((error) => (error as Error & { code?: string }).code)).toEqual(['57P01']);
+      await expect(runner.query('SELECT 1')).rejects.toThrow();
+    } finally {
+      await runner.release().catch(() => undefined);
+    }
+    // The pool goes on with fresh connections.
+    expect(await dataSource.query('SELECT 1 AS one')).toEqual([{ one: 1 }]);
   });
 
   const tablesOf = async (dataSource: DataSource, schema: string): Promise<string[]> => {

@@ -9,6 +9,14 @@ export type DeadlineAnswer =
 const TIMED_OUT = Symbol('timed out');
 
 /**
+ * The port's own time limit runs this much past the run's deadline, so the deadline decides:
+ * two timers of the same length race, and a timer may fire a few milliseconds before
+ * `Date.now()` reaches its time (libuv measures from the loop's cached clock). A port that gave
+ * up first would turn the run's TIMEOUT into a FAILED "request failed" under load.
+ */
+export const PORT_TIMEOUT_GRACE_MS = 250;
+
+/**
  * Calls `ports.http` with what is left of the run's time. The run times out when the clock has
  * passed the deadline once the call settles (the port gave up on its own timeout, or answered
  * late), or, with `ports.sleep`, as soon as the watchdog fires; the call is then aborted.
@@ -24,7 +32,7 @@ export async function callWithDeadline(
   const call = new AbortController();
   const watchdog = new AbortController();
   const racers: Promise<DeadlineAnswer | typeof TIMED_OUT>[] = [
-    answerOf(() => ports.http({ ...request, timeoutMs: remaining, signal: call.signal })),
+    answerOf(() => ports.http({ ...request, timeoutMs: remaining + PORT_TIMEOUT_GRACE_MS, signal: call.signal })),
   ];
   if (ports.sleep !== undefined) racers.push(watch(ports, remaining, watchdog.signal));
 

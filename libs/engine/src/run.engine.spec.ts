@@ -10,6 +10,7 @@ import {
 } from '@runline/engine';
 
 import { FakeClock, ScriptedHttp, T0, compiledGraph, fakePorts, reply } from '../test/fake-ports.js';
+import { PORT_TIMEOUT_GRACE_MS } from './http-node.executor.js';
 
 const chatbotExample: Definition = {
   schemaVersion: 1,
@@ -199,7 +200,8 @@ describe('runGraph', () => {
         url: 'https://api.example.com/orders/42',
         headers: { Authorization: 'Bearer t0k', 'content-type': 'application/json' },
         body: '{"total":20}',
-        timeoutMs: 5000,
+        // What is left of the run, plus the grace that lets the run's deadline decide.
+        timeoutMs: 5000 + PORT_TIMEOUT_GRACE_MS,
       });
       expect(outcome.vars.order).toEqual({
         status: 200,
@@ -230,8 +232,8 @@ describe('runGraph', () => {
       await runGraph(slow, { graph: 'workflow', scope: {}, limits: { timeoutMs: 5000 } }, fakePorts(clock, stepping));
 
       expect(http.calls.map((call) => [call.url, call.timeoutMs, call.body, call.headers])).toEqual([
-        ['https://api.example.com/a', 5000, undefined, {}],
-        ['https://api.example.com/b', 3800, undefined, {}],
+        ['https://api.example.com/a', 5000 + PORT_TIMEOUT_GRACE_MS, undefined, {}],
+        ['https://api.example.com/b', 3800 + PORT_TIMEOUT_GRACE_MS, undefined, {}],
       ]);
     });
 

@@ -1,6 +1,7 @@
 import { DEFAULT_RUN_LIMITS, RunRequestError, runGraph, type HttpCall, type HttpReply } from '@runline/engine';
 
 import { FakeClock, ScriptedHttp, compiledGraph, fakePorts, reply } from '../test/fake-ports.js';
+import { PORT_TIMEOUT_GRACE_MS } from './http-node.executor.js';
 
 /** A loop with no way out: count, then jump back. */
 const endlessLoop = compiledGraph({
@@ -60,7 +61,7 @@ describe('runGraph limits', () => {
 
       expect(outcome.status).toBe('TIMEOUT');
       expect(outcome.errorMessage).toBe('Time limit of 1000 ms exceeded at node "call"');
-      expect(http.calls[0]?.timeoutMs).toBe(1000);
+      expect(http.calls[0]?.timeoutMs).toBe(1000 + PORT_TIMEOUT_GRACE_MS);
       expect(outcome.vars).toEqual({});
       expect(outcome.messages).toEqual(['calling']);
       expect(outcome.steps.map((step) => [step.nodeId, step.status, step.error])).toEqual([
@@ -84,6 +85,19 @@ describe('runGraph limits', () => {
 
       expect(outcome.status).toBe('TIMEOUT');
       expect(outcome.errorMessage).toBe('Time limit of 750 ms exceeded at node "call"');
+    });
+
+    it('when the port gives up a few ms before the clock shows its time (a timer firing early under load), then the run still ends as TIMEOUT', async () => {
+      const clock = new FakeClock();
+      const http = new ScriptedHttp((call) => {
+        clock.advance(call.timeoutMs - 3);
+        return Promise.reject(new Error('timed out'));
+      });
+
+      const outcome = await runGraph(slowCall, { graph: 'workflow', scope: {}, limits: { timeoutMs: 1000 } }, fakePorts(clock, http));
+
+      expect(outcome.status).toBe('TIMEOUT');
+      expect(outcome.errorMessage).toBe('Time limit of 1000 ms exceeded at node "call"');
     });
 
     it('when the port never answers and a watchdog is lent, then the run ends as TIMEOUT on time and the call is aborted', async () => {

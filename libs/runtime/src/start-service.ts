@@ -5,7 +5,7 @@ import { LogController } from 'fastify';
 import type { AddressInfo } from 'node:net';
 import { BusServer, type Bus } from '@runline/bus';
 import { envelopeCodec, STREAMS } from '@runline/contracts';
-import { assertMigrated, createServiceDataSource, InboxPruner, migrate, OutboxRelay, prometheusOutboxMetrics, TransactionRunner } from '@runline/db';
+import { assertMigrated, createServiceDataSource, handleConnectionCuts, InboxPruner, migrate, OutboxRelay, prometheusOutboxMetrics, TransactionRunner } from '@runline/db';
 import { createLogger, createMetricsRegistry, instrumentHttp, NestPinoLogger, requestIdFor, tracedServerFactory, type Logger } from '@runline/observability';
 import { RuntimeModule } from './runtime.module.js';
 import type { ServiceDefinition } from './service-definition.js';
@@ -59,6 +59,7 @@ export async function startService(definition: ServiceDefinition, options: Servi
     migrations: definition.migrations,
   });
   await dataSource.initialize();
+  handleConnectionCuts(dataSource, (error) => logger.warn({ err: error }, 'database connection cut; the next query on it fails and is retried'));
   let app: NestFastifyApplication | undefined;
   const registry = createMetricsRegistry(definition.name);
   const relay = new OutboxRelay(dataSource, options.bus, { logger, metrics: prometheusOutboxMetrics(registry, dataSource) });
