@@ -9,18 +9,9 @@ import { selfSignedCertificate, type TestCertificate } from './support/https-rec
 import { eventually } from './support/lifecycle-support.js';
 import type { RunningProcess } from './support/processes.js';
 import { githubToken, startGithubFake, type FakeDelivery, type GithubFake } from './support/providers/github-fake.js';
+import { expectSecretsKeptOut, type Subscription } from './support/subscriptions-support.js';
 import { startWebhookProcess } from './support/webhook-process.js';
 
-interface Subscription {
-  id: string;
-  provider: string;
-  events: string[];
-  status: 'ACTIVE' | 'FAILED' | 'REVOKED';
-  endpoint: string;
-  providerId: string | null;
-  failureReason: string | null;
-  createdAt: string;
-}
 
 /** An automation whose trigger expects what every push carries: its ref. A ping has none. */
 const GITHUB_AUTOMATION = {
@@ -331,12 +322,8 @@ describe('GitHub subscriptions', () => {
       const logOutput = `${logText}\n${webhook.output()}`;
       expect(logOutput.length).toBeGreaterThan(1000);
       expect(secrets.length).toBeGreaterThan(6);
-      for (const secret of secrets) {
-        expect(answerText.includes(secret)).toBe(false);
-        expect(logOutput.includes(secret)).toBe(false);
-      }
       const stored = JSON.stringify(await sql('SELECT * FROM webhook.webhook_subscriptions'));
-      for (const secret of secrets) expect(stored.includes(secret)).toBe(false);
+      expectSecretsKeptOut(secrets, { answers: answerText, logs: logOutput, stored });
     });
   });
 });

@@ -9,18 +9,9 @@ import { selfSignedCertificate, type TestCertificate } from './support/https-rec
 import { eventually } from './support/lifecycle-support.js';
 import type { RunningProcess } from './support/processes.js';
 import { startStripeFake, type StripeFake } from './support/providers/stripe-fake.js';
+import { expectSecretsKeptOut, type Subscription } from './support/subscriptions-support.js';
 import { startWebhookProcess } from './support/webhook-process.js';
 
-interface Subscription {
-  id: string;
-  provider: string;
-  events: string[];
-  status: 'ACTIVE' | 'FAILED' | 'REVOKED';
-  endpoint: string;
-  providerId: string | null;
-  failureReason: string | null;
-  createdAt: string;
-}
 
 /** An automation whose trigger expects what every Stripe Event has: its id and type. */
 const STRIPE_AUTOMATION = {
@@ -399,13 +390,8 @@ describe('Stripe subscriptions', () => {
       const logOutput = `${logText}\n${webhook.output()}`;
       expect(logOutput.length).toBeGreaterThan(1000);
       expect(secrets.length).toBeGreaterThan(8);
-      for (const secret of secrets) {
-        expect(answerText.includes(secret)).toBe(false);
-        expect(logOutput.includes(secret)).toBe(false);
-      }
-      // Sealed at rest: the table holds neither in clear.
       const stored = JSON.stringify(await sql('SELECT * FROM webhook.webhook_subscriptions'));
-      for (const secret of secrets) expect(stored.includes(secret)).toBe(false);
+      expectSecretsKeptOut(secrets, { answers: answerText, logs: logOutput, stored });
     });
   });
 });
