@@ -8,20 +8,9 @@
 import { DecideApprovalOutcome, JobKind } from '@runline/contracts';
 import type { SecretBox } from '@runline/runtime';
 import { redactSecrets } from '@runline/observability';
-import type { SuspendedState } from './run-endings.js';
+import type { ApprovalDecisionName, ApprovalDecisionRecord, SuspendedState } from './run-endings.js';
 import type { InvocationStatus, Transition } from './run-lifecycle.js';
 import { jobNames, waitForJob, type JobOwner } from './scheduler-jobs.js';
-
-export type ApprovalDecisionName = 'approve' | 'reject';
-
-/** A decision as the resume state keeps it, unredacted (it is sealed), for the engine's approval step. */
-export interface ApprovalDecisionRecord {
-  nodeId: string;
-  decision: ApprovalDecisionName;
-  decidedBy: string;
-  decidedAt: string;
-  comment: string | null;
-}
 
 /** What a decider asks. */
 export interface ApprovalRequest {

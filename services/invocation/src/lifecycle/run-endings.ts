@@ -13,7 +13,6 @@ import { ENGINE_RUNTIME, shapeRunResult, type JsonValue, type RunOutcome } from 
 import { redactSecrets } from '@runline/observability';
 import type { SecretBox } from '@runline/runtime';
 import type { InvocationEventData } from './invocation-event.js';
-import type { ApprovalDecisionRecord } from './run-approvals.js';
 import { callbackOnEnd } from './run-callback.js';
 import type { StateChange, Transition } from './run-lifecycle.js';
 import { retriesAutomatically, type RunPlan } from './run-plan.js';
@@ -30,6 +29,17 @@ export interface Ending {
   liveResult: JsonValue;
   /** What became of the run, for the log; null when not logged. */
   what: string | null;
+}
+
+export type ApprovalDecisionName = 'approve' | 'reject';
+
+/** A decision as the resume state keeps it, unredacted (it is sealed), for the engine's approval step. */
+export interface ApprovalDecisionRecord {
+  nodeId: string;
+  decision: ApprovalDecisionName;
+  decidedBy: string;
+  decidedAt: string;
+  comment: string | null;
 }
 
 /** What a suspended run keeps (sealed) to continue from. */
