@@ -4,6 +4,7 @@ import { deadLetterService } from '@runline/dead-letter-service';
 import { gatewayService, OPENAPI_PATH } from '@runline/gateway-service';
 import { invocationService } from '@runline/invocation-service';
 import { pollingService } from '@runline/polling-service';
+import { schedulerService } from '@runline/scheduler-service';
 import { webhookService } from '@runline/webhook-service';
 import { consoleJwt, HttpClient, startTestSystem, type TestSystem } from '@runline/testing';
 import { createPublishedProject, issueToken, publishDefinition, setRateLimit, VALID_AUTOMATION_DEFINITION, type ProjectFixture } from './gateway-fixtures.js';
@@ -49,7 +50,10 @@ describe('fuzz from the published document', () => {
   const validators = new Map<string, ValidateFunction>();
 
   beforeAll(async () => {
-    system = await startTestSystem([gatewayService, invocationService, pollingService, deadLetterService, webhookService], {
+    // Every service that answers a public route's request, the scheduler included (a cancel or a
+    // reschedule asks it): the system as it is deployed. A service that is down is the fault
+    // suite's subject, not this one's.
+    system = await startTestSystem([gatewayService, invocationService, schedulerService, pollingService, deadLetterService, webhookService], {
       bus: 'in-process',
       // Provider APIs a generated subscription could reach: kept on this machine, on a closed port.
       environment: { STRIPE_API_URL: 'https://127.0.0.1:9', GITHUB_API_URL: 'https://127.0.0.1:9' },
