@@ -1,4 +1,4 @@
-import { IsOptional, IsString, Matches, MinLength, ValidateIf } from 'class-validator';
+import { IsOptional, IsString, Matches, MinLength, ValidateBy, ValidateIf, type ValidationOptions } from 'class-validator';
 import { IsCidrList } from '@runline/runtime';
 
 const TOGETHER = 'CONSOLE_OIDC_ISSUER, CONSOLE_OIDC_CLIENT_ID and CONSOLE_OIDC_CLIENT_SECRET must be set together';
@@ -6,6 +6,10 @@ const TOGETHER = 'CONSOLE_OIDC_ISSUER, CONSOLE_OIDC_CLIENT_ID and CONSOLE_OIDC_C
 /** Whether any of the three variables that turn OpenID Connect sign-in on is set. */
 const oidcWanted = (config: ConsoleOidcConfig) =>
   config.CONSOLE_OIDC_ISSUER !== undefined || config.CONSOLE_OIDC_CLIENT_ID !== undefined || config.CONSOLE_OIDC_CLIENT_SECRET !== undefined;
+
+/** An https URL without query or fragment, when set (whether it must be set is checked apart, with its own message). */
+const IsIssuerUrl = (options?: ValidationOptions) =>
+  ValidateBy({ name: 'isIssuerUrl', validator: { validate: (value: unknown) => value === undefined || (typeof value === 'string' && /^https:\/\/[^\s/?#]+(\/[^\s?#]*)?$/.test(value)) } }, options);
 
 /**
  * Console sign-in with an OpenID Connect provider, validated once at boot beside GatewayConfig
@@ -16,7 +20,7 @@ export class ConsoleOidcConfig {
   /** The provider's issuer identifier; its discovery document is at `/.well-known/openid-configuration` below it. */
   @ValidateIf(oidcWanted)
   @IsString({ message: TOGETHER })
-  @Matches(/^https:\/\/[^\s/?#]+(\/[^\s?#]*)?$/, { message: 'CONSOLE_OIDC_ISSUER must be an https URL without a query or fragment' })
+  @IsIssuerUrl({ message: 'CONSOLE_OIDC_ISSUER must be an https URL without a query or fragment' })
   CONSOLE_OIDC_ISSUER?: string;
 
   @ValidateIf(oidcWanted)
@@ -53,7 +57,6 @@ export class ConsoleOidcConfig {
    */
   @ValidateIf(oidcWanted)
   @IsString({ message: 'CONSOLE_JWT_SECRET must be set when CONSOLE_OIDC_ISSUER is: it signs the console tokens of users signed in with OpenID Connect' })
-  @MinLength(16)
   CONSOLE_JWT_SECRET?: string;
 
   /** Seals the short-lived sign-in cookie. */
