@@ -1,4 +1,3 @@
-/// <reference path="./oidc-provider-typings.d.ts" />
 import { generateKeyPairSync, randomBytes } from 'node:crypto';
 import type { RequestListener } from 'node:http';
 import { createServer, type Server } from 'node:https';
