@@ -175,6 +175,8 @@ describe('console sign-in with OpenID Connect', () => {
     expect(claims.roles).toBeUndefined();
     expect(claims.exp! - claims.iat!).toBe(8 * 60 * 60);
     expect(await organizationsOf(base, token)).toEqual([{ orgId: organization.orgId, name: organization.name, role: 'VIEWER' }]);
+    // The gateway discovered the provider, exchanged the code and checked the ID token's signature against its keys.
+    expect(provider.requests).toEqual(expect.arrayContaining(['GET /.well-known/openid-configuration', 'POST /token', 'GET /jwks']));
 
     // The code was spent: the same callback again (the cookie gone) is refused.
     const again = await browser.get(walk.location);
@@ -198,6 +200,8 @@ describe('console sign-in with OpenID Connect', () => {
     const token = tokenIn(end.location, emailBase);
     expect(jwt.decode(token)).toMatchObject({ sub: 'carol@example.com' });
     expect(await organizationsOf(emailBase, token)).toEqual([{ orgId: organization.orgId, name: organization.name, role: 'VIEWER' }]);
+    // The ID token of the code flow carries no email here: it came from the userinfo endpoint.
+    expect(provider.requests).toContain('GET /me');
 
     provider.addUser('mallory', { email: 'carol@example.com', email_verified: false });
     const refused = await new Browser(provider.ca).walk(`${emailBase}/console/oidc/login`, { login: 'mallory' });

@@ -23,6 +23,8 @@ export interface LocalOidcProvider {
   caFile: string;
   /** PEM of that certificate, for a client in the test's own process (an https `ca`). */
   ca: string;
+  /** `METHOD path` of every request the provider received (no query string), oldest first. */
+  requests: string[];
   /**
    * Makes an account that can sign in: its login is its `sub`, any password is accepted (the
    * provider's development login form). `claims` are released with the `email`/`profile` scopes.
@@ -40,7 +42,11 @@ export async function startOidcProvider(options: LocalOidcProviderOptions): Prom
   const certificate = options.certificate ?? (await selfSignedCertificate());
   // The issuer names the port, so the provider is made once the server listens.
   let handle: RequestListener = (_request, response) => response.writeHead(503).end();
-  const server: Server = createServer({ key: certificate.key, cert: certificate.cert }, (request, response) => handle(request, response));
+  const requests: string[] = [];
+  const server: Server = createServer({ key: certificate.key, cert: certificate.cert }, (request, response) => {
+    requests.push(`${request.method} ${(request.url ?? '/').split('?')[0]}`);
+    handle(request, response);
+  });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   const issuer = `https://127.0.0.1:${(server.address() as AddressInfo).port}`;
 
@@ -78,6 +84,7 @@ export async function startOidcProvider(options: LocalOidcProviderOptions): Prom
     clientSecret,
     caFile: certificate.caFile,
     ca: certificate.cert,
+    requests,
     addUser(login, claims = {}) {
       accounts.set(login, claims);
     },
