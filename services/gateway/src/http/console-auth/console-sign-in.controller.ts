@@ -1,4 +1,6 @@
 import { Controller, Get, Inject, Query, Req, Res } from '@nestjs/common';
+import type { Logger } from '@runline/observability';
+import { LOGGER } from '@runline/runtime';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { ConsoleSignIn, SignInError, SIGN_IN_ERRORS } from './console-sign-in.js';
 
@@ -8,7 +10,10 @@ import { ConsoleSignIn, SignInError, SIGN_IN_ERRORS } from './console-sign-in.js
  */
 @Controller('console')
 export class ConsoleSignInController {
-  constructor(@Inject(ConsoleSignIn) private readonly signIn: ConsoleSignIn) {}
+  constructor(
+    @Inject(ConsoleSignIn) private readonly signIn: ConsoleSignIn,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {}
 
   /** What the console needs to know before anyone signs in. */
   @Get('config.json')
@@ -54,6 +59,8 @@ export class ConsoleSignInController {
   }
 
   private failed(reply: FastifyReply, error: unknown): void {
+    // The expected failures were logged where they happened; this is a fault of ours or the library's.
+    if (!(error instanceof SignInError)) this.logger.error({ name: (error as Error).name, message: (error as Error).message }, 'console sign-in failed unexpectedly');
     const message = error instanceof SignInError ? error.message : SIGN_IN_ERRORS.failed;
     return redirect(reply, `${this.signIn.publicUrl('console/')}#signin-error=${encodeURIComponent(message)}`);
   }
