@@ -263,7 +263,7 @@ export const ROUTE_DESCRIPTIONS: Readonly<Record<string, RouteDescription>> = {
       404: { description: 'No such run (or organization, for a console member).', messages: [API_ERRORS.invocationNotFound, ACCESS_ERRORS.organizationNotFound, API_ERRORS.projectNotFound] },
       409: { description: 'The run is not in a state the action applies to.', messages: [API_ERRORS.notAsync, API_ERRORS.notScheduled, API_ERRORS.noLongerScheduled, API_ERRORS.notAwaitingApproval] },
       502: { description: 'The decision was recorded but the automation did not resume.', messages: [API_ERRORS.approvalNotResumed] },
-      ...unavailable('invocation'),
+      503: { ...unavailable('invocation')[503]!, messages: [SERVICE_UNAVAILABLE.invocation, API_ERRORS.schedulerServiceUnavailable, API_ERRORS.serviceTemporarilyUnavailable] },
     },
   },
 
