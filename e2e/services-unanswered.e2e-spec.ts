@@ -49,6 +49,16 @@ describe('a service that does not answer', () => {
       ['POST bulk replay', (http) => http.post(`${projectBase()}/dead-letters/replay`, { filter: {} }, jwt), DEAD_LETTER],
       ['GET webhooks', (http) => http.get(`${projectBase()}/webhooks`, jwt), WEBHOOK],
       ['GET webhook-subscriptions', (http) => http.get(`${projectBase()}/webhook-subscriptions`, jwt), WEBHOOK],
+      ['POST webhooks', (http) => http.post(`${projectBase()}/webhooks`, { name: 'orders' }, jwt), WEBHOOK],
+      ['DELETE webhooks', (http) => http.delete(`${projectBase()}/webhooks/${id}`, jwt), WEBHOOK],
+      [
+        'POST webhook-subscriptions',
+        (http) => http.post(`${projectBase()}/webhook-subscriptions`, { provider: 'stripe', events: 'charge.succeeded', credentials: { secretKey: 'sk_test_0123456789abcdef' } }, jwt),
+        WEBHOOK,
+      ],
+      ['POST webhook-subscriptions retry', (http) => http.post(`${projectBase()}/webhook-subscriptions/${id}/retry`, {}, jwt), WEBHOOK],
+      ['DELETE webhook-subscriptions', (http) => http.delete(`${projectBase()}/webhook-subscriptions/${id}`, jwt), WEBHOOK],
+      ['POST a delivery', (http) => http.post(`/v1/hooks/${id}`, { event: 'e' }, { headers: { 'x-runline-signature': `sha256=${'0'.repeat(64)}` } }), WEBHOOK],
     ];
   };
 
