@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { createRunlineClient } from '@runline/api-client';
 import { DEAD_LETTER_QUERY_SUBJECTS, INVOCATION_QUERY_SUBJECTS, POLLING_QUERY_SUBJECTS, SCHEDULER_REQUEST_SUBJECTS, WEBHOOK_QUERY_SUBJECTS } from '@runline/contracts';
 import { gatewayService } from '@runline/gateway-service';
 import { invocationService } from '@runline/invocation-service';
@@ -135,8 +136,13 @@ describe('a service that does not answer', () => {
     let system: TestSystem;
     let http: HttpClient;
     let scheduledId: string;
-    const patch = (body: object) => http.patch(`${base()}/external-invocations/${scheduledId}`, body, { bearer: token });
-    const status = async () => (await http.get<{ status: string; scheduledFor: string }>(`${base()}/external-invocations/${scheduledId}`, { bearer: token })).body;
+    // Through the typed client: the 503 is one of the document's refusals of this route.
+    const run = () => ({ params: { path: { orgId: project.orgId, invocationId: scheduledId } } });
+    const patch = async (body: { action: 'cancel' } | { action: 'reschedule'; delaySeconds: number }) => {
+      const { error, response } = await createRunlineClient(http.baseUrl, token).PATCH('/v1/orgs/{orgId}/external-invocations/{invocationId}', { ...run(), body });
+      return { status: response.status, body: error };
+    };
+    const status = async () => (await createRunlineClient(http.baseUrl, token).GET('/v1/orgs/{orgId}/external-invocations/{invocationId}', run())).data;
 
     beforeAll(async () => {
       // No scheduler: a run can still be scheduled (its job travels through the outbox).
@@ -158,7 +164,7 @@ describe('a service that does not answer', () => {
 
     it('answers 503 Scheduler service unavailable to a cancel and a reschedule while nobody listens, and changes nothing', async () => {
       const before = await status();
-      expect(before.status).toBe('SCHEDULED');
+      expect(before?.status).toBe('SCHEDULED');
       expect(await patch({ action: 'cancel' })).toMatchObject({ status: 503, body: { error: SCHEDULER } });
       expect(await patch({ action: 'reschedule', delaySeconds: 60 })).toMatchObject({ status: 503, body: { error: SCHEDULER } });
       expect(await status()).toEqual(before);
