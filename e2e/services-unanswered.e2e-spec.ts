@@ -1,10 +1,14 @@
 import { randomUUID } from 'node:crypto';
 import { createRunlineClient } from '@runline/api-client';
 import { DEAD_LETTER_QUERY_SUBJECTS, INVOCATION_QUERY_SUBJECTS, POLLING_QUERY_SUBJECTS, SCHEDULER_REQUEST_SUBJECTS, WEBHOOK_QUERY_SUBJECTS } from '@runline/contracts';
+import { deadLetterService } from '@runline/dead-letter-service';
 import { gatewayService } from '@runline/gateway-service';
 import { invocationService } from '@runline/invocation-service';
+import { pollingService } from '@runline/polling-service';
 import { HttpClient, startTestSystem, type TestSystem } from '@runline/testing';
 import { createPublishedProject, issueToken, type ProjectFixture } from './gateway-fixtures.js';
+import { eventually } from './support/lifecycle-support.js';
+import { failingChatbot, PollingEndpoint } from './support/polling-endpoint.js';
 
 const INVOCATION = 'Invocation service unavailable, retry shortly';
 const POLLING = 'Polling service unavailable, retry shortly';
@@ -180,5 +184,43 @@ describe('a service that does not answer', () => {
       expect(await patch({ action: 'cancel' })).toMatchObject({ status: 503, body: { error: SCHEDULER } });
       expect(await status()).toEqual(before);
     }, 30_000);
+  });
+
+  describe('the invocation service, asked by the dead-letter service on a replay', () => {
+    let system: TestSystem;
+    let http: HttpClient;
+    let endpoint: PollingEndpoint;
+    type Letter = { id: string; replayedAt: string | null; replayStatus: string | null };
+    const letters = async () => (await http.get<{ data: Letter[]; total: number }>(`${projectBase()}/dead-letters`, { bearer: project.ownerJwt })).body;
+
+    beforeAll(async () => {
+      system = await startTestSystem([gatewayService, invocationService, pollingService, deadLetterService], { environment: { OUTBOUND_ALLOWED_CIDRS: '127.0.0.0/8' } });
+      http = new HttpClient(system.url('gateway'));
+      endpoint = await PollingEndpoint.start();
+      project = await createPublishedProject(http, 'CHATBOT', failingChatbot('downstream unavailable'));
+      expect((await http.patch(`${projectBase()}/api-settings`, { defaultEnrollmentPolicy: 'EVERY_MATCH' }, { bearer: project.ownerJwt })).status).toBe(200);
+      const url = endpoint.script('/api/replays', [{ json: [1, 2].map((n) => ({ id: `r${n}`, event: 'e', customerId: `c${n}` })) }]);
+      const created = await http.post(`${projectBase()}/polling-triggers`, { source: 'replays', pollKey: 'replays', pollEndpoint: url, intervalMs: 3_600_000 }, { bearer: project.ownerJwt });
+      expect(created.status).toBe(201);
+      await eventually('two dead letters', async () => ((await letters()).data.length === 2 ? true : undefined), 20_000);
+      // From here on nobody answers invocation.req.start-invocation.
+      await system.services.get('invocation')!.stop();
+    }, 60_000);
+    afterAll(async () => {
+      await system?.stop();
+      await endpoint?.close();
+    });
+
+    it('answers a replay and a bulk replay 503 Invocation service unavailable, and the events stay unreplayed for a later try', async () => {
+      const [first] = (await letters()).data;
+      expect(await http.post(`${projectBase()}/dead-letters/${first!.id}/replay`, {}, { bearer: project.ownerJwt })).toMatchObject({ status: 503, body: { error: INVOCATION } });
+      expect(await http.post(`${projectBase()}/dead-letters/replay`, { filter: {} }, { bearer: project.ownerJwt })).toMatchObject({ status: 503, body: { error: INVOCATION } });
+      // Not replayed: no claim kept, no FAILED recorded, both still counted for a bulk replay.
+      expect((await letters()).data.map((letter) => [letter.replayedAt, letter.replayStatus])).toEqual([
+        [null, null],
+        [null, null],
+      ]);
+      expect((await http.post(`${projectBase()}/dead-letters/replay`, { filter: {}, dryRun: true }, { bearer: project.ownerJwt })).body).toEqual({ matched: 2 });
+    });
   });
 });

@@ -127,6 +127,11 @@ export async function recordReplay(manager: EntityManager, id: string, status: s
   ]);
 }
 
+/** Gives a claim back (replayed_at cleared) while no outcome is recorded: the event may be replayed again. */
+export async function releaseClaim(manager: EntityManager, id: string, at: Date): Promise<void> {
+  await manager.query(`UPDATE dead_letters SET replayed_at = NULL, updated_at = $2 WHERE id = $1 AND replay_status IS NULL`, [id, at]);
+}
+
 /**
  * Replays claimed before `claimedBefore` whose outcome was never recorded: the process that
  * claimed them died (or lost its database) between the claim and the outcome.

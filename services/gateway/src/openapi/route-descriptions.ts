@@ -179,7 +179,7 @@ function tokenDeadLetters(kind: 'flows' | 'automations'): Record<string, RouteDe
         ...replay,
         400: { ...replay[400]!, messages: [...replay[400]!.messages!, DEAD_LETTER_REPLAY_MESSAGES.idRequired] },
         422: { description: 'Not found, already replayed, or the replay failed (with its reason).', messages: [DEAD_LETTER_REPLAY_MESSAGES.notFound, DEAD_LETTER_REPLAY_MESSAGES.alreadyReplayed] },
-        ...unavailable('deadLetter'),
+        ...unavailable('deadLetter', 'invocation'),
       },
     },
   };
@@ -490,7 +490,7 @@ export const ROUTE_DESCRIPTIONS: Readonly<Record<string, RouteDescription>> = {
         BULK_REPLAY_MESSAGES.fromAfterTo,
         BULK_REPLAY_MESSAGES.dryRunInvalid,
       ]),
-      ...unavailable('deadLetter'),
+      ...unavailable('deadLetter', 'invocation'),
     },
   },
   [`POST ${projectRoute}/dead-letters/{id}/replay`]: {
@@ -500,7 +500,7 @@ export const ROUTE_DESCRIPTIONS: Readonly<Record<string, RouteDescription>> = {
       200: { description: 'Replayed.', schema: 'Success' },
       ...consolePipeline({ level: 'edit', project: true }),
       422: { description: 'Not found, already replayed, or the replay failed (with its reason).', messages: [DEAD_LETTER_REPLAY_MESSAGES.notFound, DEAD_LETTER_REPLAY_MESSAGES.alreadyReplayed] },
-      ...unavailable('deadLetter'),
+      ...unavailable('deadLetter', 'invocation'),
     },
   },
 
