@@ -52,7 +52,7 @@ ${formatUsage([
   ['--drain-timeout <s>', 'how long to wait for a backlog to finish after a load (default 300)'],
   ['--quick', 'a short run: steps of 10 s, a hold of 20 s, 1 bisection, memory phases of 20 s'],
   ['--peer-workers <n>', 'pg-boss workers in the peer (default 2)'],
-  ['--peer-batch <n>', 'jobs a peer worker fetches at once (default 100)'],
+  ['--peer-batch <n>', 'jobs a peer worker fetches at once (default 500)'],
   ['--peer-pool <n>', "pg-boss's connection pool (default 10)"],
   ['--embedded', "instead: the memory of npm start's process under twice its held rate"],
   ['--rate <n>', '--embedded: the held rate to double (default: search embedded mode for it first)'],
@@ -110,7 +110,10 @@ async function compare(session: BenchSession, options: Options): Promise<number>
         : await startPgBossPeer(scope, options.dist, options.peer);
     if (which === 'pg-boss') {
       const { workers, batchSize, pollSeconds, poolSize } = options.peer;
-      console.log(`\n${system.label}: ${workers} workers, batches of up to ${batchSize}, polling every ${pollSeconds} s, pool of ${poolSize}`);
+      console.log(
+        `\n${system.label}: ${workers} workers, batches of up to ${batchSize}, polling every ${pollSeconds} s, pool of ${poolSize} ` +
+          `(a worker waits out the rest of its polling interval after a batch that took less, so at most ${peerCap(options.peer)} jobs/s until batches take longer)`,
+      );
     } else console.log(`\n${system.label}`);
     console.log(`processes: ${system.processes.map(({ name, pid }) => `${name} ${pid}`).join(', ')}`);
     const sampler = new RssSampler(system.processes).start();
@@ -118,6 +121,9 @@ async function compare(session: BenchSession, options: Options): Promise<number>
     sampler.stop();
     outcomes.set(which, { system, result });
     printOutcome(system, result, sampler);
+    if (which === 'pg-boss' && heldRate(result) >= 0.8 * peerCap(options.peer)) {
+      console.log(`  NOTE: the held rate is near the workers' cap of ${peerCap(options.peer)}/s: raise --peer-batch or --peer-workers`);
+    }
     await scope.close();
   }
 
@@ -126,6 +132,12 @@ async function compare(session: BenchSession, options: Options): Promise<number>
   console.log('\nResults');
   const clean = [...outcomes.values()].every(({ result }) => result.aborted === undefined && result.steps.every((step) => step.notSucceeded === 0));
   if (runline) printRunlineGoals(runline.result, peer?.result);
+  if (runline && peer) {
+    const ratio = keptUpRate(runline.result) / keptUpRate(peer.result);
+    console.log(
+      `  info: highest rate kept up with, p99 aside: Runline ${keptUpRate(runline.result)}/s, pg-boss ${keptUpRate(peer.result)}/s (${Number.isFinite(ratio) ? ratio.toFixed(2) : 'n/a'} x)`,
+    );
+  }
   if (!clean) console.log('  INVALID: a backlog did not drain, or some work did not succeed (see the steps above)');
   await session.finish({ clean, keepWork: false });
   if (runline && peer) {
@@ -147,6 +159,10 @@ function printOutcome(system: SustainedSystem, result: SearchResult, sampler: Rs
     );
     console.log(`  finished per second during that load: ${hold.finishedPerSecond.toFixed(0)}`);
   }
+  const keptUp = highestKeptUp(result);
+  console.log(
+    `  highest rate kept up with, p99 aside (every answer 202, backlog bounded): ${keptUp ? `${keptUp.rate}/s (p99 ${keptUp.p99.toFixed(2)} ms over ${keptUp.seconds} s)` : 'none'}`,
+  );
   const draining = largestBacklog(result);
   if (draining) {
     console.log(
@@ -182,6 +198,19 @@ function printRunlineGoals(runline: SearchResult, peer: SearchResult | undefined
 /** The step that left the most work behind: its drain is the longest, so its rate the surest. */
 function largestBacklog(result: SearchResult): Step | undefined {
   return result.steps.filter((step) => drainRate(step) !== undefined && step.openAtEnd >= step.rate).sort((a, b) => b.openAtEnd - a.openAtEnd)[0];
+}
+
+/** pg-boss 10's worker sleeps out its polling interval after any batch quicker than that. */
+function peerCap({ workers, batchSize, pollSeconds }: PeerSettings): number {
+  return Math.round((workers * batchSize) / pollSeconds);
+}
+
+function highestKeptUp(result: SearchResult): Step | undefined {
+  return result.steps.filter((step) => step.keptUp).sort((a, b) => b.rate - a.rate)[0];
+}
+
+function keptUpRate(result: SearchResult): number {
+  return highestKeptUp(result)?.rate ?? 0;
 }
 
 function heldRate(result: SearchResult): number {
@@ -287,7 +316,7 @@ function parseOptions(argv: string[]): Options {
       'drain-timeout': { type: 'string', default: '300' },
       quick: { type: 'boolean', default: false },
       'peer-workers': { type: 'string', default: '2' },
-      'peer-batch': { type: 'string', default: '100' },
+      'peer-batch': { type: 'string', default: '500' },
       'peer-pool': { type: 'string', default: '10' },
       embedded: { type: 'boolean', default: false },
       rate: { type: 'string' },

@@ -1,3 +1,4 @@
+import os from 'node:os';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { percentile, runAtRate, type RateRun } from './constant-rate.js';
 import type { RssSampler } from './rss-sampler.js';
@@ -50,8 +51,12 @@ export interface Step {
   /** Peak RSS (bytes) of each of the system's processes during the step and its drain. */
   peakRss: number[];
   held: boolean;
+  /** Held but for the p99: every answer 202, the rate answered, the backlog bounded. */
+  keptUp: boolean;
   /** Why not held; empty when held. */
   why: string[];
+  /** The machine's 1-minute load average when the step began (2 cores: above 2 means waiting for CPU). */
+  loadAverage: number;
 }
 
 export interface SearchResult {
@@ -131,6 +136,7 @@ class SearchAborted extends Error {}
 
 /** Drives `rate` for `seconds`, then counts what is open and drains it. */
 export async function loadStep(system: SustainedSystem, sampler: RssSampler, rate: number, seconds: number, drainTimeoutMs: number): Promise<Step> {
+  const loadAverage = os.loadavg()[0] ?? Number.NaN;
   const before = await system.counts();
   const started = performance.now();
   const run = await runAtRate(system.target, rate, seconds);
@@ -146,8 +152,9 @@ export async function loadStep(system: SustainedSystem, sampler: RssSampler, rat
   const answeredOtherwise = Object.values(run.unexpected).reduce((sum, count) => sum + count, 0) + run.errors + run.timeouts;
   if (answeredOtherwise > 0) why.push(`${answeredOtherwise} answers not ${system.target.expectedStatus}`);
   if (run.expected < ANSWERED_SHARE * rate * seconds) why.push(`answered ${acceptedPerSecond.toFixed(0)}/s`);
-  if (!(p99 <= ACCEPT_P99_LIMIT_MS)) why.push(`p99 ${p99.toFixed(1)} ms`);
   if (end.open > BACKLOG_LIMIT_SECONDS * rate) why.push(`${end.open} open`);
+  const keptUp = why.length === 0;
+  if (!(p99 <= ACCEPT_P99_LIMIT_MS)) why.push(`p99 ${p99.toFixed(1)} ms`);
   return {
     rate,
     seconds,
@@ -162,7 +169,9 @@ export async function loadStep(system: SustainedSystem, sampler: RssSampler, rat
     notSucceeded: after.other - before.other,
     peakRss: sampler.peaks(started),
     held: why.length === 0,
+    keptUp,
     why,
+    loadAverage,
   };
 }
 
@@ -198,6 +207,6 @@ export function describeStep(step: Step): string {
     `finished ${step.finishedPerSecond.toFixed(0)}/s during the load, ${step.openAtEnd} open at its end; ` +
     (step.drain.done ? `drained in ${step.drain.seconds.toFixed(1)} s` : `NOT drained in ${step.drain.seconds.toFixed(0)} s`) +
     (drainPerSecond === undefined ? '' : ` (${drainPerSecond.toFixed(0)}/s)`) +
-    ` -> ${step.held ? 'HELD' : `not held (${step.why.join('; ')})`}`
+    ` -> ${step.held ? 'HELD' : `not held (${step.why.join('; ')})`} [load average ${step.loadAverage.toFixed(1)}]`
   );
 }
