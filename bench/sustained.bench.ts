@@ -50,6 +50,7 @@ ${formatUsage([
   ['--rates <list>', 'rates to try instead of the doubling search, e.g. 200,300,400'],
   ['--bisections <n>', 'bisections between the last rate held and the first not held (default 2)'],
   ['--drain-timeout <s>', 'how long to wait for a backlog to finish after a load (default 300)'],
+  ['--p99-limit <ms>', 'the accept p99 a held rate allows (default 25, the issue\'s); higher finds throughput\nlimits on a machine too loaded for latency, and the report says so'],
   ['--quick', 'a short run: steps of 10 s, a hold of 20 s, 1 bisection, memory phases of 20 s'],
   ['--peer-workers <n>', 'pg-boss workers in the peer (default 2)'],
   ['--peer-batch <n>', 'jobs a peer worker fetches at once (default 500)'],
@@ -93,7 +94,7 @@ async function main(session: BenchSession): Promise<number> {
       `build ${describeBuild(options.dist)}; logs in ${session.workDir}`,
   );
   console.log(
-    `Held: accept p99 <= ${ACCEPT_P99_LIMIT_MS} ms, at least 95% of the offered rate answered 202, and at most ${BACKLOG_LIMIT_SECONDS} s of arrivals ` +
+    `Held: accept p99 <= ${search.p99LimitMs} ms${search.p99LimitMs === ACCEPT_P99_LIMIT_MS ? '' : ` (RAISED from the issue's ${ACCEPT_P99_LIMIT_MS} ms: held rates are throughput only)`}, at least 95% of the offered rate answered 202, and at most ${BACKLOG_LIMIT_SECONDS} s of arrivals ` +
       `(${BACKLOG_LIMIT_SECONDS} x rate) still open when the load stops. Search steps of ${search.stepSeconds} s, final hold ${search.holdSeconds} s.`,
   );
   return options.embedded ? embeddedMemory(session, options) : compare(session, options);
@@ -137,6 +138,9 @@ async function compare(session: BenchSession, options: Options): Promise<number>
     console.log(
       `  info: highest rate kept up with, p99 aside: Runline ${keptUpRate(runline.result)}/s, pg-boss ${keptUpRate(peer.result)}/s (${Number.isFinite(ratio) ? ratio.toFixed(2) : 'n/a'} x)`,
     );
+  }
+  if (options.search.p99LimitMs !== ACCEPT_P99_LIMIT_MS) {
+    console.log(`  NOTE: --p99-limit ${options.search.p99LimitMs}: the held rates below and their ratio allow that p99, not the issue's ${ACCEPT_P99_LIMIT_MS} ms`);
   }
   if (!clean) console.log('  INVALID: a backlog did not drain, or some work did not succeed (see the steps above)');
   await session.finish({ clean, keepWork: false });
@@ -314,6 +318,7 @@ function parseOptions(argv: string[]): Options {
       rates: { type: 'string' },
       bisections: { type: 'string' },
       'drain-timeout': { type: 'string', default: '300' },
+      'p99-limit': { type: 'string', default: String(ACCEPT_P99_LIMIT_MS) },
       quick: { type: 'boolean', default: false },
       'peer-workers': { type: 'string', default: '2' },
       'peer-batch': { type: 'string', default: '500' },
@@ -346,6 +351,7 @@ function parseOptions(argv: string[]): Options {
       rates,
       bisections,
       drainTimeoutMs: positiveInteger('--drain-timeout', values['drain-timeout']) * 1000,
+      p99LimitMs: positiveInteger('--p99-limit', values['p99-limit']),
     },
     peer: {
       workers: positiveInteger('--peer-workers', values['peer-workers']),

@@ -4,7 +4,7 @@ import { percentile, runAtRate, type RateRun } from './constant-rate.js';
 import type { RssSampler } from './rss-sampler.js';
 import type { SustainedSystem, WorkCounts } from './sustained-systems.js';
 
-/** A rate is held when the accept p99 stays within this... */
+/** A rate is held when the accept p99 stays within this (the issue's limit; `p99LimitMs` may raise it)... */
 export const ACCEPT_P99_LIMIT_MS = 25;
 /** ...and the work still open when the load stops is at most this many seconds of arrivals. */
 export const BACKLOG_LIMIT_SECONDS = 2;
@@ -21,6 +21,8 @@ export interface SearchSettings {
   rates: number[] | undefined;
   bisections: number;
   drainTimeoutMs: number;
+  /** ACCEPT_P99_LIMIT_MS unless raised, to find throughput limits on a machine too loaded for latency. */
+  p99LimitMs: number;
 }
 
 /** What draining the backlog of one step took. */
@@ -82,7 +84,7 @@ export async function searchHeldRate(
 ): Promise<SearchResult> {
   const steps: Step[] = [];
   const test = async (rate: number, seconds: number): Promise<Step> => {
-    const result = await loadStep(system, sampler, rate, seconds, settings.drainTimeoutMs);
+    const result = await loadStep(system, sampler, rate, seconds, settings);
     steps.push(result);
     log(describeStep(result));
     if (!result.drain.done) throw new SearchAborted(`the backlog of ${rate}/s did not drain within ${settings.drainTimeoutMs / 1000} s`);
@@ -135,7 +137,13 @@ export async function searchHeldRate(
 class SearchAborted extends Error {}
 
 /** Drives `rate` for `seconds`, then counts what is open and drains it. */
-export async function loadStep(system: SustainedSystem, sampler: RssSampler, rate: number, seconds: number, drainTimeoutMs: number): Promise<Step> {
+export async function loadStep(
+  system: SustainedSystem,
+  sampler: RssSampler,
+  rate: number,
+  seconds: number,
+  { drainTimeoutMs, p99LimitMs }: Pick<SearchSettings, 'drainTimeoutMs' | 'p99LimitMs'>,
+): Promise<Step> {
   const loadAverage = os.loadavg()[0] ?? Number.NaN;
   const before = await system.counts();
   const started = performance.now();
@@ -154,7 +162,7 @@ export async function loadStep(system: SustainedSystem, sampler: RssSampler, rat
   if (run.expected < ANSWERED_SHARE * rate * seconds) why.push(`answered ${acceptedPerSecond.toFixed(0)}/s`);
   if (end.open > BACKLOG_LIMIT_SECONDS * rate) why.push(`${end.open} open`);
   const keptUp = why.length === 0;
-  if (!(p99 <= ACCEPT_P99_LIMIT_MS)) why.push(`p99 ${p99.toFixed(1)} ms`);
+  if (!(p99 <= p99LimitMs)) why.push(`p99 ${p99.toFixed(1)} ms`);
   return {
     rate,
     seconds,
