@@ -233,12 +233,16 @@ async function embeddedMemory(session: BenchSession, options: Options): Promise<
     sampler.stop();
     printOutcome(system, result, sampler);
     await scope.close();
-    if (result.hold === undefined) {
-      console.log('\nINVALID: no rate was held in embedded mode, so there is no rate to double');
+    // On a machine too loaded for the p99, the rate it kept up with still loads the memory as
+    // the goal means; the report says which one was doubled.
+    const keptUp = highestKeptUp(result);
+    if (result.hold === undefined && keptUp === undefined) {
+      console.log('\nINVALID: embedded mode neither held nor kept up with any rate tried, so there is no rate to double');
       await session.finish({ clean: false, keepWork: false });
       return 1;
     }
-    rate = result.hold.rate;
+    rate = result.hold?.rate ?? keptUp!.rate;
+    if (result.hold === undefined) console.log(`  no rate was held; doubling the highest rate kept up with, p99 aside: ${rate}/s`);
   }
 
   const scope = new SystemScope(session.workDir);
