@@ -140,7 +140,7 @@ async function compare(session: BenchSession, options: Options): Promise<number>
     );
   }
   if (options.search.p99LimitMs !== ACCEPT_P99_LIMIT_MS) {
-    console.log(`  NOTE: --p99-limit ${options.search.p99LimitMs}: the held rates below and their ratio allow that p99, not the issue's ${ACCEPT_P99_LIMIT_MS} ms`);
+    console.log(`  NOTE: --p99-limit ${options.search.p99LimitMs}: the held rates and their ratio in this run allow that p99, not the issue's ${ACCEPT_P99_LIMIT_MS} ms`);
   }
   if (!clean) console.log('  INVALID: a backlog did not drain, or some work did not succeed (see the steps above)');
   await session.finish({ clean, keepWork: false });
