@@ -8,6 +8,7 @@
 // bench/README.md ("Sustained throughput") explains what is measured and how.
 import { execFileSync } from 'node:child_process';
 import os from 'node:os';
+import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { formatUsage, parseArgsOrExplain, positiveInteger, REPO_ROOT, UsageError } from './support/cli.js';
 import { percentile, runAtRate } from './support/constant-rate.js';
@@ -31,7 +32,6 @@ import {
   type PeerSettings,
   type SustainedSystem,
 } from './support/sustained-systems.js';
-import path from 'node:path';
 
 const RATIO_GOAL = 1.3;
 const MEMORY_PEAK_GOAL_MB = 300;
