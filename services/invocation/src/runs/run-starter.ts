@@ -153,7 +153,8 @@ export class RunStarter implements OnApplicationShutdown {
   /**
    * Reads the run and asks `refusalOf` whether it may start (at most RUN_CONCURRENCY reads at
    * once), waits until `notBefore` holding nothing, then takes a run slot (reading again if it
-   * had to wait for one) and lets `claim` move it (or fail it, when refused). If it was
+   * had to wait for one; a run already due is read only once it has its slot) and lets `claim`
+   * move it (or fail it, when refused). If it was
    * claimed, acknowledges and runs what `claim` returned in the background, holding the slot
    * until it ends. Waiting runs do not hold slots: the scheduler fires up to its lead early,
    * and the runs due in that stretch must not keep the ones already due from their slots. With
@@ -168,8 +169,12 @@ export class RunStarter implements OnApplicationShutdown {
     refusalOf: (row: InvocationRow) => Promise<Refusal | null>,
     claim: (row: InvocationRow, plan: RunPlan, refusal: Refusal | null) => Promise<(() => Promise<Execution>) | null>,
   ): Promise<StartAttempt> {
-    let prepared = await this.prepare(invocationId, from, refusalOf);
-    if (!prepared) return 'not-claimed';
+    // A run due now takes its slot first and is read once, in it: reading it before a wait for
+    // a slot would mean reading it again after (what was read may be out of date by then).
+    // (A caller with a bounded slot wait learns first whether the run still waits at all.)
+    const dueNow = notBefore <= Date.now() && wait.slotWaitMs === undefined;
+    let prepared = dueNow ? undefined : await this.prepare(invocationId, from, refusalOf);
+    if (prepared === null) return 'not-claimed';
     // A timer may wake a millisecond early: wait again until the time has really come.
     for (let early = notBefore - Date.now(); early > 0; early = notBefore - Date.now()) await sleep(early);
     const slotWasFree = this.slots.tryAcquire();
@@ -180,7 +185,7 @@ export class RunStarter implements OnApplicationShutdown {
     let handedOver = false;
     try {
       // After a wait for a slot, what was read may be out of date (the switch turned off meanwhile).
-      if (!slotWasFree) prepared = await this.prepare(invocationId, from, refusalOf);
+      if (!slotWasFree || prepared === undefined) prepared = await this.prepare(invocationId, from, refusalOf);
       if (!prepared) return 'not-claimed';
       const { row, plan, refusal } = prepared;
       const run = await retryTransient(() => claim(row, plan, refusal));
