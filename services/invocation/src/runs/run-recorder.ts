@@ -1,9 +1,11 @@
 /**
- * Records new runs, and reads what the monthly quota needs when a scheduled run comes up. New
- * runs of concurrent requests share writes (group commit): one statement for the runs of
- * organizations without a monthly quota (the usual case); a transaction that counts the quota
- * under a lock for the others, so a refused request leaves nothing behind. Every quota
- * decision is `monthly-quota.ts`'s; this file only orders the reads and writes around them.
+ * Records new runs and the transitions of runs this process holds (claims and endings), and
+ * reads what the monthly quota needs when a scheduled run comes up. New runs of concurrent
+ * requests share writes (group commit): one statement for the runs of organizations without a
+ * monthly quota (the usual case); a transaction that counts the quota under a lock for the
+ * others, so a refused request leaves nothing behind. Claims and endings of concurrent runs
+ * share one statement too (`transitionKnownBatch`). Every quota decision is
+ * `monthly-quota.ts`'s; this file only orders the reads and writes around them.
  */
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
@@ -21,6 +23,7 @@ import {
   type ScheduledStartVerdict,
 } from '../lifecycle/monthly-quota.js';
 import { insertInvocations, insertInvocationsAtOnce, type InsertOutcome, type NewInvocation } from './new-runs.repository.js';
+import { transitionKnownBatch, type KnownOutcome, type KnownTransition } from './run-transitions.repository.js';
 import { addUsage, lockedUsage, plansOf, scheduledStartCount, takenKeys, withinSavepoint } from './usage-counters.repository.js';
 
 /** What became of one request: recorded, answered from an earlier run, or refused by the quota. */
@@ -29,6 +32,7 @@ export type QuotaOutcome = InsertOutcome | { created: false; quotaExceeded: Quot
 @Injectable()
 export class RunRecorder implements OnModuleInit {
   private commit!: GroupCommit<NewInvocation, QuotaOutcome>;
+  private transitions!: GroupCommit<KnownTransition, KnownOutcome>;
   /** Organizations last seen with a monthly quota, until when (ms): their batches skip the one-statement attempt. */
   private readonly quotaBoundUntil = new Map<string, number>();
 
@@ -38,6 +42,15 @@ export class RunRecorder implements OnModuleInit {
     // Two transactions in flight: while one commits, the next batch fills (larger batches, fewer
     // commits per run than with more parallel transactions; bench/README.md).
     this.commit = new GroupCommit((items) => this.writeBatch(items), 2);
+    this.transitions = new GroupCommit((items) => transitionKnownBatch(this.transactions, items), 2);
+  }
+
+  /**
+   * `transitionKnown` with the transitions of other runs that arrive meanwhile: one statement
+   * for all of them (a run claimed or ended alone is written at once).
+   */
+  transitionKnown(item: KnownTransition): Promise<KnownOutcome> {
+    return this.transitions.submit(item);
   }
 
   /** Records a new run with the others of its batch. */

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
-import { retryTransient, TransactionRunner } from '@runline/db';
+import { GroupCommit, retryTransient, TransactionRunner } from '@runline/db';
 import type { Logger } from '@runline/observability';
 import { Gauge, type Registry } from 'prom-client';
 import { LOGGER, METRICS_REGISTRY, SecretBox } from '@runline/runtime';
@@ -21,10 +21,10 @@ import { historyAppend } from '../lifecycle/run-history.js';
 import { DefinitionCatalog } from './definition-catalog.js';
 import { RunExecutor, type Execution } from './run-executor.js';
 import { RunLease } from './run-lease.js';
-import { readKnownInvocation, type InvocationRow } from './run-reads.repository.js';
+import { readKnownInvocations, type InvocationRow } from './run-reads.repository.js';
 import { RunRecorder } from './run-recorder.js';
 import { RunSlots } from './run-slots.js';
-import { transition, transitionKnown, type KnownRun } from './run-transitions.repository.js';
+import { transition, type KnownRun } from './run-transitions.repository.js';
 
 /** Settles the message that asked for the start, once the claim is committed. */
 export type Acknowledge = () => Promise<void>;
@@ -60,6 +60,8 @@ export class RunStarter implements OnApplicationShutdown {
   private readonly slots: RunSlots;
   /** Bounds the reads of runs about to start (a burst of fired jobs after downtime). */
   private readonly reads: RunSlots;
+  /** Reads of runs about to start, many per query. */
+  private readonly runReads: GroupCommit<string, InvocationRow | null>;
 
   constructor(
     private readonly transactions: TransactionRunner,
@@ -74,6 +76,7 @@ export class RunStarter implements OnApplicationShutdown {
   ) {
     this.slots = new RunSlots(config.RUN_CONCURRENCY);
     this.reads = new RunSlots(config.RUN_CONCURRENCY);
+    this.runReads = new GroupCommit((ids) => readKnownInvocations(transactions.dataSource.manager, ids), 2);
     const slots = this.slots;
     new Gauge({
       name: 'runline_invocation_runs_executing',
@@ -145,7 +148,7 @@ export class RunStarter implements OnApplicationShutdown {
   private async claim(row: InvocationRow, claim: Transition): Promise<{ known: KnownRun | null } | null> {
     const { expected, change } = claim;
     const history = historyAppend(claim);
-    if (row.known) return transitionKnown(this.transactions, row.known, expected, change, history);
+    if (row.known) return this.recorder.transitionKnown({ known: row.known, expected, change, history });
     const document = await this.transactions.run((tx) => transition(tx, row.id, expected, change, history));
     return document ? { known: null } : null;
   }
@@ -217,7 +220,7 @@ export class RunStarter implements OnApplicationShutdown {
   ): Promise<{ row: InvocationRow; plan: RunPlan; refusal: Refusal | null } | null> {
     await this.reads.acquire();
     try {
-      const row = await retryTransient(() => readKnownInvocation(this.transactions.dataSource.manager, invocationId));
+      const row = await retryTransient(() => this.runReads.submit(invocationId));
       if (!row || row.status !== from.status || (from.waitingJob !== undefined && row.waitingJob !== from.waitingJob)) return null;
       const plan = JSON.parse(this.secrets.open(row.sealedPlan)) as RunPlan;
       return { row, plan, refusal: await retryTransient(() => refusalOf(row)) };
