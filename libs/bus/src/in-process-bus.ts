@@ -25,12 +25,23 @@ export interface InProcessBusOptions {
    * JetStream `max_msgs` limit. Default 100 000.
    */
   maxMessagesPerStream?: number;
+  /**
+   * Most messages a `limits` stream keeps once every durable on it has settled them (what a
+   * durable created later would still read); messages a durable has not settled yet are never
+   * dropped by this rule. Nothing survives the process in embedded mode and its durables are
+   * made at start, so keeping every event of a busy system until `maxMessagesPerStream` would
+   * only hold memory. Default 10 000.
+   */
+  keepSettledMessages?: number;
 }
 
 const DEFAULT_MAX_DELIVER = 10;
 const DEFAULT_ACK_WAIT_MS = 30_000;
 const DEFAULT_DUPLICATE_WINDOW_SECONDS = 120;
 const DEFAULT_MAX_MESSAGES_PER_STREAM = 100_000;
+const DEFAULT_KEEP_SETTLED_MESSAGES = 10_000;
+/** Settled messages are looked for once per this many appends (the look is O(durables + unsettled)). */
+const PRUNE_EVERY = 256;
 
 interface StoredMessage extends BusMessage {
   seq: number;
@@ -46,9 +57,12 @@ class MemoryStream {
   // Insertion order is arrival order, so expired ids are always at the front.
   private readonly recentIds = new Map<string, number>();
 
+  private appendsSincePrune = 0;
+
   constructor(
     public spec: StreamSpec,
     private readonly maxMessages: number,
+    private readonly keepSettled: number,
   ) {}
 
   get duplicateWindowMs(): number {
@@ -82,8 +96,23 @@ class MemoryStream {
         if (oldest.done) break;
         this.messages.delete(oldest.value);
       }
+      if (++this.appendsSincePrune >= PRUNE_EVERY) {
+        this.appendsSincePrune = 0;
+        this.pruneSettled();
+      }
     }
     return true;
+  }
+
+  /** Drops the oldest messages every durable has settled, beyond the `keepSettled` newest of them. */
+  private pruneSettled(): void {
+    if (this.consumers.size === 0) return;
+    let floor = this.lastSeq + 1;
+    for (const consumer of this.consumers.values()) floor = Math.min(floor, consumer.settledBelow());
+    for (const seq of this.messages.keys()) {
+      if (seq >= floor - this.keepSettled) break;
+      this.messages.delete(seq);
+    }
   }
 
   firstSeq(): number {
@@ -115,6 +144,13 @@ class MemoryConsumer {
     public maxDeliver: number,
     public ackWaitMs: number,
   ) {}
+
+  /** Every message of the stream below this sequence is settled here (or was never for this durable). */
+  settledBelow(): number {
+    let floor = this.nextSeq;
+    for (const seq of this.pending.keys()) floor = Math.min(floor, seq);
+    return floor;
+  }
 
   attach(subscriber: MemorySubscriber): void {
     this.release(subscriber);
@@ -305,6 +341,9 @@ class MemoryResponder implements Subscription {
  * It refuses what a NATS server refuses (overlapping streams, overlapping consumers on a
  * workqueue stream, a durable's filter changing), so a setup that works here also works in
  * NATS mode. Each subscriber handles one message at a time; `batchSize` has no effect here.
+ * Unlike a NATS server, a `limits` stream keeps only the newest `keepSettledMessages` of the
+ * messages every durable settled (memory is the store here, and a busy system's events would
+ * otherwise pile up to `maxMessagesPerStream`).
  */
 export class InProcessBus implements Bus {
   private readonly streams = new Map<string, MemoryStream>();
@@ -331,7 +370,11 @@ export class InProcessBus implements Bus {
       if (!existing) {
         this.streams.set(
           spec.name,
-          new MemoryStream(copy, this.options.maxMessagesPerStream ?? DEFAULT_MAX_MESSAGES_PER_STREAM),
+          new MemoryStream(
+            copy,
+            this.options.maxMessagesPerStream ?? DEFAULT_MAX_MESSAGES_PER_STREAM,
+            this.options.keepSettledMessages ?? DEFAULT_KEEP_SETTLED_MESSAGES,
+          ),
         );
       } else if (existing.spec.retention !== spec.retention) {
         throw new Error(`stream ${spec.name} exists with retention ${existing.spec.retention}; it cannot change`);
