@@ -3,7 +3,8 @@ import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
 import type { BusContext, DeliveredMessage } from '@runline/bus';
 import { EVENT_TYPES, INVOCATION_COMMAND_SUBJECTS, unpackPayloadAs, type Envelope } from '@runline/contracts';
 import type { Logger } from '@runline/observability';
-import { LOGGER } from '@runline/runtime';
+import { Gauge, type Registry } from 'prom-client';
+import { LOGGER, METRICS_REGISTRY } from '@runline/runtime';
 import { InvocationConfig } from '../config.js';
 import { RunSlots } from '../runs/run-slots.js';
 import { RunStarter } from '../runs/run-starter.js';
@@ -32,13 +33,18 @@ export class RunInvocationHandler implements OnApplicationShutdown {
     private readonly starter: RunStarter,
     @Inject(InvocationConfig) config: InvocationConfig,
     @Inject(LOGGER) private readonly logger: Logger,
+    @Inject(METRICS_REGISTRY) registry: Registry,
   ) {
-    this.intake = new RunSlots(config.RUN_CONCURRENCY + START_INTAKE_MARGIN);
-  }
-
-  /** Starts in progress here now (for tests and metrics): never above the intake bound. */
-  get startsInProgress(): number {
-    return this.intake.held;
+    const intake = new RunSlots(config.RUN_CONCURRENCY + START_INTAKE_MARGIN);
+    this.intake = intake;
+    new Gauge({
+      name: 'runline_invocation_start_commands_in_progress',
+      help: 'Start commands taken off the bus and not yet settled (at most RUN_CONCURRENCY + 8; the rest wait on the bus).',
+      registers: [registry],
+      collect() {
+        this.set(intake.held);
+      },
+    });
   }
 
   async onApplicationShutdown(): Promise<void> {
