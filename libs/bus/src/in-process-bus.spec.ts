@@ -97,6 +97,21 @@ describe('InProcessBus specifics', () => {
     await bus.close();
   });
 
+  it('remembers at most maxDuplicateIds ids for its duplicate window, forgetting the oldest', async () => {
+    const bus = new InProcessBus({ maxDuplicateIds: 2 });
+    await bus.ensureStreams([{ name: 'S', subjects: ['s.>'], retention: 'limits' }]);
+    for (const id of ['1', '2', '3', '3', '1']) await bus.publish({ id, subject: 's.x', data: bytes(id) });
+    const seen: string[] = [];
+    const subscription = await bus.subscribe({ stream: 'S', durable: 'd', filterSubject: 's.>' }, async (m) => {
+      seen.push(m.id);
+    });
+    while (seen.length < 4) await new Promise((resolve) => setTimeout(resolve, 5));
+    // The second 3 is dropped (remembered); the second 1 is not (forgotten for 2 and 3).
+    expect(seen).toEqual(['1', '2', '3', '1']);
+    await subscription.stop();
+    await bus.close();
+  });
+
   it('refuses reserved or multi-line headers', async () => {
     const bus = new InProcessBus();
     await bus.ensureStreams([{ name: 'S', subjects: ['s.>'], retention: 'limits' }]);

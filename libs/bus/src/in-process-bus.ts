@@ -33,6 +33,13 @@ export interface InProcessBusOptions {
    * only hold memory. Default 10 000.
    */
   keepSettledMessages?: number;
+  /**
+   * Most message ids a stream remembers for its duplicate window; beyond it the oldest are
+   * forgotten early. Duplicates come from the outbox relay within seconds, and consumers
+   * dedupe too (inbox, guarded transitions), so this bounds memory under a long burst without
+   * letting a copy through in practice. Default 100 000.
+   */
+  maxDuplicateIds?: number;
 }
 
 const DEFAULT_MAX_DELIVER = 10;
@@ -40,6 +47,7 @@ const DEFAULT_ACK_WAIT_MS = 30_000;
 const DEFAULT_DUPLICATE_WINDOW_SECONDS = 120;
 const DEFAULT_MAX_MESSAGES_PER_STREAM = 100_000;
 const DEFAULT_KEEP_SETTLED_MESSAGES = 10_000;
+const DEFAULT_MAX_DUPLICATE_IDS = 100_000;
 /** Settled messages are looked for once per this many appends (the look is O(durables + unsettled)). */
 const PRUNE_EVERY = 256;
 
@@ -63,6 +71,7 @@ class MemoryStream {
     public spec: StreamSpec,
     private readonly maxMessages: number,
     private readonly keepSettled: number,
+    private readonly maxDuplicateIds: number,
   ) {}
 
   get duplicateWindowMs(): number {
@@ -77,7 +86,7 @@ class MemoryStream {
   append(message: BusMessage): boolean {
     const now = performance.now();
     for (const [id, at] of this.recentIds) {
-      if (at > now - this.duplicateWindowMs) break;
+      if (at > now - this.duplicateWindowMs && this.recentIds.size < this.maxDuplicateIds) break;
       this.recentIds.delete(id);
     }
     if (this.recentIds.has(message.id)) return false;
@@ -374,6 +383,7 @@ export class InProcessBus implements Bus {
             copy,
             this.options.maxMessagesPerStream ?? DEFAULT_MAX_MESSAGES_PER_STREAM,
             this.options.keepSettledMessages ?? DEFAULT_KEEP_SETTLED_MESSAGES,
+            this.options.maxDuplicateIds ?? DEFAULT_MAX_DUPLICATE_IDS,
           ),
         );
       } else if (existing.spec.retention !== spec.retention) {
