@@ -7,6 +7,7 @@ import { invocationService } from '../src/invocation.service.js';
 import type { RequestInfo } from '../src/lifecycle/invocation-event.js';
 import { insertInvocations, insertInvocationsAtOnce, type InsertOutcome, type NewInvocation } from '../src/runs/new-runs.repository.js';
 import { readDocument, readKnownInvocation } from '../src/runs/run-reads.repository.js';
+import { RunRecorder } from '../src/runs/run-recorder.js';
 import type { InvocationEventData } from '../src/lifecycle/invocation-event.js';
 import { historyAppend, withHistory } from '../src/lifecycle/run-history.js';
 import type { Expectation, StateChange } from '../src/lifecycle/run-lifecycle.js';
@@ -271,6 +272,34 @@ describe('run repositories', () => {
       // The second end of the same run sees the run ended by the first and writes nothing.
       expect(both.map((outcome) => outcome?.document.status ?? null)).toEqual(['SUCCEEDED', null]);
       expect((await stored(fifth.id)).events).toEqual(['1:InvocationQueued', '2:InvocationStarted', '3:InvocationSucceeded']);
+    });
+
+    it('through the recorder: a run whose ending the database refuses does not fail the others of its batch', async () => {
+      const recorder = new RunRecorder(transactions);
+      recorder.onModuleInit();
+      const runs = [newRun(null), newRun(null), newRun(null), newRun(null)];
+      await transactions.run((tx) => insertInvocations(tx, runs));
+      const claimed = await Promise.all(
+        runs.map(async (run) => {
+          const known = (await readKnownInvocation(dataSource.manager, run.id))!.known!;
+          const change: StateChange = { status: 'RUNNING', attempt: 1, lease: lease('a') };
+          return (await recorder.transitionKnown({ known, expected: { status: 'QUEUED', dispatched: true }, change, history: historyAppend({ change, events: [started] }) }))!.known!;
+        }),
+      );
+      const end = (known: KnownRun, result: unknown) => {
+        const change: StateChange = { status: 'SUCCEEDED', lease: null };
+        return recorder.transitionKnown({
+          known,
+          expected: { status: 'RUNNING', leaseOwner: 'a' },
+          change,
+          history: historyAppend({ change, events: [{ ...succeeded, result: result as number }] }),
+        });
+      };
+      // Two transactions at once: the first two go alone, the last two share one statement.
+      const ends = await Promise.allSettled([end(claimed[0]!, 1), end(claimed[1]!, 2), end(claimed[2]!, 'nul \u0000 byte'), end(claimed[3]!, 4)]);
+      expect(ends.map((outcome) => outcome.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+      const after = await Promise.all(runs.map((run) => stored(run.id)));
+      expect(after.map((one) => one.state.status)).toEqual(['SUCCEEDED', 'SUCCEEDED', 'RUNNING', 'SUCCEEDED']);
     });
 
     it('writes nothing when the expectation fails, and falls back to a transaction when the run changed since it was read', async () => {

@@ -39,6 +39,7 @@ export class StaleProjectCopyError extends Error {
 export class DefinitionUnavailableError extends Error {}
 
 const CACHE_LIMIT = 1000;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const POLL_MS = 20;
 /** Bounds how long an unused copy stays in memory; a newer version is read at once anyway. */
 const PROJECT_TTL_MS = 1000;
@@ -139,7 +140,8 @@ export class DefinitionCatalog {
       `SELECT project_id, org_id, type, external_api_enabled, default_enrollment_policy, default_on_error_policy,
               default_callback_url, default_callback_secret_sealed, published_version, config_version, deleted
          FROM project_copies WHERE project_id = ANY($1::uuid[])`,
-      [[...new Set(projectIds)]],
+      // An id that is no uuid is simply unknown, rather than failing the other reads of the batch.
+      [[...new Set(projectIds.filter((projectId) => UUID.test(projectId)))]],
     );
     const copies = new Map<string, ProjectCopy>();
     for (const row of rows) {

@@ -8,6 +8,8 @@ import type { InvocationDocument } from '../lifecycle/invocation.projector.js';
 import type { InvocationStatus } from '../lifecycle/run-lifecycle.js';
 import type { KnownRun } from './run-transitions.repository.js';
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 /** The state row of one run. */
 export interface InvocationRow {
   id: string;
@@ -46,7 +48,8 @@ export async function readKnownInvocations(manager: EntityManager, ids: readonly
     `SELECT i.id, i.org_id, i.project_id, i.target_type, i.mode, i.status, i.attempt, i.max_attempts, i.sealed_plan,
             i.sealed_resume_state, i.waiting_job, i.sequence, v.document
        FROM invocations i JOIN invocation_views v ON v.id = i.id WHERE i.id = ANY($1::uuid[])`,
-    [[...new Set(ids)]],
+    // An id that is no uuid is simply not found, rather than failing the other reads of the batch.
+    [[...new Set(ids.filter((id) => UUID.test(id)))]],
   );
   const found = new Map<string, InvocationRow>();
   for (const row of rows) {

@@ -9,7 +9,7 @@
  */
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { GroupCommit, TransactionRunner, type TransactionContext } from '@runline/db';
+import { GroupCommit, isTransientDatabaseError, TransactionRunner, type TransactionContext } from '@runline/db';
 import {
   grantOf,
   QUOTA_HINT_MS,
@@ -32,7 +32,7 @@ export type QuotaOutcome = InsertOutcome | { created: false; quotaExceeded: Quot
 @Injectable()
 export class RunRecorder implements OnModuleInit {
   private commit!: GroupCommit<NewInvocation, QuotaOutcome>;
-  private transitions!: GroupCommit<KnownTransition, KnownOutcome>;
+  private transitions!: GroupCommit<KnownTransition, { outcome: KnownOutcome } | { error: unknown }>;
   /** Organizations last seen with a monthly quota, until when (ms): their batches skip the one-statement attempt. */
   private readonly quotaBoundUntil = new Map<string, number>();
 
@@ -42,15 +42,41 @@ export class RunRecorder implements OnModuleInit {
     // Two transactions in flight: while one commits, the next batch fills (larger batches, fewer
     // commits per run than with more parallel transactions; bench/README.md).
     this.commit = new GroupCommit((items) => this.writeBatch(items), 2);
-    this.transitions = new GroupCommit((items) => transitionKnownBatch(this.transactions, items), 2);
+    this.transitions = new GroupCommit((items) => this.writeTransitions(items), 2);
   }
 
   /**
    * `transitionKnown` with the transitions of other runs that arrive meanwhile: one statement
    * for all of them (a run claimed or ended alone is written at once).
    */
-  transitionKnown(item: KnownTransition): Promise<KnownOutcome> {
-    return this.transitions.submit(item);
+  async transitionKnown(item: KnownTransition): Promise<KnownOutcome> {
+    const written = await this.transitions.submit(item);
+    if ('error' in written) throw written.error;
+    return written.outcome;
+  }
+
+  /**
+   * One statement for the batch. If it fails for a reason that does not pass (a value the
+   * database refuses), each transition is written on its own, so one bad run does not fail the
+   * others of its batch; a passing error fails the batch, and each caller retries.
+   */
+  private async writeTransitions(items: KnownTransition[]): Promise<Array<{ outcome: KnownOutcome } | { error: unknown }>> {
+    try {
+      return (await transitionKnownBatch(this.transactions, items)).map((outcome) => ({ outcome }));
+    } catch (error) {
+      if (items.length === 1 || isTransientDatabaseError(error)) throw error;
+      // One after another, so two transitions of one run still apply in their order.
+      const written: Array<{ outcome: KnownOutcome } | { error: unknown }> = [];
+      for (const item of items) {
+        try {
+          const [outcome] = await transitionKnownBatch(this.transactions, [item]);
+          written.push({ outcome: outcome ?? null });
+        } catch (itemError) {
+          written.push({ error: itemError });
+        }
+      }
+      return written;
+    }
   }
 
   /** Records a new run with the others of its batch. */
