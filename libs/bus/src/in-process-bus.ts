@@ -48,7 +48,7 @@ const DEFAULT_DUPLICATE_WINDOW_SECONDS = 120;
 const DEFAULT_MAX_MESSAGES_PER_STREAM = 100_000;
 const DEFAULT_KEEP_SETTLED_MESSAGES = 10_000;
 const DEFAULT_MAX_DUPLICATE_IDS = 100_000;
-/** Settled messages are looked for once per this many appends (the look is O(durables + unsettled)). */
+/** Settled messages are looked for once per this many appends and settlements (the look is O(durables + unsettled)). */
 const PRUNE_EVERY = 256;
 
 interface StoredMessage extends BusMessage {
@@ -65,7 +65,7 @@ class MemoryStream {
   // Insertion order is arrival order, so expired ids are always at the front.
   private readonly recentIds = new Map<string, number>();
 
-  private appendsSincePrune = 0;
+  private changesSincePrune = 0;
 
   constructor(
     public spec: StreamSpec,
@@ -105,12 +105,16 @@ class MemoryStream {
         if (oldest.done) break;
         this.messages.delete(oldest.value);
       }
-      if (++this.appendsSincePrune >= PRUNE_EVERY) {
-        this.appendsSincePrune = 0;
-        this.pruneSettled();
-      }
+      this.countTowardsPrune();
     }
     return true;
+  }
+
+  /** A message was appended or settled: once per PRUNE_EVERY of those, settled messages are dropped. */
+  countTowardsPrune(): void {
+    if (this.spec.retention !== 'limits' || ++this.changesSincePrune < PRUNE_EVERY) return;
+    this.changesSincePrune = 0;
+    this.pruneSettled();
   }
 
   /** Drops the oldest messages every durable has settled, beyond the `keepSettled` newest of them. */
@@ -246,6 +250,7 @@ class MemoryConsumer {
     clearTimeout(entry.timer);
     this.pending.delete(seq);
     if (this.stream.spec.retention === 'workqueue') this.stream.messages.delete(seq);
+    else this.stream.countTowardsPrune();
   }
 
   private retry(seq: number, generation: number, delayMs: number): void {
