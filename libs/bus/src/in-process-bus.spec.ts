@@ -97,6 +97,31 @@ describe('InProcessBus specifics', () => {
     await bus.close();
   });
 
+  it('drops settled messages as durables settle them, when nothing more is published', async () => {
+    const bus = new InProcessBus({ keepSettledMessages: 10 });
+    await bus.ensureStreams([{ name: 'S', subjects: ['s.>'], retention: 'limits' }]);
+    const waitFor = async (condition: () => boolean) => {
+      while (!condition()) await new Promise((resolve) => setTimeout(resolve, 5));
+    };
+    // The durable exists but takes nothing while the burst comes in.
+    await (await bus.subscribe({ stream: 'S', durable: 'd', filterSubject: 's.>' }, async () => {})).stop();
+    for (let n = 0; n < 600; n++) await bus.publish({ id: `m${n}`, subject: 's.x', data: bytes(String(n)) });
+    const seen: string[] = [];
+    const subscription = await bus.subscribe({ stream: 'S', durable: 'd', filterSubject: 's.>' }, async (m) => {
+      seen.push(m.id);
+    });
+    await waitFor(() => seen.length === 600);
+    const late: string[] = [];
+    const lateSubscription = await bus.subscribe({ stream: 'S', durable: 'late', filterSubject: 's.>' }, async (m) => {
+      late.push(m.id);
+    });
+    await waitFor(() => late.includes('m599'));
+    expect(late.length).toBeLessThan(600);
+    await subscription.stop();
+    await lateSubscription.stop();
+    await bus.close();
+  });
+
   it('remembers at most maxDuplicateIds ids for its duplicate window, forgetting the oldest', async () => {
     const bus = new InProcessBus({ maxDuplicateIds: 2 });
     await bus.ensureStreams([{ name: 'S', subjects: ['s.>'], retention: 'limits' }]);
