@@ -169,6 +169,28 @@ describe('web console: sign-in, health, logs and the run page', () => {
     expect(await sameDocument(page)).toBe(true);
   });
 
+  it('works from the keyboard: skip link, navigation, filters', async () => {
+    const { page } = await open();
+    await gotoSignedIn(page, base, shop.ownerJwt, projectPage(shop, 'logs'));
+    await runRows(page).first().waitFor();
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
+    await page.keyboard.press('Enter');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('main');
+    // Into the content: the search box is the first control of the logs page.
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('run-search');
+    await page.getByRole('checkbox', { name: 'cancelled' }).focus();
+    await page.keyboard.press('Space');
+    await page.getByText('No runs match these filters.').waitFor();
+    expect(new URL(page.url()).searchParams.getAll('status')).toEqual(['CANCELLED']);
+    await page.getByRole('navigation', { name: 'Project' }).getByRole('link', { name: 'Health' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { level: 1, name: 'Health of Shop refunds' }).waitFor();
+    // Focus moved to the new page's content.
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('main');
+  });
+
   it('pages through 10,000 runs 200 at a time with the keyset cursor, without a reload or a repeated run', async () => {
     const { page } = await open();
     await gotoSignedIn(page, base, busy.ownerJwt, projectPage(busy, 'logs'));
