@@ -1,6 +1,7 @@
 import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { gzipSync } from 'node:zlib';
 import Fastify, { type FastifyInstance } from 'fastify';
 import { CONSOLE_CSP, registerConsoleSite } from './console-site.js';
 import { findConsoleFiles } from './console-files.js';
@@ -15,6 +16,7 @@ describe('the console site', () => {
     await mkdir(path.join(root, 'assets'));
     await writeFile(path.join(root, 'index.html'), '<!doctype html><div id="root"></div>');
     await writeFile(path.join(root, 'assets', 'index-abc123.js'), 'console.log(1)');
+    await writeFile(path.join(root, 'assets', 'index-abc123.js.gz'), gzipSync('console.log(1)'));
     await writeFile(path.join(root, 'robots.txt'), 'User-agent: *');
     await writeFile(path.join(path.dirname(root), 'outside-console-site.txt'), 'secret');
     fastify = Fastify();
@@ -30,8 +32,8 @@ describe('the console site', () => {
   });
 
   /** A real request over HTTP; `headers` as a plain object, `body` as text. */
-  async function get(url: string, on = base) {
-    const response = await fetch(`${on}${url}`, { redirect: 'manual' });
+  async function get(url: string, on = base, headers: Record<string, string> = {}) {
+    const response = await fetch(`${on}${url}`, { redirect: 'manual', headers });
     const body = await response.text();
     return { statusCode: response.status, headers: Object.fromEntries(response.headers), body, json: () => JSON.parse(body) as unknown };
   }
@@ -64,6 +66,9 @@ describe('the console site', () => {
     const asset = await get('/console/assets/index-abc123.js');
     expect([asset.statusCode, asset.body, asset.headers['cache-control']]).toEqual([200, 'console.log(1)', 'public, max-age=31536000, immutable']);
     expect(asset.headers['content-type']).toMatch(/^(text|application)\/javascript/);
+    // The build's compressed copy, to a client that accepts it (fetch inflates it again).
+    const compressed = await get('/console/assets/index-abc123.js', base, { 'accept-encoding': 'gzip' });
+    expect([compressed.body, compressed.headers['content-encoding'], compressed.headers['cache-control']]).toEqual(['console.log(1)', 'gzip', 'public, max-age=31536000, immutable']);
     const robots = await get('/console/robots.txt');
     expect([robots.statusCode, robots.headers['cache-control']]).toEqual([200, 'no-cache']);
   });

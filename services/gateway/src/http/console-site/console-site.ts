@@ -43,7 +43,9 @@ function pageHeaders(reply: FastifyReply): FastifyReply {
  * registration.
  */
 export function registerConsoleSite(fastify: FastifyInstance, root: string | null = findConsoleFiles()): void {
-  if (root) void fastify.register(fastifyStatic, { root, serve: false });
+  // preCompressed: the build writes `.br` and `.gz` beside each file; a browser that accepts
+  // one gets it.
+  if (root) void fastify.register(fastifyStatic, { root, serve: false, preCompressed: true });
 
   fastify.get('/', (_request, reply) => reply.redirect(CONSOLE_PATH, 302));
   fastify.get('/console', (_request, reply) => reply.redirect(CONSOLE_PATH, 302));
