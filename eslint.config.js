@@ -27,7 +27,7 @@ await createProjectGraphAsync({ exitOnError: true });
 const nx = /** @type {import('eslint').ESLint.Plugin} */ (/** @type {unknown} */ (nxPlugin));
 
 // Test code: specs anywhere, plus helpers under a project's `test/` folder (never built).
-const testFiles = ['**/*.spec.ts', '**/*.int-spec.ts', '**/*.e2e-spec.ts', '**/test/**/*.ts', 'e2e/**/*.ts'];
+const testFiles = ['**/*.spec.ts', '**/*.int-spec.ts', '**/*.e2e-spec.ts', '**/test/**/*.ts', 'e2e/**/*.ts', 'console/e2e/**/*.ts'];
 
 // Code that belongs to no Nx project (benchmarks, scripts). The Nx rule skips such files.
 const outsideProjects = ['bench/**/*.ts', 'tools/**/*.ts', 'deploy/**/*.ts', 'docs/**/*.ts'];
@@ -72,6 +72,9 @@ const moduleBoundaries = {
     { sourceTag: 'type:launcher', onlyDependOnLibsWithTags: ['type:service', 'type:lib'] },
     // System tests start several services and speak HTTP to them like a client.
     { sourceTag: 'type:e2e', onlyDependOnLibsWithTags: ['type:service', 'type:lib', 'type:launcher', 'type:example'] },
+    // The web console's browser tests start the system like the e2e tests; the app itself
+    // imports only the typed client (no-restricted-imports below).
+    { sourceTag: 'type:console', onlyDependOnLibsWithTags: ['type:service', 'type:lib'] },
     // Examples show what a program outside Runline needs: the published contracts, nothing else.
     { sourceTag: 'type:example', onlyDependOnLibsWithTags: ['lib:contracts'] },
   ],
@@ -91,7 +94,7 @@ export default defineConfig(
 
   {
     name: 'runline/all',
-    files: ['**/*.{ts,js,mjs,cjs}'],
+    files: ['**/*.{ts,tsx,js,mjs,cjs}'],
     plugins: { '@nx': nx },
     rules: {
       '@typescript-eslint/no-explicit-any': 'error',
@@ -127,6 +130,23 @@ export default defineConfig(
         { ...moduleBoundaries, allowCircularSelfDependency: true },
       ],
       'no-restricted-imports': ['error', { patterns: [deepImport] }],
+    },
+  },
+
+  {
+    // The console speaks only the console API, through the typed client: no other code of ours.
+    name: 'runline/console-app',
+    files: ['console/src/**/*.{ts,tsx}'],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        {
+          patterns: [
+            { regex: '^@runline/(?!api-client$)', message: 'The console imports only `@runline/api-client` of our code.' },
+            { regex: '^(?:\\.\\./)+(?:libs|services|launcher)/', message: 'The console imports only `@runline/api-client` of our code.' },
+          ],
+        },
+      ],
     },
   },
 

@@ -5,7 +5,7 @@ import preset from './jest.preset.js';
 export default {
   ...preset,
   rootDir: '.',
-  testMatch: ['<rootDir>/{libs,services,launcher,e2e}/**/*.{spec,int-spec,e2e-spec}.ts'],
+  testMatch: ['<rootDir>/{libs,services,launcher,e2e,console}/**/*.{spec,int-spec,e2e-spec}.ts'],
   testTimeout: 30000,
   reporters: ['default', '<rootDir>/tools/jest-summary-reporter.cjs'],
 };

@@ -73,6 +73,14 @@ describe('embedded mode (npm start)', () => {
     expect(hook).toMatchObject({ status: 201, body: { url: `http://127.0.0.1:${port}/v1/hooks/${hook.body.id}` } });
     const delivered = await deliver(http, hook.body.id, hook.body.secret, { event: 'order.created', customerId: 'c-1', orderId: '7' });
     expect(delivered).toMatchObject({ status: 202, body: { status: 'QUEUED' } });
+
+    // The one-click sign-in: the console's address with the demo owner's JWT in the fragment.
+    expect(banner).toContain(`Console:   http://127.0.0.1:${port}/console/#token=${jwt}`);
+    const root = await fetch(`http://127.0.0.1:${port}/`, { redirect: 'manual' });
+    expect([root.status, root.headers.get('location')]).toEqual([302, '/console/']);
+    const page = await fetch(`http://127.0.0.1:${port}/console/`);
+    expect([page.status, page.headers.get('content-type')]).toEqual([200, 'text/html; charset=utf-8']);
+    expect(await page.text()).toContain('<div id="root"></div>');
     expect(await running.stop()).toBe(0);
     launcher = undefined;
   });

@@ -1,5 +1,10 @@
 import type { DemoCredentials } from './demo-seed.js';
 
+/** The console's one-click sign-in: the JWT rides in the fragment, which browsers never send. */
+export function consoleSignInLink(gatewayUrl: string, consoleJwt: string): string {
+  return `${gatewayUrl}/console/#token=${encodeURIComponent(consoleJwt)}`;
+}
+
 /** What a newcomer needs after `npm start`: credentials and curl lines that work when pasted. */
 export function startBanner(options: {
   gatewayUrl: string;
@@ -12,6 +17,8 @@ export function startBanner(options: {
   const lines = [
     '',
     '================================ Runline is running ================================',
+    `Console:   ${consoleSignInLink(url, demo.consoleJwt)}`,
+    '           (opens the web console signed in as the demo owner; the token after # never reaches a server log)',
     `Gateway:   ${url}`,
     `Database:  ${options.databaseDescription}`,
     `Bus:       ${options.busDescription}`,

@@ -9,6 +9,7 @@ import { RequestTemplateEntity } from './entities/request-template.entity.js';
 import { GatewayConfig } from './config.js';
 import { GatewayModule } from './gateway.module.js';
 import { registerJsonBodyParser } from './http/body-parsing.js';
+import { registerConsoleSite } from './http/console-site/console-site.js';
 import { registerVersionCheck } from './http/version.hook.js';
 import { CreateGatewayTables1763700000001 } from './migrations/1763700000001-create-gateway-tables.js';
 import { KeepDefinitionKeyOrder1763700000002 } from './migrations/1763700000002-keep-definition-key-order.js';
@@ -31,6 +32,8 @@ export const gatewayService: ServiceDefinition = {
     registerJsonBodyParser(fastify, app.get(GatewayConfig).MAX_BODY_BYTES);
     // The pipeline hangs its result on the request; declaring it keeps requests one shape.
     fastify.decorateRequest('caller', null);
+    // The web console's files; before the document's route record, as they are no API.
+    registerConsoleSite(fastify);
     // The published API description, and the record of every route it must describe.
     registerOpenApiRoute(fastify);
   },

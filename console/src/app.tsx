@@ -1,0 +1,46 @@
+import { Route, Routes } from 'react-router';
+import { ApiAccessPage } from './pages/api-access-page.js';
+import { ApiSettingsPage } from './pages/api-settings-page.js';
+import { DeadLettersPage } from './pages/dead-letters-page.js';
+import { HealthPage } from './pages/health-page.js';
+import { LogsPage } from './pages/logs-page.js';
+import { NotFoundPage } from './pages/not-found-page.js';
+import { OrganizationsPage } from './pages/organizations-page.js';
+import { PollingTriggersPage } from './pages/polling-triggers-page.js';
+import { RunPage } from './pages/run-page.js';
+import { SignInPage } from './pages/sign-in-page.js';
+import { TemplatesPage } from './pages/templates-page.js';
+import { WebhooksPage } from './pages/webhooks-page.js';
+import { Layout } from './shell/layout.js';
+import { RequireSession } from './shell/require-session.js';
+
+/** Every page of the console; a project page lives under its organization and project. */
+export function App() {
+  return (
+    <Routes>
+      <Route path="/sign-in" element={<SignInPage />} />
+      <Route
+        element={
+          <RequireSession>
+            <Layout />
+          </RequireSession>
+        }
+      >
+        <Route index element={<OrganizationsPage />} />
+        <Route path="organizations/:orgId/projects/:projectId">
+          <Route index element={<HealthPage />} />
+          <Route path="health" element={<HealthPage />} />
+          <Route path="logs" element={<LogsPage />} />
+          <Route path="runs/:invocationId" element={<RunPage />} />
+          <Route path="dead-letters" element={<DeadLettersPage />} />
+          <Route path="polling-triggers" element={<PollingTriggersPage />} />
+          <Route path="webhooks" element={<WebhooksPage />} />
+          <Route path="api-access" element={<ApiAccessPage />} />
+          <Route path="api-settings" element={<ApiSettingsPage />} />
+          <Route path="templates" element={<TemplatesPage />} />
+        </Route>
+        <Route path="*" element={<NotFoundPage />} />
+      </Route>
+    </Routes>
+  );
+}
