@@ -189,12 +189,12 @@ function probes(asyncUrl: string, token: string, hook: BenchHook): Probe[] {
   ];
 }
 
-/** Idempotency keys of hook deliveries, and runs a hook started (the invocation service's records of both). */
+/** Idempotency keys of hook deliveries, and runs a hook started (no token: the async trigger's have one). */
 async function recordedDeliveries(databaseUrl: string): Promise<{ runs: number; deliveryIds: number }> {
   const client = new pg.Client({ connectionString: databaseUrl });
   await client.connect();
   try {
-    const runs = await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM invocation.invocation_views WHERE trigger_source = 'WEBHOOK'`);
+    const runs = await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM invocation.invocation_views WHERE trigger_source = 'WEBHOOK' AND started_by_token_id IS NULL`);
     const ids = await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM invocation.idempotency_keys WHERE key LIKE 'hook:%'`);
     return { runs: runs.rows[0]?.n ?? 0, deliveryIds: ids.rows[0]?.n ?? 0 };
   } finally {

@@ -41,7 +41,7 @@ export const MAX_HOOK_BODY_BYTES = 256 * 1024;
 const HOOK_RATE_WINDOW_MS = 60_000;
 const HOOK_RATE_ENDPOINT = 'hooks.deliver';
 
-/** A repeated `X-Runline-Delivery` is answered with its first run within this window (DESIGN: 24 h). */
+/** A repeated `X-Runline-Delivery` is answered with its first run within this window: 24 hours from its first arrival. */
 const DELIVERY_DEDUPE_MS = 24 * 60 * 60 * 1000;
 /** Bounds the walk over an id's spent keys: one generation per day of repeats is years of them. */
 const MAX_KEY_GENERATIONS = 1000;
@@ -167,7 +167,7 @@ export class ReceiveHookDeliveryHandler {
 
   /**
    * Starts the delivery's run with the key of its delivery id, so the run's own transaction is
-   * the dedupe. A key whose run was recorded more than 24 hours before this delivery arrived is
+   * the dedupe. A key taken (with its run) more than 24 hours before this delivery arrived is
    * spent: the delivery then tries the id's next key (`hook:<key>.1`, `.2`, …), so the id runs
    * again once per window, and repeats racing past a window still meet on one key. Walking the
    * spent keys costs a replay each, only for ids repeated after a day. A delivery without an
