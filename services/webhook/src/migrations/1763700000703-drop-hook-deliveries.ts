@@ -3,7 +3,9 @@ import type { MigrationInterface, QueryRunner } from 'typeorm';
 /**
  * Delivery ids are no longer claimed in a table of their own: a delivery's idempotency key is
  * derived from its hook and id, and the invocation service's idempotency keys, written in the
- * run's own transaction, are the dedupe (one commit per delivery instead of two).
+ * run's own transaction, are the dedupe (one commit per delivery instead of two). The ids
+ * claimed before this migration had random keys that the invocation service cannot be asked
+ * about from here: a repeat of one of them in the 24 hours after the upgrade starts a new run.
  *
  * Never edit this class once it has landed: add a new migration instead.
  */
