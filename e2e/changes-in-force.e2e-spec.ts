@@ -12,6 +12,7 @@ import {
 import { createHmac } from 'node:crypto';
 import { createPublishedProject, issueToken, publishDefinition, type ProjectFixture } from './gateway-fixtures.js';
 import { selfSignedCertificate, startHttpsReceiver, type HttpsReceiver, type TestCertificate } from './support/https-receiver.js';
+import { createHook, deliver } from './support/hook-deliveries.js';
 import { PollingEndpoint } from './support/polling-endpoint.js';
 import { eventually } from './support/lifecycle-support.js';
 import { compiledEntry, freePort, runNode, waitForOk, type RunningProcess } from './support/processes.js';
@@ -53,7 +54,7 @@ describe('a change is in force for the next request on every replica', () => {
       OUTBOUND_ALLOWED_CIDRS: '127.0.0.0/8',
       NODE_EXTRA_CA_CERTS: certificate.caFile,
     };
-    const services = ['gateway', 'invocation', 'scheduler', 'polling', 'dead-letter', 'callback'];
+    const services = ['gateway', 'invocation', 'scheduler', 'polling', 'dead-letter', 'callback', 'webhook'];
     for (const name of services) {
       const migration = runNode(compiledEntry(`services/${name}/main.js`), ['migrate'], environment);
       expect(await migration.exit()).toBe(0);
@@ -114,6 +115,17 @@ describe('a change is in force for the next request on every replica', () => {
         status: 401,
         body: { error: 'Invalid API token' },
       });
+    }
+  }, 120_000);
+
+  it('an inbound hook: created, then revoked', async () => {
+    const project = await createPublishedProject(a, 'CHATBOT');
+    for (let i = 0; i < REPEAT; i++) {
+      const hook = await createHook(a, project, { name: `hook ${i}` });
+      // A hook created on one replica takes deliveries on the other at once, until it is revoked.
+      expect((await deliver(b, hook.id, hook.secret, body)).status).toBe(202);
+      expect((await a.delete(`/v1/orgs/${project.orgId}/projects/${project.projectId}/webhooks/${hook.id}`, { bearer: project.ownerJwt })).status).toBe(204);
+      expect(await deliver(b, hook.id, hook.secret, body)).toMatchObject({ status: 410, body: { error: 'Webhook has been revoked' } });
     }
   }, 120_000);
 

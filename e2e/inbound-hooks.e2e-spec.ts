@@ -223,16 +223,33 @@ describe('inbound hooks', () => {
       expect(runs[0]!.n).toBe(1);
     });
 
-    it('runs a delivery id again once its 24 hours are over', async () => {
+    it('runs a delivery id again once its 24 hours are over, once per window, also when repeats race', async () => {
+      // The run's key dates the delivery id's first arrival: moved back by a day and a second.
+      const age = async (invocationId: string) => {
+        const aged = await sql<{ key: string }>(
+          `UPDATE invocation.idempotency_keys SET created_at = now() - interval '24 hours 1 second' WHERE invocation_id = $1 RETURNING key`,
+          [invocationId],
+        );
+        expect(aged).toEqual([{ key: expect.stringMatching(/^hook:[0-9a-f-]{36}(\.\d+)?$/) }]);
+      };
       const deliveryId = `evt-${randomUUID()}`;
       const first = await deliver(http, hook.id, hook.secret, order('old'), { deliveryId });
       expect(first.status).toBe(202);
-      await sql(`UPDATE webhook.hook_deliveries SET first_seen_at = now() - interval '24 hours 1 second' WHERE delivery_id = $1`, [deliveryId]);
+      await age(first.body.invocationId!);
       const later = await deliver(http, hook.id, hook.secret, order('old'), { deliveryId });
       expect(later.status).toBe(202);
       expect(later.body.invocationId).not.toBe(first.body.invocationId);
       const repeat = await deliver(http, hook.id, hook.secret, order('old'), { deliveryId });
       expect([repeat.status, repeat.body]).toEqual([409, { error: 'Delivery already received', invocationId: later.body.invocationId }]);
+
+      await age(later.body.invocationId!);
+      const racing = await Promise.all(Array.from({ length: 6 }, () => deliver(http, hook.id, hook.secret, order('old'), { deliveryId })));
+      const accepted = racing.filter((answer) => answer.status === 202);
+      expect(accepted).toHaveLength(1);
+      expect(racing.filter((answer) => answer.status === 409)).toHaveLength(5);
+      const third = accepted[0]!.body.invocationId;
+      expect(new Set(racing.map((answer) => answer.body.invocationId))).toEqual(new Set([third]));
+      expect([first.body.invocationId, later.body.invocationId]).not.toContain(third);
     });
 
     it('answers 405 with Allow: POST to any other method', async () => {

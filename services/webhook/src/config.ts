@@ -24,13 +24,6 @@ export class WebhookConfig {
   @Max(1_000_000)
   WEBHOOK_DEFAULT_RATE_LIMIT_PER_MINUTE: number = 600;
 
-  /** How often delivery ids older than the 24-hour dedupe window are deleted. */
-  @Type(() => Number)
-  @IsInt()
-  @Min(1000)
-  @Max(86_400_000)
-  WEBHOOK_DELIVERY_PRUNE_INTERVAL_MS: number = 3_600_000;
-
   /** Address ranges provider calls may reach although they are not public (development, tests with local fakes). */
   @IsOptional()
   @IsCidrList()

@@ -9,7 +9,6 @@ import { RevokeInboundHookHandler } from './commands/revoke-inbound-hook.handler
 import { RevokeSubscriptionHandler } from './commands/revoke-subscription.handler.js';
 import { VerifyDeliveryHandler } from './commands/verify-delivery.handler.js';
 import { allowedCidrs, WebhookConfig } from './config.js';
-import { DeliveryPruner } from './deliveries/delivery-pruner.js';
 import { ListInboundHooksHandler } from './queries/list-inbound-hooks.handler.js';
 import { ListSubscriptionsHandler } from './queries/list-subscriptions.handler.js';
 import { SubscriptionProvisioner } from './subscriptions/subscription-provisioner.js';
@@ -34,7 +33,6 @@ import { SubscriptionProvisioner } from './subscriptions/subscription-provisione
     { provide: WebhookConfig, inject: [ENVIRONMENT], useFactory: (env: NodeJS.ProcessEnv) => loadConfig(WebhookConfig, env) },
     { provide: SecretBox, inject: [WebhookConfig], useFactory: (config: WebhookConfig) => new SecretBox(config.SECRETS_KEY) },
     { provide: OutboundGuard, inject: [WebhookConfig], useFactory: (config: WebhookConfig) => new OutboundGuard({ allowedCidrs: allowedCidrs(config) }) },
-    DeliveryPruner,
     SubscriptionProvisioner,
   ],
 })

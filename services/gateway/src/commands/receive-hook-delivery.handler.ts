@@ -12,6 +12,7 @@ import {
   RunTarget,
   StartInvocationReplySchema,
   StartInvocationRequestSchema,
+  timestampDate,
   timestampFromDate,
   toBinary,
   VerifyDeliveryReplySchema,
@@ -39,6 +40,11 @@ export const MAX_HOOK_BODY_BYTES = 256 * 1024;
 /** Per-hook rate limits count in one-minute windows, under this endpoint name. */
 const HOOK_RATE_WINDOW_MS = 60_000;
 const HOOK_RATE_ENDPOINT = 'hooks.deliver';
+
+/** A repeated `X-Runline-Delivery` is answered with its first run within this window: 24 hours from its first arrival. */
+const DELIVERY_DEDUPE_MS = 24 * 60 * 60 * 1000;
+/** Bounds the walk over an id's spent keys: one generation per day of repeats is years of them. */
+const MAX_KEY_GENERATIONS = 1000;
 
 /**
  * Body fields a chatbot flow's async trigger would read as instructions rather than data
@@ -124,20 +130,23 @@ export class ReceiveHookDeliveryHandler {
     const bodyJson = JSON.stringify(runBody);
     let reply: StartInvocationReply;
     try {
-      const request = create(StartInvocationRequestSchema, {
-        orgId: project.orgId,
-        projectId: project.id,
-        tokenId: '',
-        target: target === 'AUTOMATION' ? RunTarget.AUTOMATION : RunTarget.FLOW,
-        mode: RunMode.ASYNC,
-        bodyJson,
-        idempotencyKey: verified.deliveryKey ? `hook:${verified.deliveryKey}` : '',
-        publishedVersion: project.publishedVersion,
-        configVersion: BigInt(project.configVersion),
-        receivedAt: timestampFromDate(command.receivedAt),
-        triggerSource: 'WEBHOOK',
-      });
-      reply = fromBinary(StartInvocationReplySchema, await this.services.send(INVOCATION_REQUEST_SUBJECTS.START_INVOCATION, toBinary(StartInvocationRequestSchema, request)));
+      const start = (idempotencyKey: string) => {
+        const request = create(StartInvocationRequestSchema, {
+          orgId: project.orgId,
+          projectId: project.id,
+          tokenId: '',
+          target: target === 'AUTOMATION' ? RunTarget.AUTOMATION : RunTarget.FLOW,
+          mode: RunMode.ASYNC,
+          bodyJson,
+          idempotencyKey,
+          publishedVersion: project.publishedVersion,
+          configVersion: BigInt(project.configVersion),
+          receivedAt: timestampFromDate(command.receivedAt),
+          triggerSource: 'WEBHOOK',
+        });
+        return this.services.send(INVOCATION_REQUEST_SUBJECTS.START_INVOCATION, toBinary(StartInvocationRequestSchema, request));
+      };
+      reply = await this.startOnce(verified.deliveryKey, command.receivedAt, async (key) => fromBinary(StartInvocationReplySchema, await start(key)));
     } catch (error) {
       this.logger.error({ err: error, hookId: command.hookId }, 'StartInvocation failed (hook delivery)');
       const refusal: Refusal = isUnanswered(error)
@@ -154,6 +163,24 @@ export class ReceiveHookDeliveryHandler {
     // An immediate async run is FAILED at once only when the trigger checks refused it.
     if (reply.status === 'FAILED') return this.rejected(command.hookId, reply, target, bodyJson);
     return { outcome: 'accepted', invocationId: reply.invocationId, status: reply.status, rateLimit };
+  }
+
+  /**
+   * Starts the delivery's run with the key of its delivery id, so the run's own transaction is
+   * the dedupe. A key taken (with its run) more than 24 hours before this delivery arrived is
+   * spent: the delivery then tries the id's next key (`hook:<key>.1`, `.2`, …), so the id runs
+   * again once per window, and repeats racing past a window still meet on one key. Walking the
+   * spent keys costs a replay each, only for ids repeated after a day. A delivery without an
+   * id has no key: no dedupe.
+   */
+  private async startOnce(deliveryKey: string, receivedAt: Date, start: (key: string) => Promise<StartInvocationReply>): Promise<StartInvocationReply> {
+    if (!deliveryKey) return start('');
+    for (let generation = 0; ; generation += 1) {
+      const reply = await start(generation === 0 ? `hook:${deliveryKey}` : `hook:${deliveryKey}.${generation}`);
+      const firstArrival = reply.idempotentReplay && reply.keyTakenAt ? timestampDate(reply.keyTakenAt).getTime() : null;
+      const spent = firstArrival !== null && receivedAt.getTime() - firstArrival > DELIVERY_DEDUPE_MS;
+      if (!spent || generation >= MAX_KEY_GENERATIONS) return reply;
+    }
   }
 
   private async verify(command: ReceiveHookDeliveryCommand): Promise<VerifyDeliveryReply> {

@@ -27,10 +27,10 @@ import { endedFirstRecordOf, firstRecordOf, recordsOnceEnded } from '../lifecycl
 import { withHistory } from '../lifecycle/run-history.js';
 import { checkTrigger, GRAPH_OF_TARGET, planRun, retriesAutomatically, type BotSessionRef, type RunPlan, type TriggerValidation } from '../lifecycle/run-plan.js';
 import { DefinitionCatalog, DefinitionUnavailableError, StaleProjectCopyError, type ProjectCopy } from '../runs/definition-catalog.js';
-import type { NewInvocation } from '../runs/new-runs.repository.js';
+import type { IdempotencyKey, NewInvocation } from '../runs/new-runs.repository.js';
 import { RunExecutor } from '../runs/run-executor.js';
 import { RunLease } from '../runs/run-lease.js';
-import { readDocument } from '../runs/run-reads.repository.js';
+import { keyTakenAt, readDocument } from '../runs/run-reads.repository.js';
 import { RunRecorder } from '../runs/run-recorder.js';
 
 const TARGETS: Partial<Record<RunTarget, TargetType>> = {
@@ -196,17 +196,19 @@ export class StartInvocationHandler {
       this.logger.warn({ orgId: item.orgId, reason: outcome.quotaUnavailable }, 'monthly quota could not be checked; request refused');
       return { reply: create(StartInvocationReplySchema, { quotaUnavailable: true }) };
     }
-    if (!outcome.created) return { reply: await this.replay(outcome.existingId) };
+    if (!outcome.created) return { reply: await this.replay(outcome.existingId, item.idempotency) };
     return { document: outcome.document };
   }
 
   /** An earlier request with the same key made this run: its stored state, marked as a replay. */
-  private async replay(invocationId: string): Promise<StartInvocationReply> {
-    const document = await readDocument(this.transactions.dataSource.manager, invocationId);
+  private async replay(invocationId: string, key: IdempotencyKey | null): Promise<StartInvocationReply> {
+    const manager = this.transactions.dataSource.manager;
+    const [document, takenAt] = await Promise.all([readDocument(manager, invocationId), key ? keyTakenAt(manager, key) : null]);
     if (!document) throw new Error(`idempotent replay: run ${invocationId} has no read model`);
     const reply = answer(invocationId, document.status, document.result, document.errorMessage, null);
     reply.idempotentReplay = true;
     if (document.scheduledFor !== null) reply.scheduledFor = timestampFromDate(new Date(document.scheduledFor));
+    if (takenAt) reply.keyTakenAt = timestampFromDate(takenAt);
     reply.sessionId = document.sessionId ?? '';
     this.logger.debug({ invocationId }, 'idempotent replay');
     return reply;

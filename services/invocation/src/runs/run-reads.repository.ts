@@ -6,6 +6,7 @@ import type { EntityManager } from 'typeorm';
 import type { RunModeName, TargetType } from '../lifecycle/invocation-event.js';
 import type { InvocationDocument } from '../lifecycle/invocation.projector.js';
 import type { InvocationStatus } from '../lifecycle/run-lifecycle.js';
+import type { IdempotencyKey } from './new-runs.repository.js';
 import type { KnownRun } from './run-transitions.repository.js';
 
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
@@ -74,6 +75,15 @@ function invocationRowOf(row: Record<string, unknown>): InvocationRow {
     sealedResumeState: (row.sealed_resume_state as string | null) ?? null,
     waitingJob: (row.waiting_job as string | null) ?? null,
   };
+}
+
+/** When an idempotency key was taken (committed with its run); null when it is not. */
+export async function keyTakenAt(manager: EntityManager, key: IdempotencyKey): Promise<Date | null> {
+  const rows: Array<{ created_at: Date }> = await manager.query(
+    'SELECT created_at FROM idempotency_keys WHERE project_id = $1 AND target_type = $2 AND mode = $3 AND key = $4',
+    [key.projectId, key.targetType, key.mode, key.key],
+  );
+  return rows[0]?.created_at ?? null;
 }
 
 export async function readDocument(manager: EntityManager, id: string): Promise<InvocationDocument | null> {

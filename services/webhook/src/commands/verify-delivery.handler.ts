@@ -16,7 +16,7 @@ import { GroupCommit, TransactionRunner } from '@runline/db';
 import { METRICS_REGISTRY, SecretBox } from '@runline/runtime';
 import { WebhookConfig } from '../config.js';
 import type { DeliveryScheme, IncomingDelivery } from '../deliveries/delivery-scheme.js';
-import { deliveryKeysOf, type DeliveryClaim } from '../deliveries/hook-deliveries.repository.js';
+import { deliveryKeyOf } from '../deliveries/delivery-key.js';
 import { RunlineSignatureScheme } from '../deliveries/runline-signature.scheme.js';
 import { hooksByIds, type HookRow } from '../hooks/inbound-hooks.repository.js';
 import { adapterFor } from '../providers/provider-registry.js';
@@ -35,7 +35,8 @@ const VERDICT_LABELS: Record<DeliveryVerdict, string> = {
 /**
  * Verifies a delivery to a hook's public URL for the gateway: the hook exists and is active, the
  * signature is the hook's, and, when the sender names the delivery, which idempotency key its
- * run starts with (one per delivery id within 24 hours). The secret is opened here only and
+ * run starts with (derived from the hook and the id: the invocation service's idempotency keys,
+ * taken in the run's own transaction, are the dedupe). The secret is opened here only and
  * never leaves the service; the reply says where the delivery leads.
  *
  * The same URL serves managed subscriptions (`/v1/hooks/{subscriptionId}`): their deliveries
@@ -44,8 +45,8 @@ const VERDICT_LABELS: Record<DeliveryVerdict, string> = {
  * treats them exactly as a hook's.
  *
  * Concurrent deliveries share their statements (bench/README.md, "Inbound webhooks"): hook
- * lookups are read in one prepared statement per batch, and delivery ids claimed in one, so a
- * burst costs one commit instead of one per delivery. A delivery alone is not held back.
+ * lookups are read in one prepared statement per batch, and nothing is written here, so a
+ * delivery costs one read and no commit. A delivery alone is not held back.
  */
 @Controller()
 export class VerifyDeliveryHandler {
@@ -54,7 +55,6 @@ export class VerifyDeliveryHandler {
   private readonly defaultRateLimit: number;
   private readonly verdicts: Counter<'verdict'>;
   private readonly hooks: GroupCommit<string, HookRow | null>;
-  private readonly claims: GroupCommit<DeliveryClaim, string>;
 
   constructor(
     private readonly transactions: TransactionRunner,
@@ -62,9 +62,8 @@ export class VerifyDeliveryHandler {
     @Inject(WebhookConfig) config: WebhookConfig,
     @Inject(METRICS_REGISTRY) registry: Registry,
   ) {
-    // Two statements in flight each: while one runs, the next batch fills (as the run recorder does).
+    // Two statements in flight: while one runs, the next batch fills (as the run recorder does).
     this.hooks = new GroupCommit((ids) => hooksByIds(transactions, ids), 2);
-    this.claims = new GroupCommit((claims) => deliveryKeysOf(transactions, claims), 2);
     this.scheme = new RunlineSignatureScheme(config.WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS);
     this.defaultRateLimit = config.WEBHOOK_DEFAULT_RATE_LIMIT_PER_MINUTE;
     this.verdicts = new Counter({
@@ -103,7 +102,7 @@ export class VerifyDeliveryHandler {
       projectId: hook.project_id,
       hookName: hook.name,
       rateLimitPerMinute: hook.rate_limit_per_minute,
-      deliveryKey: deliveryId === null ? '' : await this.claims.submit({ hookId: hook.id, deliveryId }),
+      deliveryKey: deliveryId === null ? '' : deliveryKeyOf(hook.id, deliveryId),
     });
   }
 
@@ -131,7 +130,7 @@ export class VerifyDeliveryHandler {
       projectId: subscription.project_id,
       hookName: subscription.provider,
       rateLimitPerMinute: this.defaultRateLimit,
-      deliveryKey: deliveryId === null ? '' : await this.claims.submit({ hookId: subscription.id, deliveryId }),
+      deliveryKey: deliveryId === null ? '' : deliveryKeyOf(subscription.id, deliveryId),
     });
   }
 }
