@@ -144,7 +144,7 @@ export function ApiAccessPage() {
       )}
       {rows.length > 0 && (
         <div className="table-wrap">
-          <table>
+          <table className="stack">
             <caption className="visually-hidden">The project’s API tokens</caption>
             <thead>
               <tr>
@@ -162,21 +162,21 @@ export function ApiAccessPage() {
             <tbody>
               {rows.map((token) => (
                 <tr key={token.id}>
-                  <td className="cell-wrap">{token.name}</td>
-                  <td>
+                  <td data-label="Name" className="cell-wrap">{token.name}</td>
+                  <td data-label="Prefix">
                     <code>{token.prefix}…</code>
                   </td>
-                  <td>{token.scopes.map((scope) => <code key={scope} className="tag">{scope}</code>)}</td>
-                  <td>
+                  <td data-label="Scopes">{token.scopes.map((scope) => <code key={scope} className="tag">{scope}</code>)}</td>
+                  <td data-label="Last used">
                     <Time value={token.lastUsedAt} empty="never" />
                   </td>
-                  <td>
+                  <td data-label="Created">
                     <Time value={token.createdAt} />
                   </td>
-                  <td>
+                  <td data-label="Expires">
                     <Time value={token.expiresAt} empty="never" />
                   </td>
-                  <td>
+                  <td data-label="Actions">
                     <ConfirmAction
                       label="Revoke"
                       question={`Revoke the token “${token.name}”? Programs using it are refused from their next call.`}

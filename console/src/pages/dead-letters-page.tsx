@@ -152,7 +152,7 @@ export function DeadLettersPage() {
       )}
       {rows.length > 0 && (
         <div className="table-wrap">
-          <table>
+          <table className="stack">
             <caption className="visually-hidden">Dead-letter events</caption>
             <thead>
               <tr>
@@ -168,14 +168,14 @@ export function DeadLettersPage() {
             <tbody>
               {rows.map((letter) => (
                 <tr key={letter.id} data-dead-letter={letter.id}>
-                  <td>
+                  <td data-label="State">
                     <ReplayState letter={letter} />
                   </td>
-                  <td className="cell-wrap">
+                  <td data-label="Source" className="cell-wrap">
                     {letter.source} <span className="tag">{letter.targetType}</span>
                     {letter.triggerKey && <div className="muted">trigger {letter.triggerKey}</div>}
                   </td>
-                  <td className="error-cell">
+                  <td data-label="Failure" className="error-cell">
                     {letter.failureReason ?? '—'}
                     {letter.attemptCount ? <div className="muted">after {letter.attemptCount} {letter.attemptCount === 1 ? 'attempt' : 'attempts'}</div> : null}
                     <details>
@@ -183,10 +183,10 @@ export function DeadLettersPage() {
                       <JsonView label="Payload" value={letter.requestPayload} />
                     </details>
                   </td>
-                  <td>
+                  <td data-label="Created">
                     <Time value={letter.createdAt} />
                   </td>
-                  <td>
+                  <td data-label="Actions">
                     {!letter.replayedAt && (
                       <button type="button" className="button button-small" disabled={replaying === letter.id} onClick={() => void replay(letter.id)} aria-label={`Replay the event from ${letter.source}`}>
                         {replaying === letter.id ? 'Replaying…' : 'Replay'}

@@ -157,7 +157,7 @@ export function PollingTriggersPage() {
       )}
       {rows.length > 0 && (
         <div className="table-wrap">
-          <table>
+          <table className="stack">
             <caption className="visually-hidden">Polling triggers</caption>
             <thead>
               <tr>
@@ -175,25 +175,25 @@ export function PollingTriggersPage() {
             <tbody>
               {rows.map((trigger) => (
                 <tr key={trigger.id}>
-                  <td className="cell-wrap">
+                  <td data-label="Source and key" className="cell-wrap">
                     {trigger.source} / <strong>{trigger.pollKey}</strong>
                   </td>
-                  <td className="cell-wrap mono">
+                  <td data-label="Endpoint" className="cell-wrap mono">
                     {trigger.pollEndpoint}
                     <div className="muted">
                       dedupe by {trigger.dedupeField ?? 'id'}
                       {trigger.authHeader ? ', with an Authorization header' : ''}
                     </div>
                   </td>
-                  <td>{formatDuration(trigger.intervalMs)}</td>
-                  <td>
+                  <td data-label="Every">{formatDuration(trigger.intervalMs)}</td>
+                  <td data-label="Last poll">
                     <Time value={trigger.lastPolledAt} empty="not yet" />
                   </td>
-                  <td>
+                  <td data-label="Next poll">
                     <Time value={trigger.nextPollAt} />
                   </td>
-                  <td className="cell-wrap mono">{trigger.lastSeenValue ?? <span className="muted">none yet</span>}</td>
-                  <td className="row-links">
+                  <td data-label="Last seen value" className="cell-wrap mono">{trigger.lastSeenValue ?? <span className="muted">none yet</span>}</td>
+                  <td data-label="Actions" className="row-links">
                     <button type="button" className="button button-small" onClick={() => setDraft(draftOf(trigger))} aria-label={`Edit ${trigger.pollKey}`}>
                       Edit
                     </button>{' '}

@@ -132,7 +132,7 @@ export function TemplateLibrary({
       )}
       {rows.length > 0 && (
         <div className="table-wrap">
-          <table>
+          <table className="stack">
             <caption className="visually-hidden">Templates</caption>
             <thead>
               <tr>
@@ -147,14 +147,14 @@ export function TemplateLibrary({
             <tbody>
               {rows.map((template) => (
                 <tr key={template.id}>
-                  <td className="cell-wrap">{template.name}</td>
-                  <td>
+                  <td data-label="Name" className="cell-wrap">{template.name}</td>
+                  <td data-label="Endpoint">
                     <code>{template.endpoint}</code>
                   </td>
-                  <td>
+                  <td data-label="Updated">
                     <Time value={template.updatedAt} />
                   </td>
-                  <td className="row-links">
+                  <td data-label="Actions" className="row-links">
                     <button type="button" className="button button-small" onClick={() => onUse(template)} aria-label={`Use ${template.name} in the request builder`}>
                       Use
                     </button>{' '}

@@ -104,7 +104,7 @@ export function InboundHooks({ orgId, projectId }: { orgId: string; projectId: s
       )}
       {rows.length > 0 && (
         <div className="table-wrap">
-          <table>
+          <table className="stack">
             <caption className="visually-hidden">Inbound hooks</caption>
             <thead>
               <tr>
@@ -120,17 +120,17 @@ export function InboundHooks({ orgId, projectId }: { orgId: string; projectId: s
             <tbody>
               {rows.map((hook) => (
                 <tr key={hook.id}>
-                  <td className="cell-wrap">{hook.name}</td>
-                  <td>
+                  <td data-label="Name" className="cell-wrap">{hook.name}</td>
+                  <td data-label="Status">
                     <StateBadge status={hook.status} />
                   </td>
-                  <td className="cell-wrap">
+                  <td data-label="URL" className="cell-wrap">
                     <code>{hook.url}</code> <CopyButton text={hook.url} label="Copy URL" />
                   </td>
-                  <td>
+                  <td data-label="Created">
                     <Time value={hook.createdAt} />
                   </td>
-                  <td>
+                  <td data-label="Actions">
                     {hook.status !== 'REVOKED' && (
                       <ConfirmAction
                         label="Revoke"

@@ -154,7 +154,7 @@ export function ProviderSubscriptions({ orgId, projectId }: { orgId: string; pro
       )}
       {rows.length > 0 && (
         <div className="table-wrap">
-          <table>
+          <table className="stack">
             <caption className="visually-hidden">Provider subscriptions</caption>
             <thead>
               <tr>
@@ -171,22 +171,22 @@ export function ProviderSubscriptions({ orgId, projectId }: { orgId: string; pro
             <tbody>
               {rows.map((subscription) => (
                 <tr key={subscription.id}>
-                  <td className="cell-wrap">
+                  <td data-label="Provider and events" className="cell-wrap">
                     <strong>{subscription.provider}</strong>
                     <div className="muted">{subscription.events.join(', ')}</div>
                   </td>
-                  <td>
+                  <td data-label="Status">
                     <StateBadge status={subscription.status} />
                     {subscription.failureReason && <div className="error-cell">{subscription.failureReason}</div>}
                   </td>
-                  <td className="cell-wrap">
+                  <td data-label="Endpoint" className="cell-wrap">
                     <code>{subscription.endpoint}</code> <CopyButton text={subscription.endpoint} label="Copy endpoint" />
                   </td>
-                  <td className="cell-wrap mono">{subscription.providerId ?? '—'}</td>
-                  <td>
+                  <td data-label="Provider id" className="cell-wrap mono">{subscription.providerId ?? '—'}</td>
+                  <td data-label="Created">
                     <Time value={subscription.createdAt} />
                   </td>
-                  <td className="row-links">
+                  <td data-label="Actions" className="row-links">
                     {subscription.status === 'FAILED' && (
                       <button type="button" className="button button-small" disabled={working === subscription.id} onClick={() => void act(subscription.id, 'retry')} aria-label={`Retry the ${subscription.provider} subscription`}>
                         Retry
