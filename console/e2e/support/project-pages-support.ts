@@ -63,15 +63,15 @@ export class ItemsEndpoint {
   ) {}
 
   static async start(items: object[]): Promise<ItemsEndpoint> {
-    let endpoint: ItemsEndpoint | undefined;
-    const server = createServer((request, response) => {
-      if (endpoint) endpoint.calls += 1;
+    const holder: { endpoint?: ItemsEndpoint } = {};
+    const server = createServer((_request, response) => {
+      if (holder.endpoint) holder.endpoint.calls += 1;
       response.writeHead(200, { 'content-type': 'application/json' });
       response.end(JSON.stringify(items));
     });
     await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
-    endpoint = new ItemsEndpoint(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}/items`);
-    return endpoint;
+    holder.endpoint = new ItemsEndpoint(server, `http://127.0.0.1:${(server.address() as AddressInfo).port}/items`);
+    return holder.endpoint;
   }
 
   close(): Promise<void> {
