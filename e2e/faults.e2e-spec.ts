@@ -1,9 +1,10 @@
 import { FaultLab, faultTable, SERVICES, type Fault, type FaultOutcome } from './support/fault-lab.js';
 
 /**
- * The fault suite: the six services as separate processes on a PostgreSQL and a NATS of their
- * own, runs in flight (async with callbacks, scheduled, sync, and polled items), and in turn
- * each service killed with -9, NATS restarted, PostgreSQL restarted. `npm run faults` runs it
+ * The fault suite: the seven services as separate processes on a PostgreSQL and a NATS of their
+ * own, runs in flight (async with callbacks, scheduled, sync, signed deliveries to an inbound
+ * hook, and polled items), and in turn each service killed with -9, NATS restarted, PostgreSQL
+ * restarted. `npm run faults` runs it
  * with 1,000 runs per fault (FAULT_RUNS); `npm test` runs it with 150.
  */
 const RUNS = Number(process.env.FAULT_RUNS ?? 150);

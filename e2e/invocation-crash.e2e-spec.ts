@@ -22,11 +22,20 @@ describe('invocation service killed with -9 while async runs are in flight', () 
   let environment: NodeJS.ProcessEnv;
   const sql = <T>(query: string, parameters: unknown[] = []) => queryDatabase(system.database.url, query, parameters) as Promise<T[]>;
 
+  let invocationPort = 0;
   const startInvocation = async () => {
     const port = await freePort();
     const started = runNode(compiledEntry('services/invocation/main.js'), [], { ...environment, PORT: String(port) });
     await waitForOk(`http://127.0.0.1:${port}/health/ready`, started);
+    invocationPort = port;
     return started;
+  };
+  /** The invocation service's gauge `name`, as it reports it now. */
+  const gauge = async (name: string) => {
+    const text = await (await fetch(`http://127.0.0.1:${invocationPort}/metrics`)).text();
+    const value = new RegExp(`^${name}(?:\\{[^}]*\\})? (\\d+)$`, 'm').exec(text)?.[1];
+    if (value === undefined) throw new Error(`no gauge ${name}`);
+    return Number(value);
   };
 
   beforeAll(async () => {
@@ -82,6 +91,22 @@ describe('invocation service killed with -9 while async runs are in flight', () 
     await setRateLimit(http, project, 100_000);
     const path = `/v1/orgs/${project.orgId}/flows/${project.projectId}/trigger-async`;
 
+    // While most runs wait, what the process holds stays bounded: never more runs RUNNING
+    // than its slots, never more start commands taken off the bus than slots + 8 (the rest
+    // wait on the bus, not in its memory).
+    const held = { running: 0, executing: 0, commands: 0, waitingForSlot: 0, samples: 0 };
+    let sample = true;
+    const sampling = (async () => {
+      while (sample) {
+        const [{ running }] = await sql<{ running: string }>(`SELECT count(*) AS running FROM invocation.invocations WHERE status = 'RUNNING'`);
+        held.running = Math.max(held.running, Number(running));
+        held.executing = Math.max(held.executing, await gauge('runline_invocation_runs_executing'));
+        held.commands = Math.max(held.commands, await gauge('runline_invocation_start_commands_in_progress'));
+        held.waitingForSlot = Math.max(held.waitingForSlot, await gauge('runline_invocation_runs_waiting_for_slot'));
+        held.samples++;
+      }
+    })();
+
     const accepted = await Promise.all(
       Array.from({ length: RUNS }, (_, n) => http.post<{ invocationId: string; status: string }>(path, { event: 'e', customerId: `c-${n}`, n }, { bearer: token })),
     );
@@ -90,7 +115,16 @@ describe('invocation service killed with -9 while async runs are in flight', () 
     expect(ids.size).toBe(RUNS);
 
     // Kill once some runs are done and others are mid-flight or still queued.
-    await until(() => total(hits) >= 20, 20_000);
+    await until(() => total(hits) >= 20 && held.samples >= 5, 20_000);
+    sample = false;
+    await sampling;
+    expect(held.running).toBeLessThanOrEqual(CONCURRENCY);
+    expect(held.executing).toBeLessThanOrEqual(CONCURRENCY);
+    expect(held.commands).toBeLessThanOrEqual(CONCURRENCY + 8);
+    // Starts waiting for a slot are among those commands.
+    expect(held.waitingForSlot).toBeLessThanOrEqual(CONCURRENCY + 8);
+    // The bound was reached: runs did wait.
+    expect(held.commands).toBeGreaterThan(CONCURRENCY);
     invocation!.child.kill('SIGKILL');
     expect(await invocation!.exit()).toBe('SIGKILL');
     const doneAtKill = total(hits);

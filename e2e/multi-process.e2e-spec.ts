@@ -43,16 +43,16 @@ describe('seven services as separate processes', () => {
       const migration = runNode(compiledEntry(`services/${name}/main.js`), ['migrate'], environment);
       expect(await migration.exit()).toBe(0);
     }
-    await Promise.all(
-      SERVICES.map(async (name) => {
-        const port = await freePort();
-        const started = runNode(compiledEntry(`services/${name}/main.js`), [], { ...environment, PORT: String(port) });
-        const url = `http://127.0.0.1:${port}`;
-        processes.set(name, { process: started, url });
-        await waitForOk(`${url}/health/ready`, started);
-      }),
-    );
-  }, 120_000);
+    // One after the other: seven Node processes booting at once on a loaded two-core machine
+    // share the CPU seven ways, and one of them missed its readiness deadline in CI.
+    for (const name of SERVICES) {
+      const port = await freePort();
+      const started = runNode(compiledEntry(`services/${name}/main.js`), [], { ...environment, PORT: String(port) });
+      const url = `http://127.0.0.1:${port}`;
+      processes.set(name, { process: started, url });
+      await waitForOk(`${url}/health/ready`, started);
+    }
+  }, 300_000);
 
   afterAll(async () => {
     await Promise.all([...processes.values()].map(({ process }) => process.stop()));

@@ -4,7 +4,7 @@ import { HttpClient, queryDatabase, startTestSystem, TEST_SECRETS_KEY, testNatsU
 import { createPublishedProject, issueToken, setRateLimit, type ProjectFixture } from './gateway-fixtures.js';
 import { startLocalServer, type InvocationBody, type LocalServer } from './support/lifecycle-support.js';
 import { compiledEntry, freePort, runNode, waitForOk, type RunningProcess } from './support/processes.js';
-import { holdRows } from './support/row-locks.js';
+import { holdRowsAsTheyCome } from './support/row-locks.js';
 
 /** An automation whose workflow calls the endpoint once with its run number. */
 function countingAutomation(url: string): object {
@@ -114,16 +114,14 @@ describe('scheduler processes: restart and replicas', () => {
 
   it('jobs that came due while the scheduler was down fire within 5 s of its start, each once', async () => {
     const first = await startScheduler();
-    // Due 3 s after each request arrives, 20 ms apart: relative to arrival, never a time already past.
-    const runs = await schedule(0, 50, (n) => ({ delaySeconds: 3 + n * 0.02 }));
-    // Jobs reach the scheduler through its queue; let it take them, then kill it before any is due.
-    await until('the jobs to reach the scheduler', async () => {
-      const [row] = await sql(`SELECT count(*)::int AS jobs FROM scheduler.scheduled_jobs`);
-      return Number(row?.jobs) >= runs.length;
-    }, 10_000);
-    // Every job held from here until the scheduler is dead (its claim skips held rows), so it
-    // cannot fire one however slowly the kill comes; all 50 still waiting when taken.
-    const held = await holdRows(system.database.url, `SELECT name FROM scheduler.scheduled_jobs WHERE status = 'SCHEDULED' FOR KEY SHARE`, [], runs.length);
+    // Each job is held from the moment the scheduler stores it until the scheduler is dead (its
+    // claim skips held rows), so it cannot fire one however slowly the requests or the kill come.
+    // Due 8 s after each request arrives, 20 ms apart: the margin is only for one job's trip from
+    // the request to its row, never a time already past.
+    const holding = holdRowsAsTheyCome(system.database.url, `SELECT name FROM scheduler.scheduled_jobs WHERE status = 'SCHEDULED' FOR KEY SHARE`, 50, 30_000);
+    holding.catch(() => undefined); // awaited below; a failure must not surface as unhandled first
+    const runs = await schedule(0, 50, (n) => ({ delaySeconds: 8 + n * 0.02 }));
+    const held = await holding;
     try {
       first.child.kill('SIGKILL');
       expect(await first.exit()).toBe('SIGKILL');
@@ -144,7 +142,7 @@ describe('scheduler processes: restart and replicas', () => {
     for (const run of after.values()) expect(Date.parse(run.started as string) - restartedAt).toBeLessThan(5000);
     await until('every call', async () => runs.every((run) => hitsOf(run.n) >= 1), 10_000);
     await expectEachStartedOnce(runs);
-  }, 60_000);
+  }, 90_000);
 
   it('two scheduler replicas fire every job exactly once', async () => {
     // One replica runs from the test before; start a second one beside it.

@@ -11,6 +11,11 @@ declare module 'autocannon' {
     pipelining?: number;
     /** Seconds. */
     duration?: number;
+    /**
+     * Requests per second over all connections: a quota per one-second tick, which each
+     * connection sends back to back before it waits for the next tick.
+     */
+    overallRate?: number;
     title?: string;
     /**
      * Requests to cycle through; a `setupRequest` is called before each request is sent and

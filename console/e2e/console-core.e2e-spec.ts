@@ -5,7 +5,7 @@ import { gatewayService } from '@runline/gateway-service';
 import { invocationService } from '@runline/invocation-service';
 import { schedulerService } from '@runline/scheduler-service';
 import { consoleJwt, HttpClient, startTestSystem, type TestSystem } from '@runline/testing';
-import type { Browser, Page } from 'playwright-core';
+import type { Browser, Locator, Page } from 'playwright-core';
 import { gotoSignedIn, launchChromium, openConsolePage, screenshot, seriousViolations, signInLink, WIDTHS, type ConsolePage, type Width } from './support/console-browser.js';
 import { createAutomationProject, insertRuns, startRun, triggerToken, waitForRun, type ConsoleProject } from './support/console-fixtures.js';
 
@@ -142,7 +142,7 @@ describe('web console: sign-in, health, logs and the run page', () => {
     expect(await figure(page, 'Succeeded').innerText()).toBe('3');
     expect(await figure(page, 'Failed').innerText()).toBe('2');
     await page.getByRole('img', { name: /Runs per hour: 5 in \d+ hours, 2 failed/ }).waitFor();
-    expect(await page.locator('section[aria-labelledby="failures-heading"] table.runs tbody tr').count()).toBe(2);
+    await expectCount(page.locator('section[aria-labelledby="failures-heading"] table.runs tbody tr'), 2);
 
     await page.getByRole('navigation', { name: 'Project' }).getByRole('link', { name: 'Logs' }).click();
     await expectRows(page, 5);
@@ -167,6 +167,28 @@ describe('web console: sign-in, health, logs and the run page', () => {
     const newRun = await startRun(http, shop, token, { orderId: 'o-live', amount: 7 });
     await page.locator(`a[title="${newRun}"]`).waitFor({ timeout: 15_000 });
     expect(await sameDocument(page)).toBe(true);
+  });
+
+  it('works from the keyboard: skip link, navigation, filters', async () => {
+    const { page } = await open();
+    await gotoSignedIn(page, base, shop.ownerJwt, projectPage(shop, 'logs'));
+    await runRows(page).first().waitFor();
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Skip to content');
+    await page.keyboard.press('Enter');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('main');
+    // Into the content: the search box is the first control of the logs page.
+    await page.keyboard.press('Tab');
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('run-search');
+    await page.getByRole('checkbox', { name: 'cancelled' }).focus();
+    await page.keyboard.press('Space');
+    await page.getByText('No runs match these filters.').waitFor();
+    expect(new URL(page.url()).searchParams.getAll('status')).toEqual(['CANCELLED']);
+    await page.getByRole('navigation', { name: 'Project' }).getByRole('link', { name: 'Health' }).focus();
+    await page.keyboard.press('Enter');
+    await page.getByRole('heading', { level: 1, name: 'Health of Shop refunds' }).waitFor();
+    // Focus moved to the new page's content.
+    expect(await page.evaluate(() => document.activeElement?.id)).toBe('main');
   });
 
   it('pages through 10,000 runs 200 at a time with the keyset cursor, without a reload or a repeated run', async () => {
@@ -206,7 +228,7 @@ describe('web console: sign-in, health, logs and the run page', () => {
     await page.locator('.step-failed').getByText('Error in refuse:').waitFor();
     await page.getByRole('region', { name: 'Payload' }).getByText('"o-f', { exact: false }).first().waitFor();
 
-    const keyed = await startRun(http, shop, token, { orderId: 'o-key', amount: 3 }, { 'x-idempotency-key': 'refund-o-key' });
+    const keyed = await startRun(http, shop, token, { orderId: 'o-key', amount: 3 }, { headers: { 'x-idempotency-key': 'refund-o-key' } });
     await waitForRun(http, shop, keyed, FINAL);
     await page.getByRole('link', { name: '← Logs' }).click();
     await page.getByLabel('Find a run by invocation id or idempotency key').fill('refund-o-key');
@@ -248,6 +270,28 @@ describe('web console: sign-in, health, logs and the run page', () => {
     await page.getByRole('alert').filter({ hasText: 'Approving failed: Invocation is not waiting for approval' }).waitFor();
   });
 
+  it('reschedules a scheduled run and cancels it after a confirmation', async () => {
+    const later = await startRun(http, shop, token, { orderId: 'o-later', amount: 5 }, { body: { delaySeconds: 3600 } });
+    const { page } = await open();
+    await gotoSignedIn(page, base, shop.ownerJwt, projectPage(shop, `runs/${later}`));
+    await page.getByRole('heading', { level: 2, name: 'Scheduled' }).waitFor();
+    // Two hours from now, as the browser's datetime-local field takes it (its own zone).
+    const { local, iso } = await page.evaluate(() => {
+      const when = new Date(Date.now() + 2 * 3_600_000);
+      when.setSeconds(0, 0);
+      return { local: new Date(when.getTime() - when.getTimezoneOffset() * 60_000).toISOString().slice(0, 16), iso: when.toISOString() };
+    });
+    await page.getByLabel('New time').fill(local);
+    await page.getByRole('button', { name: 'Reschedule' }).click();
+    await page.locator(`.run-summary time[datetime="${iso}"]`).waitFor();
+    expect((await waitForRun(http, shop, later, () => true)).scheduledFor).toBe(iso);
+
+    await page.getByRole('button', { name: 'Cancel run' }).click();
+    await page.getByRole('button', { name: 'Yes, cancel this run' }).click();
+    await page.locator('.page-heading .badge', { hasText: 'CANCELLED' }).waitFor();
+    expect((await waitForRun(http, shop, later, () => true)).status).toBe('CANCELLED');
+  });
+
   it.each(Object.keys(WIDTHS) as Width[])('has no serious or critical accessibility violation on any page at %s width, and saves screenshots', async (width) => {
     const pending = await startRun(http, shop, token, { orderId: `o-shot-${width}`, amount: 1500 });
     await waitForRun(http, shop, pending, (status) => status === 'SUSPENDED');
@@ -287,19 +331,29 @@ describe('web console: sign-in, health, logs and the run page', () => {
   }, 120_000);
 
   describe('budgets (measured on this machine; CI shares it with other work)', () => {
-    it('the first page loads at most 250 KB of JavaScript, gzipped', async () => {
+    it('the first page loads at most 250 KB of JavaScript, gzipped, and the gateway sends it compressed', async () => {
       const { page } = await open();
-      const scripts: Promise<number>[] = [];
+      const scripts: Promise<{ gzipped: number; served: number; encoding: string }>[] = [];
       page.on('response', (response) => {
-        if (response.request().resourceType() === 'script') scripts.push(response.body().then((body) => gzipSync(body).length));
+        if (response.request().resourceType() !== 'script') return;
+        scripts.push(
+          (async () => ({
+            gzipped: gzipSync(await response.body()).length,
+            served: (await response.request().sizes()).responseBodySize,
+            encoding: (await response.allHeaders())['content-encoding'] ?? 'none',
+          }))(),
+        );
       });
       await gotoSignedIn(page, base, shop.ownerJwt);
       await page.waitForLoadState('networkidle');
-      const sizes = await Promise.all(scripts);
-      const total = sizes.reduce((sum, size) => sum + size, 0);
-      console.log(`console first page: ${sizes.length} script(s), ${(total / 1024).toFixed(1)} KB gzipped`);
-      expect(sizes.length).toBeGreaterThan(0);
+      const loaded = await Promise.all(scripts);
+      const total = loaded.reduce((sum, script) => sum + script.gzipped, 0);
+      const served = loaded.reduce((sum, script) => sum + script.served, 0);
+      console.log(`console first page: ${loaded.length} script(s), ${(total / 1024).toFixed(1)} KB gzipped; served ${(served / 1024).toFixed(1)} KB (${loaded.map((script) => script.encoding).join(', ')})`);
+      expect(loaded.length).toBeGreaterThan(0);
       expect(total).toBeLessThanOrEqual(250 * 1024);
+      expect(loaded.map((script) => script.encoding).filter((encoding) => encoding !== 'br' && encoding !== 'gzip')).toEqual([]);
+      expect(served).toBeLessThanOrEqual(250 * 1024);
     });
 
     it('the health page is ready within 1 s with 10,000 runs in the project', async () => {
@@ -357,6 +411,14 @@ async function expectRows(page: Page, count: number): Promise<void> {
   await page.waitForFunction((wanted) => document.querySelectorAll('table.runs tbody tr').length === wanted, count, { timeout: 15_000 }).catch(async () => {
     throw new Error(`expected ${count} run rows, saw ${await runRows(page).count()}`);
   });
+}
+
+async function expectCount(locator: Locator, count: number): Promise<void> {
+  const deadline = Date.now() + 15_000;
+  while ((await locator.count()) !== count) {
+    if (Date.now() > deadline) throw new Error(`expected ${count} of ${locator}, saw ${await locator.count()}`);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
 }
 
 async function runIds(page: Page): Promise<string[]> {

@@ -342,7 +342,7 @@ describe('web console: dead letters, polling, hooks, API access, settings and te
       for (const [project, path, name, ready] of pages) {
         const page = await open(project, path, width);
         await page.getByText(ready, { exact: false }).first().waitFor();
-        await screenshot(page, `console-${name}`);
+        await screenshot(page, name);
         expect({ page: name, width, violations: await seriousViolations(page) }).toEqual({ page: name, width, violations: [] });
         // Nothing sticks out of the window, whatever the width (tables scroll inside their frame).
         const sticking = await page.evaluate(() =>

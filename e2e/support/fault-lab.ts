@@ -1,4 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
+import { createHash } from 'node:crypto';
 import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -7,19 +8,20 @@ import path from 'node:path';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '@runline/db';
 import { HttpClient, queryDatabase, TEST_CONSOLE_JWT_SECRET, TEST_SECRETS_KEY, type HttpResult } from '@runline/testing';
 import { createProject, issueToken, publishDefinition, type ProjectFixture } from '../gateway-fixtures.js';
+import { createHook, deliver, type CreatedHook } from './hook-deliveries.js';
 import { selfSignedCertificate, startHttpsReceiver, type HttpsReceiver, type TestCertificate } from './https-receiver.js';
 import { eventually } from './lifecycle-support.js';
 import { PollingEndpoint } from './polling-endpoint.js';
 import { compiledEntry, freePort, runNode, waitForOk, type RunningProcess } from './processes.js';
 
-export const SERVICES = ['gateway', 'invocation', 'scheduler', 'polling', 'dead-letter', 'callback'] as const;
+export const SERVICES = ['gateway', 'invocation', 'scheduler', 'polling', 'dead-letter', 'callback', 'webhook'] as const;
 export type ServiceName = (typeof SERVICES)[number];
 export type Fault = { kind: 'kill'; service: ServiceName } | { kind: 'nats-restart' } | { kind: 'postgres-restart' };
 
 /** What one fault did to the runs made around it. */
 export interface FaultOutcome {
   fault: string;
-  /** Runs the API accepted (async 202, scheduled 202, sync 200), each with its own key. */
+  /** Runs the API accepted (async 202, scheduled 202, sync 200, a hook delivery's 202 or 409), each with its own key. */
   accepted: number;
   /** Accepted runs that never reached a final status. */
   lost: number;
@@ -48,7 +50,7 @@ const FINAL = new Set(['SUCCEEDED', 'FAILED', 'TIMEOUT', 'CANCELLED']);
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
- * The whole system as an operator runs it: six services as separate processes, a PostgreSQL
+ * The whole system as an operator runs it: the seven services as separate processes, a PostgreSQL
  * and a nats-server of the lab's own (so they can be restarted without touching anyone else's),
  * a customer's HTTPS callback receiver, a plain HTTP server that counts each run's http-node
  * call, and a polled endpoint. `inject` puts the system through one fault while runs are in
@@ -62,6 +64,7 @@ export class FaultLab {
   private http!: HttpClient;
   private project!: ProjectFixture;
   private token!: string;
+  private hook!: CreatedHook;
   private environment!: NodeJS.ProcessEnv;
   private phase = 0;
 
@@ -152,6 +155,8 @@ export class FaultLab {
     );
     if (settings.status !== 200) throw new Error(`settings: ${settings.status} ${JSON.stringify(settings.body)}`);
     this.token = (await issueToken(this.http, this.project, ['flow:trigger'])).token;
+    // The API's highest per-hook limit: retries through an outage must not be refused as too many.
+    this.hook = await createHook(this.http, this.project, { name: 'faults', rateLimitPerMinute: 100_000 });
   }
 
   private async startPostgres(): Promise<void> {
@@ -205,16 +210,20 @@ export class FaultLab {
     const trigger = await this.http.post(`${this.flows()}/polling`, { source: pollKey, pollKey, pollEndpoint: feed, intervalMs: 1000 }, { bearer: this.token });
     if (trigger.status !== 201) throw new Error(`polling trigger: ${trigger.status} ${JSON.stringify(trigger.body)}`);
 
-    const send = async (key: string, kind: 'async' | 'scheduled' | 'sync'): Promise<void> => {
+    const send = async (key: string, kind: 'async' | 'scheduled' | 'sync' | 'hook'): Promise<void> => {
       const body = { event: 'e', customerId: key, k: key, ...(kind === 'scheduled' ? { delaySeconds: 2 } : {}) };
       const route = kind === 'sync' ? 'trigger' : 'trigger-async';
-      // A refused request is resent with the same key, as the spec tells clients to.
+      // A refused request is resent with the same key (a delivery with the same delivery id), as
+      // the spec tells clients to; a delivery's 409 names the run an earlier attempt started.
       for (let attempt = 0; attempt < 600; attempt++) {
-        const answer = await this.http
-          .post<{ invocationId?: string }>(`${this.flows()}/${route}`, body, { bearer: this.token, headers: { 'x-idempotency-key': key } })
-          .catch(() => undefined);
+        const answer =
+          kind === 'hook'
+            ? await this.deliver(key, body)
+            : await this.http
+                .post<{ invocationId?: string }>(`${this.flows()}/${route}`, body, { bearer: this.token, headers: { 'x-idempotency-key': key } })
+                .catch(() => undefined);
         note(answer);
-        if (answer && answer.status < 300 && answer.body.invocationId) {
+        if (answer && (answer.status < 300 || (kind === 'hook' && answer.status === 409)) && answer.body.invocationId) {
           accepted.set(key, answer.body.invocationId);
           if (kind !== 'sync') asyncKeys.add(key);
           return;
@@ -226,7 +235,7 @@ export class FaultLab {
     const load = (async () => {
       const inFlight: Promise<void>[] = [];
       for (let n = 0; n < runs; n++) {
-        const kind = n % 10 === 9 ? 'sync' : n % 10 === 8 ? 'scheduled' : 'async';
+        const kind = n % 10 === 9 ? 'sync' : n % 10 === 8 ? 'scheduled' : n % 10 === 7 ? 'hook' : 'async';
         inFlight.push(send(`r-${phase}-${n}`, kind));
         if (inFlight.length % 50 === 0) await sleep(20);
       }
@@ -238,9 +247,12 @@ export class FaultLab {
     const restartedAt = await this.strike(fault);
     const recovered = (async () => {
       for (let probe = 0; ; probe++) {
-        const answer = await this.http
-          .post<{ invocationId?: string }>(`${this.flows()}/trigger-async`, { event: 'e', customerId: 'probe', k: `probe-${phase}-${probe}` }, { bearer: this.token })
-          .catch(() => undefined);
+        const probeBody = { event: 'e', customerId: 'probe', k: `probe-${phase}-${probe}` };
+        // The webhook service is back when a delivery is accepted again; the rest, when a run is.
+        const answer =
+          fault.kind === 'kill' && fault.service === 'webhook'
+            ? await this.deliver(`probe-${phase}-${probe}`, probeBody)
+            : await this.http.post<{ invocationId?: string }>(`${this.flows()}/trigger-async`, probeBody, { bearer: this.token }).catch(() => undefined);
         note(answer);
         if (answer?.status === 202 && (fault.kind !== 'kill' || (await this.ready(fault.service)))) return Date.now() - restartedAt;
         await sleep(100);
@@ -350,6 +362,11 @@ export class FaultLab {
     return at;
   }
 
+  /** A signed delivery to the lab's inbound hook; `key` is its delivery id's seed (one id per key). */
+  private deliver(key: string, body: object): Promise<HttpResult<{ invocationId?: string }> | undefined> {
+    return deliver(this.http, this.hook.id, this.hook.secret, body, { deliveryId: deliveryIdOf(key) }).catch(() => undefined);
+  }
+
   private flows(): string {
     return `/v1/orgs/${this.project.orgId}/flows/${this.project.projectId}`;
   }
@@ -393,14 +410,23 @@ export class FaultLab {
  * documents for a sync run (`Flow sync trigger failed`) or its async twin in the README (`The run
  * could not be started, retry with the same idempotency key`); both say to retry with the same
  * key, and the suite checks that such retries give one run. While PostgreSQL is down every
- * refusal is a 503.
+ * refusal is a 503. A delivery to an inbound hook resent with its delivery id may also get 409
+ * `Delivery already received` with the run an earlier attempt started.
  */
 const RETRY_WITH_THE_SAME_KEY = new Set(['Flow sync trigger failed', 'The run could not be started, retry with the same idempotency key']);
 
 function documented(answer: HttpResult<unknown>, fault: Fault): boolean {
   if (answer.status < 300 || answer.status === 429 || answer.status === 503) return true;
   const error = (answer.body as { error?: string } | null)?.error;
+  // A delivery resent after its first attempt's answer was lost: the run it started.
+  if (answer.status === 409 && error === 'Delivery already received') return true;
   return answer.status === 500 && error !== undefined && RETRY_WITH_THE_SAME_KEY.has(error) && fault.kind !== 'postgres-restart';
+}
+
+/** A stable UUID-shaped delivery id per run key, so a resend is the same delivery. */
+function deliveryIdOf(key: string): string {
+  const hex = createHash('sha256').update(key).digest('hex');
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-4${hex.slice(13, 16)}-8${hex.slice(17, 20)}-${hex.slice(20, 32)}`;
 }
 
 /** The table the suite prints: one row per fault. */

@@ -35,3 +35,43 @@ export async function holdRows(databaseUrl: string, lockingSelect: string, param
     },
   };
 }
+
+/**
+ * Like `holdRows`, but for rows still being written: reruns `lockingSelect` in the one
+ * transaction (each run sees rows committed since) until it has locked `expectedRows` distinct
+ * rows (by their first column), so each row is held from the moment it appears rather than
+ * from when the last one did.
+ */
+export async function holdRowsAsTheyCome(databaseUrl: string, lockingSelect: string, expectedRows: number, timeoutMs: number): Promise<HeldRows> {
+  const client = new pg.Client({ connectionString: databaseUrl });
+  client.on('error', () => undefined);
+  await client.connect();
+  const locked = new Set<unknown>();
+  try {
+    await client.query('BEGIN');
+    const deadline = Date.now() + timeoutMs;
+    for (;;) {
+      const { rows } = await client.query<unknown[]>({ text: lockingSelect, rowMode: 'array' });
+      for (const row of rows) locked.add(row[0]);
+      if (locked.size >= expectedRows) break;
+      if (Date.now() > deadline) throw new Error(`expected to lock ${expectedRows} rows, locked ${locked.size} within ${timeoutMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+    if (locked.size !== expectedRows) throw new Error(`expected to lock ${expectedRows} rows, locked ${locked.size}`);
+  } catch (error) {
+    await client.end();
+    throw error;
+  }
+  let released = false;
+  return {
+    async release() {
+      if (released) return;
+      released = true;
+      try {
+        await client.query('ROLLBACK');
+      } finally {
+        await client.end();
+      }
+    },
+  };
+}

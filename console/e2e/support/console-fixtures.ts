@@ -64,10 +64,20 @@ export async function triggerToken(http: HttpClient, project: ConsoleProject): P
 }
 
 /** Starts a run as a client would (async trigger with the API token); answers its id. */
-export async function startRun(http: HttpClient, project: ConsoleProject, token: string, payload: { orderId: string; amount: number }, headers: Record<string, string> = {}): Promise<string> {
+export async function startRun(
+  http: HttpClient,
+  project: ConsoleProject,
+  token: string,
+  payload: { orderId: string; amount: number },
+  options: { headers?: Record<string, string>; body?: Record<string, unknown> } = {},
+): Promise<string> {
   const accepted = await ok(
     'trigger',
-    http.post<{ invocationId: string }>(`/v1/orgs/${project.orgId}/automations/${project.projectId}/trigger-async`, { event: 'order.paid', payload }, { bearer: token, headers }),
+    http.post<{ invocationId: string }>(
+      `/v1/orgs/${project.orgId}/automations/${project.projectId}/trigger-async`,
+      { event: 'order.paid', payload, ...options.body },
+      { bearer: token, headers: options.headers ?? {} },
+    ),
     202,
   );
   return accepted.invocationId;

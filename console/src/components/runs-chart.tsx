@@ -5,7 +5,8 @@ export interface SeriesPoint {
   failed: number;
 }
 
-const WIDTH = 720;
+import { useEffect, useRef, useState } from 'react';
+
 const HEIGHT = 200;
 const PAD = { top: 10, right: 8, bottom: 24, left: 40 };
 
@@ -18,23 +19,34 @@ const bucketLabel = (start: string, bucket: 'hour' | 'day') =>
  * below it for screen readers and for anyone who wants numbers.
  */
 export function RunsChart({ series, bucket }: { series: SeriesPoint[]; bucket: 'hour' | 'day' }) {
+  // Drawn at the width it is shown at, so its text is never stretched or squeezed.
+  const frame = useRef<HTMLDivElement>(null);
+  const [width, setWidth] = useState(720);
+  useEffect(() => {
+    const element = frame.current;
+    if (!element) return;
+    const observer = new ResizeObserver(([entry]) => entry && setWidth(Math.max(240, Math.round(entry.contentRect.width))));
+    observer.observe(element);
+    return () => observer.disconnect();
+  }, []);
   const max = Math.max(1, ...series.map((point) => point.triggered));
-  const plotWidth = WIDTH - PAD.left - PAD.right;
+  const plotWidth = width - PAD.left - PAD.right;
   const plotHeight = HEIGHT - PAD.top - PAD.bottom;
   const slot = plotWidth / Math.max(1, series.length);
   const barWidth = Math.max(2, slot * 0.7);
   const y = (value: number) => (value / max) * plotHeight;
-  const labelEvery = Math.ceil(series.length / 8);
+  const labelEvery = Math.ceil(series.length / Math.max(2, Math.floor(plotWidth / 90)));
   const total = series.reduce((sum, point) => sum + point.triggered, 0);
   const failed = series.reduce((sum, point) => sum + point.failed, 0);
 
   return (
     <figure className="chart">
-      <svg viewBox={`0 0 ${WIDTH} ${HEIGHT}`} role="img" aria-labelledby="chart-title" preserveAspectRatio="none">
+      <div ref={frame}>
+      <svg viewBox={`0 0 ${width} ${HEIGHT}`} width={width} height={HEIGHT} role="img" aria-labelledby="chart-title">
         <title id="chart-title">{`Runs per ${bucket}: ${total} in ${series.length} ${bucket}s, ${failed} failed. The table below has each ${bucket}.`}</title>
         {[0, 0.5, 1].map((share) => (
           <g key={share}>
-            <line x1={PAD.left} x2={WIDTH - PAD.right} y1={PAD.top + plotHeight - share * plotHeight} y2={PAD.top + plotHeight - share * plotHeight} className="chart-grid" />
+            <line x1={PAD.left} x2={width - PAD.right} y1={PAD.top + plotHeight - share * plotHeight} y2={PAD.top + plotHeight - share * plotHeight} className="chart-grid" />
             <text x={PAD.left - 6} y={PAD.top + plotHeight - share * plotHeight + 4} className="chart-axis" textAnchor="end">
               {Math.round(share * max)}
             </text>
@@ -66,6 +78,7 @@ export function RunsChart({ series, bucket }: { series: SeriesPoint[]; bucket: '
           );
         })}
       </svg>
+      </div>
       <figcaption className="legend">
         <span>
           <span className="swatch chart-succeeded" aria-hidden="true" /> succeeded

@@ -31,8 +31,14 @@ export function LogsPage() {
   const navigate = useNavigate();
   const call = useApiCall();
   const project = useProject(orgId, projectId);
-  const filters = filtersFrom(search);
+  // The controls follow the user's input at once; the address follows them (and a change of
+  // the address, say Back, resets them).
+  const addressKey = searchOf(filtersFrom(search)).toString();
+  const [filters, setFilters] = useState(() => filtersFrom(search));
   const filterKey = searchOf(filters).toString();
+  useEffect(() => {
+    setFilters((current) => (searchOf(current).toString() === addressKey ? current : filtersFrom(new URLSearchParams(addressKey))));
+  }, [addressKey]);
 
   const [view, setView] = useState<View | null>(null);
   const [loading, setLoading] = useState(true);
@@ -93,6 +99,7 @@ export function LogsPage() {
   }, [onFirstPage, load, loading, filterKey]);
 
   function change(next: LogFilters) {
+    setFilters(next);
     setSearch(searchOf(next), { replace: true });
   }
 

@@ -43,14 +43,14 @@ function Projects({ orgId }: { orgId: string }) {
   if (projects.data.data.length === 0) return <p className="muted">No projects in this organization yet.</p>;
   return (
     <div className="table-wrap">
-      <table>
+      <table className="stack-on-phone">
         <caption className="visually-hidden">Projects</caption>
         <thead>
           <tr>
             <th scope="col">Project</th>
             <th scope="col">Type</th>
-            <th scope="col">Published version</th>
-            <th scope="col">Created</th>
+            <th scope="col">Published</th>
+            <th scope="col">Since</th>
             <th scope="col">
               <span className="visually-hidden">Pages</span>
             </th>
@@ -62,10 +62,10 @@ function Projects({ orgId }: { orgId: string }) {
               <td>
                 <Link to={projectPath(orgId, project.projectId)}>{project.name}</Link>
               </td>
-              <td>{project.type}</td>
-              <td>{project.publishedVersion ?? 'not published'}</td>
+              <td>{project.type.toLowerCase()}</td>
+              <td>{project.publishedVersion === null ? 'not published' : `version ${project.publishedVersion}`}</td>
               <td>
-                <Time value={project.createdAt} />
+                <span className="muted">created</span> <Time value={project.createdAt} />
               </td>
               <td className="row-links">
                 <Link to={projectPath(orgId, project.projectId, 'logs')} aria-label={`Logs of ${project.name}`}>

@@ -1,3 +1,4 @@
+import { useEffect, useRef } from 'react';
 import { NavLink, Outlet, useLocation, useParams } from 'react-router';
 import { useSession } from '../session/session-context.js';
 import { PROJECT_PAGES, projectPath } from './paths.js';
@@ -10,6 +11,18 @@ export function Layout() {
   const location = useLocation();
   const page = /\/projects\/[^/]+\/([^/]+)/.exec(location.pathname)?.[1] ?? 'health';
   const inProject = Boolean(orgId && projectId);
+
+  // After a move to another page, focus goes to the page's content, so a keyboard or screen
+  // reader user starts there (as after a page load) rather than on the link they left.
+  const main = useRef<HTMLElement>(null);
+  const firstPage = useRef(true);
+  useEffect(() => {
+    if (firstPage.current) {
+      firstPage.current = false;
+      return;
+    }
+    main.current?.focus();
+  }, [location.pathname]);
 
   return (
     <div className="app">
@@ -42,7 +55,7 @@ export function Layout() {
             </ul>
           </nav>
         )}
-        <main id="main" tabIndex={-1}>
+        <main id="main" tabIndex={-1} ref={main}>
           <Outlet />
         </main>
       </div>

@@ -1680,7 +1680,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A service the gateway needs (or its own database) did not answer; retry shortly. Messages: `Dead-letter service unavailable, retry shortly`; `Service temporarily unavailable, retry shortly`. */
+            /** @description A service the gateway needs (or its own database) did not answer; retry shortly. Messages: `Dead-letter service unavailable, retry shortly`; `Invocation service unavailable, retry shortly`; `Service temporarily unavailable, retry shortly`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2372,7 +2372,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A service the gateway needs (or its own database) did not answer; retry shortly. Messages: `Invocation service unavailable, retry shortly`; `Service temporarily unavailable, retry shortly`. */
+            /** @description A service the gateway needs (or its own database) did not answer; retry shortly. Messages: `Invocation service unavailable, retry shortly`; `Scheduler service unavailable, retry shortly`; `Service temporarily unavailable, retry shortly`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -2714,7 +2714,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A service the gateway needs (or its own database) did not answer; retry shortly. Messages: `Dead-letter service unavailable, retry shortly`; `Service temporarily unavailable, retry shortly`. */
+            /** @description A service the gateway needs (or its own database) did not answer; retry shortly. Messages: `Dead-letter service unavailable, retry shortly`; `Invocation service unavailable, retry shortly`; `Service temporarily unavailable, retry shortly`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4380,7 +4380,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A service the gateway needs (or its own database) did not answer; retry shortly. Messages: `Dead-letter service unavailable, retry shortly`; `Service temporarily unavailable, retry shortly`. */
+            /** @description A service the gateway needs (or its own database) did not answer; retry shortly. Messages: `Dead-letter service unavailable, retry shortly`; `Invocation service unavailable, retry shortly`; `Service temporarily unavailable, retry shortly`. */
             503: {
                 headers: {
                     [name: string]: unknown;
@@ -4489,7 +4489,7 @@ export interface operations {
                     "application/json": components["schemas"]["Error"];
                 };
             };
-            /** @description A service the gateway needs (or its own database) did not answer; retry shortly. Messages: `Dead-letter service unavailable, retry shortly`; `Service temporarily unavailable, retry shortly`. */
+            /** @description A service the gateway needs (or its own database) did not answer; retry shortly. Messages: `Dead-letter service unavailable, retry shortly`; `Invocation service unavailable, retry shortly`; `Service temporarily unavailable, retry shortly`. */
             503: {
                 headers: {
                     [name: string]: unknown;

@@ -135,6 +135,14 @@ export class BusUnavailableError extends Error {
   }
 }
 
+/**
+ * True when a request got no answer: nobody listening, none in time, or no bus. The caller may
+ * say "unavailable, retry shortly"; any other error is a failed call.
+ */
+export function isUnanswered(error: unknown): boolean {
+  return error instanceof BusTimeoutError || error instanceof BusNoRespondersError || error instanceof BusUnavailableError;
+}
+
 /** The responder's handler threw; `message` is its error message. */
 export class BusRemoteError extends Error {
   constructor(readonly subject: string, message: string) {

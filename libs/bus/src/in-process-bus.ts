@@ -25,12 +25,31 @@ export interface InProcessBusOptions {
    * JetStream `max_msgs` limit. Default 100 000.
    */
   maxMessagesPerStream?: number;
+  /**
+   * Most messages a `limits` stream keeps once every durable on it has settled them (what a
+   * durable created later would still read); messages a durable has not settled yet are never
+   * dropped by this rule. Nothing survives the process in embedded mode and its durables are
+   * made at start, so keeping every event of a busy system until `maxMessagesPerStream` would
+   * only hold memory. Default 10 000.
+   */
+  keepSettledMessages?: number;
+  /**
+   * Most message ids a stream remembers for its duplicate window; beyond it the oldest are
+   * forgotten early. Duplicates come from the outbox relay within seconds, and consumers
+   * dedupe too (inbox, guarded transitions), so this bounds memory under a long burst without
+   * letting a copy through in practice. Default 100 000.
+   */
+  maxDuplicateIds?: number;
 }
 
 const DEFAULT_MAX_DELIVER = 10;
 const DEFAULT_ACK_WAIT_MS = 30_000;
 const DEFAULT_DUPLICATE_WINDOW_SECONDS = 120;
 const DEFAULT_MAX_MESSAGES_PER_STREAM = 100_000;
+const DEFAULT_KEEP_SETTLED_MESSAGES = 10_000;
+const DEFAULT_MAX_DUPLICATE_IDS = 100_000;
+/** Settled messages are looked for once per this many appends and settlements (the look is O(durables + unsettled)). */
+const PRUNE_EVERY = 256;
 
 interface StoredMessage extends BusMessage {
   seq: number;
@@ -46,9 +65,13 @@ class MemoryStream {
   // Insertion order is arrival order, so expired ids are always at the front.
   private readonly recentIds = new Map<string, number>();
 
+  private changesSincePrune = 0;
+
   constructor(
     public spec: StreamSpec,
     private readonly maxMessages: number,
+    private readonly keepSettled: number,
+    private readonly maxDuplicateIds: number,
   ) {}
 
   get duplicateWindowMs(): number {
@@ -63,7 +86,7 @@ class MemoryStream {
   append(message: BusMessage): boolean {
     const now = performance.now();
     for (const [id, at] of this.recentIds) {
-      if (at > now - this.duplicateWindowMs) break;
+      if (at > now - this.duplicateWindowMs && this.recentIds.size < this.maxDuplicateIds) break;
       this.recentIds.delete(id);
     }
     if (this.recentIds.has(message.id)) return false;
@@ -82,8 +105,27 @@ class MemoryStream {
         if (oldest.done) break;
         this.messages.delete(oldest.value);
       }
+      this.countTowardsPrune();
     }
     return true;
+  }
+
+  /** A message was appended or settled: once per PRUNE_EVERY of those, settled messages are dropped. */
+  countTowardsPrune(): void {
+    if (this.spec.retention !== 'limits' || ++this.changesSincePrune < PRUNE_EVERY) return;
+    this.changesSincePrune = 0;
+    this.pruneSettled();
+  }
+
+  /** Drops the oldest messages every durable has settled, beyond the `keepSettled` newest of them. */
+  private pruneSettled(): void {
+    if (this.consumers.size === 0) return;
+    let floor = this.lastSeq + 1;
+    for (const consumer of this.consumers.values()) floor = Math.min(floor, consumer.settledBelow());
+    for (const seq of this.messages.keys()) {
+      if (seq >= floor - this.keepSettled) break;
+      this.messages.delete(seq);
+    }
   }
 
   firstSeq(): number {
@@ -115,6 +157,13 @@ class MemoryConsumer {
     public maxDeliver: number,
     public ackWaitMs: number,
   ) {}
+
+  /** Every message of the stream below this sequence is settled here (or was never for this durable). */
+  settledBelow(): number {
+    let floor = this.nextSeq;
+    for (const seq of this.pending.keys()) floor = Math.min(floor, seq);
+    return floor;
+  }
 
   attach(subscriber: MemorySubscriber): void {
     this.release(subscriber);
@@ -201,6 +250,7 @@ class MemoryConsumer {
     clearTimeout(entry.timer);
     this.pending.delete(seq);
     if (this.stream.spec.retention === 'workqueue') this.stream.messages.delete(seq);
+    else this.stream.countTowardsPrune();
   }
 
   private retry(seq: number, generation: number, delayMs: number): void {
@@ -305,6 +355,9 @@ class MemoryResponder implements Subscription {
  * It refuses what a NATS server refuses (overlapping streams, overlapping consumers on a
  * workqueue stream, a durable's filter changing), so a setup that works here also works in
  * NATS mode. Each subscriber handles one message at a time; `batchSize` has no effect here.
+ * Unlike a NATS server, a `limits` stream keeps only the newest `keepSettledMessages` of the
+ * messages every durable settled (memory is the store here, and a busy system's events would
+ * otherwise pile up to `maxMessagesPerStream`).
  */
 export class InProcessBus implements Bus {
   private readonly streams = new Map<string, MemoryStream>();
@@ -331,7 +384,12 @@ export class InProcessBus implements Bus {
       if (!existing) {
         this.streams.set(
           spec.name,
-          new MemoryStream(copy, this.options.maxMessagesPerStream ?? DEFAULT_MAX_MESSAGES_PER_STREAM),
+          new MemoryStream(
+            copy,
+            this.options.maxMessagesPerStream ?? DEFAULT_MAX_MESSAGES_PER_STREAM,
+            this.options.keepSettledMessages ?? DEFAULT_KEEP_SETTLED_MESSAGES,
+            this.options.maxDuplicateIds ?? DEFAULT_MAX_DUPLICATE_IDS,
+          ),
         );
       } else if (existing.spec.retention !== spec.retention) {
         throw new Error(`stream ${spec.name} exists with retention ${existing.spec.retention}; it cannot change`);

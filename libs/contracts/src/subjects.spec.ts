@@ -1,3 +1,5 @@
+import { readFileSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import type { StreamSpec } from './subjects.js';
 import { EVENT_REGISTRY, EVENT_TYPES } from './event-registry.js';
 import {
@@ -18,6 +20,7 @@ import {
   SCHEDULER_REQUEST_SUBJECTS,
   STREAM_NAMES,
   STREAMS,
+  WEBHOOK_EVENT_SUBJECTS,
   WEBHOOK_QUERY_SUBJECTS,
   WEBHOOK_REQUEST_SUBJECTS,
 } from './subjects.js';
@@ -164,5 +167,22 @@ describe('subjects', () => {
     expect(matches('gateway.evt.>', 'gateway.evt')).toBe(false);
     expect(matches('gateway.*.x', 'gateway.evt.x')).toBe(true);
     expect(matches('invocation.evt.>', 'invocation.qry.get-invocation')).toBe(false);
+  });
+
+  it("is listed in the README's events section: every stream and every subject", () => {
+    const readme = readFileSync(fileURLToPath(new URL('../../../README.md', import.meta.url)), 'utf8');
+    const section = readme.slice(readme.indexOf('## Events for internal services'), readme.indexOf('## Development'));
+    const invocationRow = section.split('\n').find((line) => line.startsWith('| `INVOCATION_EVENTS`')) ?? '';
+    const every = [
+      GATEWAY_EVENT_SUBJECTS, INVOCATION_EVENT_SUBJECTS, INVOCATION_COMMAND_SUBJECTS, INVOCATION_REQUEST_SUBJECTS, INVOCATION_QUERY_SUBJECTS,
+      SCHEDULER_EVENT_SUBJECTS, SCHEDULER_COMMAND_SUBJECTS, SCHEDULER_REQUEST_SUBJECTS, POLLING_EVENT_SUBJECTS, POLLING_REQUEST_SUBJECTS,
+      POLLING_QUERY_SUBJECTS, DEAD_LETTER_REQUEST_SUBJECTS, DEAD_LETTER_QUERY_SUBJECTS, CALLBACK_EVENT_SUBJECTS, CALLBACK_COMMAND_SUBJECTS,
+      WEBHOOK_EVENT_SUBJECTS, WEBHOOK_REQUEST_SUBJECTS, WEBHOOK_QUERY_SUBJECTS,
+    ].flatMap((subjects) => Object.values(subjects));
+    // The run transitions are written `-started`, `-succeeded`, … in their row.
+    const listed = (subject: string) =>
+      section.includes(`\`${subject}\``) || (subject.startsWith('invocation.evt.invocation-') && invocationRow.includes(`\`-${subject.slice('invocation.evt.invocation-'.length)}\``));
+    expect(every.filter((subject) => !listed(subject))).toEqual([]);
+    expect(STREAMS.map((stream) => stream.name).filter((name) => !section.includes(`| \`${name}\` |`))).toEqual([]);
   });
 });

@@ -3,7 +3,7 @@ import type { IncomingMessage } from 'node:http';
 import type { FastifyInstance } from 'fastify';
 import type { Logger } from 'pino';
 import { Counter, Histogram, type Registry } from 'prom-client';
-import { nameServerSpan } from './http-tracing.js';
+import { nameServerSpan, pathOf } from './http-tracing.js';
 
 export const REQUEST_ID_HEADER = 'x-request-id';
 
@@ -19,8 +19,9 @@ export function requestIdFor(request: IncomingMessage): string {
 /**
  * Per request, in two Fastify hooks: echoes the request id on every response (errors and 404s
  * included), counts and times the request by method, matched route and status, and writes one
- * debug access line. Headers in that line pass the logger's redaction, so tokens never reach
- * the log; at the default `info` level the line is skipped before it is built.
+ * debug access line. Its path leaves the query string out and its headers pass the logger's
+ * redaction, so tokens and codes never reach the log; at the default `info` level the line is
+ * skipped before it is built.
  */
 export function instrumentHttp(fastify: FastifyInstance, options: { registry: Registry; logger: Logger }): void {
   const labelNames = ['method', 'route', 'status_code'] as const;
@@ -46,7 +47,7 @@ export function instrumentHttp(fastify: FastifyInstance, options: { registry: Re
     total.inc(labels);
     if (logger.isLevelEnabled('debug')) {
       logger.debug(
-        { requestId: request.id, method: request.method, path: request.url, status: reply.statusCode, durationMs: reply.elapsedTime, headers: request.headers },
+        { requestId: request.id, method: request.method, path: pathOf(request.url), status: reply.statusCode, durationMs: reply.elapsedTime, headers: request.headers },
         'request',
       );
     }

@@ -67,8 +67,8 @@ export function nameServerSpan(req: IncomingMessage, route: string | undefined):
   span.setAttribute('http.route', route);
 }
 
-// The path only: a query string may hold what a client did not mean to be recorded.
-function pathOf(url: string | undefined): string {
+/** The path only: a query string may hold what a client did not mean to be recorded (an OAuth code, say). */
+export function pathOf(url: string | undefined): string {
   const raw = url ?? '/';
   const query = raw.indexOf('?');
   return query === -1 ? raw : raw.slice(0, query);

@@ -35,6 +35,7 @@ import { UpdateTemplateHandler } from './commands/update-template.handler.js';
 import { GatewayConfig } from './config.js';
 import { ApiExceptionFilter } from './http/api-exception.filter.js';
 import { ConsoleAccess } from './http/console/console-access.js';
+import { ConsoleSignInModule } from './http/console-auth/console-sign-in.module.js';
 import { ConsoleAuthGuard } from './http/console/console-auth.guard.js';
 import { ConsoleReadsController } from './http/console/console-reads.controller.js';
 import { RequestExamplesController } from './http/console/request-examples.controller.js';
@@ -119,6 +120,7 @@ const repositories = [OrganizationRepository, ProjectRepository, ProjectApiSetti
 
 /** The HTTP edge: console API for signed-in users, external API for API tokens. */
 @Module({
+  imports: [ConsoleSignInModule],
   controllers: [
     OrganizationsController,
     ProjectsController,

@@ -7,10 +7,11 @@ import { invocationService } from '../src/invocation.service.js';
 import type { RequestInfo } from '../src/lifecycle/invocation-event.js';
 import { insertInvocations, insertInvocationsAtOnce, type InsertOutcome, type NewInvocation } from '../src/runs/new-runs.repository.js';
 import { readDocument, readKnownInvocation } from '../src/runs/run-reads.repository.js';
+import { RunRecorder } from '../src/runs/run-recorder.js';
 import type { InvocationEventData } from '../src/lifecycle/invocation-event.js';
 import { historyAppend, withHistory } from '../src/lifecycle/run-history.js';
 import type { Expectation, StateChange } from '../src/lifecycle/run-lifecycle.js';
-import { transition as transitionWith, transitionKnown as transitionKnownWith, type KnownRun } from '../src/runs/run-transitions.repository.js';
+import { transition as transitionWith, transitionKnown as transitionKnownWith, transitionKnownBatch, type KnownRun } from '../src/runs/run-transitions.repository.js';
 
 // The repositories take the history the lifecycle core prepares; these tests give the events.
 const transition = (tx: TransactionContext, id: string, expected: Expectation, change: StateChange, events: InvocationEventData[]) =>
@@ -231,6 +232,74 @@ describe('run repositories', () => {
       // The read model is what was folded in memory, and every event is in the outbox.
       expect(after.view).toEqual(ended!.document);
       expect(after.outbox).toBe(3);
+    });
+
+    it('claims and ends many runs per statement, each under its own expectations, in order for one run', async () => {
+      const runs = [newRun(null), newRun(null), newRun(null), newRun(null)];
+      await transactions.run((tx) => insertInvocations(tx, runs));
+      const known = await Promise.all(runs.map(async (run) => (await readKnownInvocation(dataSource.manager, run.id))!.known!));
+      // The third is claimed by another process meanwhile: its claim in the batch must not apply.
+      await transactions.run((tx) => transition(tx, runs[2]!.id, { status: 'QUEUED' }, { status: 'RUNNING', attempt: 1, lease: lease('b') }, [started]));
+      const claim = (run: KnownRun) => {
+        const change: StateChange = { status: 'RUNNING', attempt: 1, lease: lease('a') };
+        return { known: run, expected: { status: 'QUEUED' as const, dispatched: true }, change, history: historyAppend({ change, events: [started] }) };
+      };
+      notified.length = 0;
+      const claims = await transitionKnownBatch(transactions, known.map(claim));
+      expect(claims.map((outcome) => outcome?.known?.sequence ?? null)).toEqual([2, 2, null, 2]);
+      // Only what was written was handed to the relay: one InvocationStarted per claimed run.
+      expect(notified).toHaveLength(3);
+
+      // Ends of two runs, and a claim and an end of the same run in one batch: applied in order.
+      const end = (run: KnownRun, owner: string) => {
+        const change: StateChange = { status: 'SUCCEEDED', lease: null };
+        return { known: run, expected: { status: 'RUNNING' as const, leaseOwner: owner }, change, history: historyAppend({ change, events: [succeeded] }) };
+      };
+      const ends = await transitionKnownBatch(transactions, [end(claims[0]!.known!, 'a'), end(claims[1]!.known!, 'b'), end(claims[3]!.known!, 'a')]);
+      expect(ends.map((outcome) => outcome?.document.status ?? null)).toEqual(['SUCCEEDED', null, 'SUCCEEDED']);
+      const after = await Promise.all(runs.map((run) => stored(run.id)));
+      expect(after.map((one) => one.state.status)).toEqual(['SUCCEEDED', 'RUNNING', 'RUNNING', 'SUCCEEDED']);
+      expect(after[0]!.events).toEqual(['1:InvocationQueued', '2:InvocationStarted', '3:InvocationSucceeded']);
+      expect(after[1]!.events).toEqual(['1:InvocationQueued', '2:InvocationStarted']);
+      expect(after[3]!.view).toEqual(ends[2]!.document);
+      expect(after[3]!.outbox).toBe(3);
+
+      const fifth = newRun(null);
+      await transactions.run((tx) => insertInvocations(tx, [fifth]));
+      const read = (await readKnownInvocation(dataSource.manager, fifth.id))!.known!;
+      const [claimed] = await transitionKnownBatch(transactions, [claim(read)]);
+      const both = await transitionKnownBatch(transactions, [end(claimed!.known!, 'a'), end(claimed!.known!, 'a')]);
+      // The second end of the same run sees the run ended by the first and writes nothing.
+      expect(both.map((outcome) => outcome?.document.status ?? null)).toEqual(['SUCCEEDED', null]);
+      expect((await stored(fifth.id)).events).toEqual(['1:InvocationQueued', '2:InvocationStarted', '3:InvocationSucceeded']);
+    });
+
+    it('through the recorder: a run whose ending the database refuses does not fail the others of its batch', async () => {
+      const recorder = new RunRecorder(transactions);
+      recorder.onModuleInit();
+      const runs = [newRun(null), newRun(null), newRun(null), newRun(null)];
+      await transactions.run((tx) => insertInvocations(tx, runs));
+      const claimed = await Promise.all(
+        runs.map(async (run) => {
+          const known = (await readKnownInvocation(dataSource.manager, run.id))!.known!;
+          const change: StateChange = { status: 'RUNNING', attempt: 1, lease: lease('a') };
+          return (await recorder.transitionKnown({ known, expected: { status: 'QUEUED', dispatched: true }, change, history: historyAppend({ change, events: [started] }) }))!.known!;
+        }),
+      );
+      const end = (known: KnownRun, result: unknown) => {
+        const change: StateChange = { status: 'SUCCEEDED', lease: null };
+        return recorder.transitionKnown({
+          known,
+          expected: { status: 'RUNNING', leaseOwner: 'a' },
+          change,
+          history: historyAppend({ change, events: [{ ...succeeded, result: result as number }] }),
+        });
+      };
+      // Two transactions at once: the first two go alone, the last two share one statement.
+      const ends = await Promise.allSettled([end(claimed[0]!, 1), end(claimed[1]!, 2), end(claimed[2]!, 'nul \u0000 byte'), end(claimed[3]!, 4)]);
+      expect(ends.map((outcome) => outcome.status)).toEqual(['fulfilled', 'fulfilled', 'rejected', 'fulfilled']);
+      const after = await Promise.all(runs.map((run) => stored(run.id)));
+      expect(after.map((one) => one.state.status)).toEqual(['SUCCEEDED', 'SUCCEEDED', 'RUNNING', 'SUCCEEDED']);
     });
 
     it('writes nothing when the expectation fails, and falls back to a transaction when the run changed since it was read', async () => {

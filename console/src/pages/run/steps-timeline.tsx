@@ -6,7 +6,8 @@ import type { StepView } from './run-types.js';
 export function StepsTimeline({ steps }: { steps: StepView[] }) {
   if (steps.length === 0) return <p className="muted">No steps ran yet.</p>;
   const longest = Math.max(1, ...steps.map((step) => step.durationMs ?? 0));
-  const slowest = steps.length > 1 ? steps.findIndex((step) => (step.durationMs ?? 0) === longest) : -1;
+  // Named only when it matters: more than one step, and the slowest took 10 ms or more.
+  const slowest = steps.length > 1 && longest >= 10 ? steps.findIndex((step) => (step.durationMs ?? 0) === longest) : -1;
   return (
     <ol className="timeline">
       {steps.map((step, index) => (

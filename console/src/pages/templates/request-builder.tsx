@@ -76,7 +76,7 @@ export function RequestBuilder({
         {example.loading && !data && <Loading what="the example" />}
         {data && (
           <div aria-live="polite">
-            <dl className="figures figures-small">
+            <dl className="figures">
               <div>
                 <dt>Method</dt>
                 <dd>

@@ -26,6 +26,8 @@ interface Tally {
   claimed: number;
   succeeded: number;
   failed: number;
+  /** The invocation service did not answer a replay: no lane claims another event. */
+  unavailable: boolean;
   /** Claim statements in flight: the answer waits for them, so every event claimed is counted. */
   claiming: Set<Promise<unknown>>;
 }
@@ -59,7 +61,7 @@ export class BulkReplayDeadLettersHandler {
     const budgetMs = request.budgetMs > 0 ? request.budgetMs : this.config.DEAD_LETTER_REPLAY_TIMEOUT_MS;
     const deadline = Date.now() + budgetMs;
     const versions: ReplayVersions = { publishedVersion: request.publishedVersion, configVersion: request.configVersion };
-    const tally: Tally = { reserved: 0, claimed: 0, succeeded: 0, failed: 0, claiming: new Set() };
+    const tally: Tally = { reserved: 0, claimed: 0, succeeded: 0, failed: 0, unavailable: false, claiming: new Set() };
     const workers = Array.from({ length: this.config.DEAD_LETTER_BULK_REPLAY_CONCURRENCY }, () => this.work(filter, versions, deadline, tally));
     const finished = Promise.all(workers);
     const timer = new AbortController();
@@ -78,6 +80,7 @@ export class BulkReplayDeadLettersHandler {
         failed: answered.failed,
         pending: answered.claimed - answered.succeeded - answered.failed,
         remaining,
+        invocationUnavailable: tally.unavailable && answered.claimed === 0,
       }),
     );
   }
@@ -85,7 +88,7 @@ export class BulkReplayDeadLettersHandler {
   /** One lane: claims and replays events one after another until none is left, the cap or the deadline. */
   private async work(filter: BulkReplayFilter, versions: ReplayVersions, deadline: number, tally: Tally): Promise<void> {
     const manager = this.transactions.dataSource.manager;
-    while (Date.now() < deadline && tally.reserved < this.config.DEAD_LETTER_BULK_REPLAY_MAX_EVENTS) {
+    while (!tally.unavailable && Date.now() < deadline && tally.reserved < this.config.DEAD_LETTER_BULK_REPLAY_MAX_EVENTS) {
       // Reserved before the claim, so lanes together never claim more than the cap.
       tally.reserved++;
       const claim = claimNextUnreplayed(manager, filter, new Date());
@@ -103,6 +106,12 @@ export class BulkReplayDeadLettersHandler {
       tally.claimed++;
       try {
         const result = await this.replays.finish(letter, versions);
+        if (result.unavailable) {
+          // Given back unreplayed (ClaimedReplays): not this request's; the rest waits too.
+          tally.claimed--;
+          tally.unavailable = true;
+          return;
+        }
         // A run found in progress (only after a crash) is finished by the recovery: counted pending.
         if (!result.pending) {
           if (result.reason === null) tally.succeeded++;

@@ -21,9 +21,10 @@ const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
  * Replays an event at most once: a conditional UPDATE claims it (replayed_at set) before
  * anything runs, so of concurrent requests exactly one runs it and the others hear "already
  * replayed". The run is a sync run of the stored payload (trigger source REPLAY) and its outcome
- * becomes replayStatus: SUCCESS, or FAILED: <reason>. A replay that cannot be started at all
- * (invocation service unreachable) is a failed replay too: the spec allows one attempt. A replay
- * cut off between its claim and its outcome is finished by ReplayRecovery.
+ * becomes replayStatus: SUCCESS, or FAILED: <reason>. A replay the invocation service does not
+ * answer is no replay: the claim is given back and the caller told to retry (its run's
+ * idempotency key finds the run should one have started). A replay cut off between its claim
+ * and its outcome is finished by ReplayRecovery.
  */
 @Controller()
 export class ReplayDeadLetterHandler {
@@ -48,6 +49,7 @@ export class ReplayDeadLetterHandler {
     const result = await this.replays.finish(claimed, versions);
     // A first replay never finds its run in progress; should it, the recovery finishes it.
     if (result.pending) return create(ReplayDeadLetterReplySchema, { outcome: ReplayOutcome.SUCCEEDED });
+    if (result.unavailable) return create(ReplayDeadLetterReplySchema, { outcome: ReplayOutcome.INVOCATION_UNAVAILABLE });
     const { reason, invocationId } = result;
     return reason === null
       ? create(ReplayDeadLetterReplySchema, { outcome: ReplayOutcome.SUCCEEDED, invocationId })

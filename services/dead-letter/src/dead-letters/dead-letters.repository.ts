@@ -74,17 +74,27 @@ export interface ListFilter {
   offset: number;
 }
 
-/** One page, newest first, and how many match in all. */
+/**
+ * One page, newest first, and how many match in all. One statement, so the page and the total
+ * come from one snapshot: a letter written between two statements would otherwise be counted
+ * in a total whose page lacks it.
+ */
 export async function listDeadLetters(manager: EntityManager, filter: ListFilter): Promise<{ rows: DeadLetterRow[]; total: number }> {
-  const where = `project_id = $1 AND ($2::text IS NULL OR source = $2) AND (NOT $3::boolean OR replayed_at IS NULL)`;
-  const params = [filter.projectId, filter.source, filter.unresolvedOnly];
-  const rows = (await manager.query(`SELECT ${COLUMNS} FROM dead_letters WHERE ${where} ORDER BY created_at DESC, id DESC LIMIT $4 OFFSET $5`, [
-    ...params,
-    filter.limit,
-    filter.offset,
-  ])) as DeadLetterRow[];
-  const [count] = (await manager.query(`SELECT count(*)::int AS total FROM dead_letters WHERE ${where}`, params)) as Array<{ total: number }>;
-  return { rows, total: count?.total ?? 0 };
+  const found = (await manager.query(
+    `WITH matching AS (
+       SELECT ${COLUMNS} FROM dead_letters
+        WHERE project_id = $1 AND ($2::text IS NULL OR source = $2) AND (NOT $3::boolean OR replayed_at IS NULL)
+     )
+     SELECT page.*, counted.total
+       FROM (SELECT count(*)::int AS total FROM matching) AS counted
+       LEFT JOIN LATERAL (SELECT * FROM matching ORDER BY created_at DESC, id DESC LIMIT $4 OFFSET $5) AS page ON true
+      ORDER BY page.created_at DESC, page.id DESC`,
+    [filter.projectId, filter.source, filter.unresolvedOnly, filter.limit, filter.offset],
+  )) as Array<DeadLetterRow & { total: number }>;
+  const total = found[0]?.total ?? 0;
+  // An empty page still yields the one row of the count, with every page column null.
+  const rows = found.filter((row) => row.id !== null).map(({ total: _total, ...row }) => row as DeadLetterRow);
+  return { rows, total };
 }
 
 /**
@@ -115,6 +125,11 @@ export async function recordReplay(manager: EntityManager, id: string, status: s
     invocationId,
     at,
   ]);
+}
+
+/** Gives a claim back (replayed_at cleared) while no outcome is recorded: the event may be replayed again. */
+export async function releaseClaim(manager: EntityManager, id: string, at: Date): Promise<void> {
+  await manager.query(`UPDATE dead_letters SET replayed_at = NULL, updated_at = $2 WHERE id = $1 AND replay_status IS NULL`, [id, at]);
 }
 
 /**

@@ -53,7 +53,8 @@ export class ReplayRecovery implements OnApplicationBootstrap, OnApplicationShut
       const claimedBefore = new Date(Date.now() - this.config.DEAD_LETTER_REPLAY_TIMEOUT_MS);
       for (const letter of await interruptedReplays(manager, claimedBefore, BATCH)) {
         const result = await this.runs.run(letter, { publishedVersion: 0, configVersion: 0n });
-        if (result.pending) continue;
+        // Still running, or the invocation service did not answer: the next round tries again.
+        if (result.pending || result.unavailable) continue;
         const status = result.reason === null ? 'SUCCESS' : `FAILED: ${result.reason}`;
         await recordReplay(manager, letter.id, status, result.invocationId || null, new Date());
         this.logger.info({ deadLetterId: letter.id, invocationId: result.invocationId, status }, 'interrupted dead-letter replay finished');

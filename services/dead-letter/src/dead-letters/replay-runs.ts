@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { BUS, type Bus } from '@runline/bus';
+import { BUS, isUnanswered, type Bus } from '@runline/bus';
 import {
   create,
   fromBinary,
@@ -22,8 +22,15 @@ export interface ReplayVersions {
   configVersion: bigint;
 }
 
-/** A replay's end: null reason on success; `pending` when the run it started is still going. */
-export type ReplayResult = { reason: string | null; invocationId: string; pending?: false } | { pending: true };
+/**
+ * A replay's end: null reason on success; `pending` when the run it started is still going;
+ * `unavailable` when the invocation service did not answer (nothing is known of the run, and its
+ * idempotency key makes asking again safe).
+ */
+export type ReplayResult =
+  | { reason: string | null; invocationId: string; pending?: false; unavailable?: false }
+  | { pending: true; unavailable?: false }
+  | { unavailable: true; pending?: false };
 
 const FINAL = new Set(['SUCCEEDED', 'FAILED', 'TIMEOUT', 'CANCELLED']);
 
@@ -77,6 +84,7 @@ export class ReplayRuns {
       if (reply.status === 'SUCCEEDED') return { reason: null, invocationId: reply.invocationId };
       return { reason: reply.errorMessage || `Run ended ${reply.status}`, invocationId: reply.invocationId };
     } catch (error) {
+      if (isUnanswered(error)) return { unavailable: true };
       return { reason: `The run could not be started: ${error instanceof Error ? error.message : String(error)}`, invocationId: '' };
     }
   }

@@ -11,7 +11,7 @@ import {
 } from '@runline/contracts';
 import type { ProjectScope } from '../access/project-scope.js';
 import { DomainError } from '../errors/domain-error.js';
-import { ServiceClient } from '../service-client/service-client.js';
+import { SERVICE_UNAVAILABLE, ServiceClient } from '../service-client/service-client.js';
 
 /** The dead-letter target types a filter may name (the spec's Dead-letter event). */
 export const DEAD_LETTER_TARGET_TYPES = ['polling', 'FLOW'] as const;
@@ -98,6 +98,7 @@ export class BulkReplayDeadLetterEventsHandler {
     const replyBytes = await this.services.request('deadLetter', DEAD_LETTER_REQUEST_SUBJECTS.BULK_REPLAY_DEAD_LETTERS, toBinary(BulkReplayDeadLettersRequestSchema, request));
     const reply = fromBinary(BulkReplayDeadLettersReplySchema, replyBytes);
     if (parsed.dryRun) return { matched: reply.matched };
+    if (reply.invocationUnavailable) throw new DomainError('unavailable', SERVICE_UNAVAILABLE.invocation);
     return { matched: reply.matched, succeeded: reply.succeeded, failed: reply.failed, pending: reply.pending, remaining: reply.remaining };
   }
 }

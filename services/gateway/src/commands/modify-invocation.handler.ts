@@ -86,6 +86,8 @@ export class ModifyInvocationHandler {
         throw new DomainError('conflict', API_ERRORS.notScheduled);
       case ModifyOutcome.NO_LONGER_SCHEDULED:
         throw new DomainError('conflict', API_ERRORS.noLongerScheduled);
+      case ModifyOutcome.SCHEDULER_UNAVAILABLE:
+        throw new DomainError('unavailable', API_ERRORS.schedulerServiceUnavailable);
       default:
         // No outcome, or one this gateway does not know: a broken contract. A 500, details in the log.
         throw new Error(`ModifyInvocation for ${command.invocationId} answered with outcome ${String(reply.outcome)}`);

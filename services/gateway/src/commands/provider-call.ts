@@ -1,4 +1,5 @@
-import { isUnanswered, SERVICE_UNAVAILABLE, type ServiceClient } from '../service-client/service-client.js';
+import { isUnanswered } from '@runline/bus';
+import { SERVICE_UNAVAILABLE, type ServiceClient } from '../service-client/service-client.js';
 import type { GatewayConfig } from '../config.js';
 import { DomainError } from '../errors/domain-error.js';
 

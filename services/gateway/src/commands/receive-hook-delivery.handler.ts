@@ -1,3 +1,4 @@
+import { isUnanswered } from '@runline/bus';
 import { Inject, Injectable } from '@nestjs/common';
 import secureJson from 'secure-json-parse';
 import {
@@ -29,7 +30,7 @@ import { BODY_ERRORS, MAX_BODY_DEPTH, nestingDepthExceeds } from '../http/body-p
 import { RateLimitConfig } from '../rate-limits/rate-limit.config.js';
 import { RateLimitCounters } from '../rate-limits/rate-limit-counters.js';
 import type { RateLimitPolicy, Tally } from '../rate-limits/rate-limit-policy.js';
-import { isUnanswered, ServiceClient } from '../service-client/service-client.js';
+import { ServiceClient } from '../service-client/service-client.js';
 import { resultOf } from './start-run.handler.js';
 
 /** The largest delivery body a hook takes (DESIGN section 9: 256 KiB). */

@@ -10,7 +10,7 @@ import {
 } from '@runline/contracts';
 import type { ProjectScope } from '../access/project-scope.js';
 import { DomainError } from '../errors/domain-error.js';
-import { ServiceClient } from '../service-client/service-client.js';
+import { SERVICE_UNAVAILABLE, ServiceClient } from '../service-client/service-client.js';
 
 export const DEAD_LETTER_REPLAY_MESSAGES = {
   alreadyReplayed: 'Event has already been replayed',
@@ -45,6 +45,8 @@ export class ReplayDeadLetterEventHandler {
         throw new DomainError('unprocessable', DEAD_LETTER_REPLAY_MESSAGES.alreadyReplayed);
       case ReplayOutcome.NOT_FOUND:
         throw new DomainError('unprocessable', DEAD_LETTER_REPLAY_MESSAGES.notFound);
+      case ReplayOutcome.INVOCATION_UNAVAILABLE:
+        throw new DomainError('unavailable', SERVICE_UNAVAILABLE.invocation);
       default:
         throw new Error(`unexpected replay outcome ${reply.outcome}`);
     }

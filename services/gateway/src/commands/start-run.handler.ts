@@ -1,3 +1,4 @@
+import { isUnanswered } from '@runline/bus';
 import { Inject, Injectable } from '@nestjs/common';
 import {
   create,
@@ -22,7 +23,7 @@ import type { Refusal } from '../errors/domain-error.js';
 import { API_ERRORS } from '../errors/error-messages.js';
 import { ProjectRepository } from '../repositories/project.repository.js';
 import { schedulingFieldsOf } from '../scheduling/scheduling-fields.js';
-import { isUnanswered, ServiceClient } from '../service-client/service-client.js';
+import { ServiceClient } from '../service-client/service-client.js';
 
 export type TargetName = 'BOT' | 'FLOW' | 'AUTOMATION';
 export type RunModeName = 'SYNC' | 'ASYNC';

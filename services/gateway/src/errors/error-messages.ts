@@ -16,6 +16,8 @@ export const API_ERRORS = {
   unauthorized: 'Unauthorized',
   syncTriggerFailed: 'Flow sync trigger failed',
   invocationServiceUnavailable: 'Invocation service unavailable, retry shortly',
+  // Ours (the spec has none): a cancel or reschedule the scheduler did not answer.
+  schedulerServiceUnavailable: 'Scheduler service unavailable, retry shortly',
   runNotStarted: 'The run could not be started, retry with the same idempotency key',
   // Ours: the gateway's own database did not answer (a cut connection, a restart).
   serviceTemporarilyUnavailable: 'Service temporarily unavailable, retry shortly',

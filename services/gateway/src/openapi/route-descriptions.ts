@@ -179,7 +179,7 @@ function tokenDeadLetters(kind: 'flows' | 'automations'): Record<string, RouteDe
         ...replay,
         400: { ...replay[400]!, messages: [...replay[400]!.messages!, DEAD_LETTER_REPLAY_MESSAGES.idRequired] },
         422: { description: 'Not found, already replayed, or the replay failed (with its reason).', messages: [DEAD_LETTER_REPLAY_MESSAGES.notFound, DEAD_LETTER_REPLAY_MESSAGES.alreadyReplayed] },
-        ...unavailable('deadLetter'),
+        ...unavailable('deadLetter', 'invocation'),
       },
     },
   };
@@ -263,7 +263,7 @@ export const ROUTE_DESCRIPTIONS: Readonly<Record<string, RouteDescription>> = {
       404: { description: 'No such run (or organization, for a console member).', messages: [API_ERRORS.invocationNotFound, ACCESS_ERRORS.organizationNotFound, API_ERRORS.projectNotFound] },
       409: { description: 'The run is not in a state the action applies to.', messages: [API_ERRORS.notAsync, API_ERRORS.notScheduled, API_ERRORS.noLongerScheduled, API_ERRORS.notAwaitingApproval] },
       502: { description: 'The decision was recorded but the automation did not resume.', messages: [API_ERRORS.approvalNotResumed] },
-      ...unavailable('invocation'),
+      503: { ...unavailable('invocation')[503]!, messages: [SERVICE_UNAVAILABLE.invocation, API_ERRORS.schedulerServiceUnavailable, API_ERRORS.serviceTemporarilyUnavailable] },
     },
   },
 
@@ -490,7 +490,7 @@ export const ROUTE_DESCRIPTIONS: Readonly<Record<string, RouteDescription>> = {
         BULK_REPLAY_MESSAGES.fromAfterTo,
         BULK_REPLAY_MESSAGES.dryRunInvalid,
       ]),
-      ...unavailable('deadLetter'),
+      ...unavailable('deadLetter', 'invocation'),
     },
   },
   [`POST ${projectRoute}/dead-letters/{id}/replay`]: {
@@ -500,7 +500,7 @@ export const ROUTE_DESCRIPTIONS: Readonly<Record<string, RouteDescription>> = {
       200: { description: 'Replayed.', schema: 'Success' },
       ...consolePipeline({ level: 'edit', project: true }),
       422: { description: 'Not found, already replayed, or the replay failed (with its reason).', messages: [DEAD_LETTER_REPLAY_MESSAGES.notFound, DEAD_LETTER_REPLAY_MESSAGES.alreadyReplayed] },
-      ...unavailable('deadLetter'),
+      ...unavailable('deadLetter', 'invocation'),
     },
   },
 

@@ -1,5 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { BUS, BusNoRespondersError, BusTimeoutError, BusUnavailableError, type Bus } from '@runline/bus';
+import { BUS, isUnanswered, type Bus } from '@runline/bus';
 import { GatewayConfig } from '../config.js';
 import { DomainError } from '../errors/domain-error.js';
 import { API_ERRORS } from '../errors/error-messages.js';
@@ -15,10 +15,6 @@ export const SERVICE_UNAVAILABLE = {
 
 export type ServiceName = keyof typeof SERVICE_UNAVAILABLE;
 
-/** True when the service did not answer: nobody listening, no answer in time, or no bus. */
-export function isUnanswered(error: unknown): boolean {
-  return error instanceof BusTimeoutError || error instanceof BusNoRespondersError || error instanceof BusUnavailableError;
-}
 
 /**
  * The gateway's request/reply calls to the other services. A service that does not answer

@@ -15,13 +15,14 @@ import {
   type ModifyInvocationReply,
   type ModifyInvocationRequest,
 } from '@runline/contracts';
+import { isUnanswered } from '@runline/bus';
 import { TransactionRunner } from '@runline/db';
 import type { Logger } from '@runline/observability';
 import { LOGGER } from '@runline/runtime';
 import type { InvocationDocument } from '../lifecycle/invocation.projector.js';
 import { cancelled, modifyBlockerOf, notScheduledOutcome, rescheduled, type Transition } from '../lifecycle/run-lifecycle.js';
 import { historyAppend } from '../lifecycle/run-history.js';
-import { jobRef } from '../lifecycle/scheduler-jobs.js';
+import { jobRef, type JobRef } from '../lifecycle/scheduler-jobs.js';
 import { readDocument, readInvocation } from '../runs/run-reads.repository.js';
 import { transition } from '../runs/run-transitions.repository.js';
 import { SchedulerClient } from '../runs/scheduler-client.js';
@@ -53,34 +54,46 @@ export class ChangeScheduledRunHandler {
     if (blocker !== null || !row?.waitingJob) return outcome(blocker ?? ModifyOutcome.NOT_SCHEDULED);
     const job = jobRef(JobKind.START_RUN, row.waitingJob, row);
 
+    try {
+      return await this.change(request, row.id, job);
+    } catch (error) {
+      // The scheduler's job row decides, so without its answer nothing may change here; the
+      // caller is told to retry rather than handed an unexpected failure.
+      if (!isUnanswered(error)) throw error;
+      this.logger.warn({ invocationId: row.id, err: (error as Error).message }, 'the scheduler did not answer a cancel or reschedule');
+      return outcome(ModifyOutcome.SCHEDULER_UNAVAILABLE);
+    }
+  }
+
+  private async change(request: ModifyInvocationRequest, invocationId: string, job: JobRef): Promise<ModifyInvocationReply> {
     let changed: InvocationDocument | null;
     if (request.action === ModifyAction.CANCEL) {
       const result = await this.scheduler.cancel(job);
       if (result === JobChangeOutcome.ALREADY_FIRED) return outcome(ModifyOutcome.NO_LONGER_SCHEDULED);
       // ALREADY_CANCELLED: an earlier cancel reached the scheduler but was not recorded here yet.
-      changed = await this.record(row.id, cancelled(job.name));
+      changed = await this.record(invocationId, cancelled(job.name));
     } else if (request.action === ModifyAction.RESCHEDULE && request.runAt) {
       const runAt = timestampDate(request.runAt);
       const result = await this.scheduler.reschedule(job, runAt);
       if (result === JobChangeOutcome.ALREADY_FIRED) return outcome(ModifyOutcome.NO_LONGER_SCHEDULED);
       if (result === JobChangeOutcome.ALREADY_CANCELLED) {
-        await this.record(row.id, cancelled(job.name));
+        await this.record(invocationId, cancelled(job.name));
         return outcome(ModifyOutcome.NOT_SCHEDULED);
       }
-      changed = await this.record(row.id, rescheduled(job.name, runAt));
+      changed = await this.record(invocationId, rescheduled(job.name, runAt));
     } else {
       throw new Error(`ModifyInvocation: unsupported action ${request.action} (reschedule needs run_at)`);
     }
 
     // Null: the run changed between our read and our write (a concurrent PATCH or the cancel
     // backstop recorded the same outcome); answer with what it is now.
-    const document = changed ?? (await readDocument(this.transactions.dataSource.manager, row.id));
-    if (!document) throw new Error(`run ${row.id} has no read model`);
+    const document = changed ?? (await readDocument(this.transactions.dataSource.manager, invocationId));
+    if (!document) throw new Error(`run ${invocationId} has no read model`);
     if (!changed && document.status !== 'CANCELLED' && request.action === ModifyAction.CANCEL) {
-      this.logger.warn({ invocationId: row.id, status: document.status }, 'cancelled job but the run moved on meanwhile');
+      this.logger.warn({ invocationId: invocationId, status: document.status }, 'cancelled job but the run moved on meanwhile');
       return outcome(ModifyOutcome.NO_LONGER_SCHEDULED);
     }
-    this.logger.info({ invocationId: row.id, action: ModifyAction[request.action], scheduledFor: document.scheduledFor }, 'scheduled run modified');
+    this.logger.info({ invocationId: invocationId, action: ModifyAction[request.action], scheduledFor: document.scheduledFor }, 'scheduled run modified');
     return create(ModifyInvocationReplySchema, { outcome: ModifyOutcome.MODIFIED, invocationJson: JSON.stringify(document) });
   }
 

@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { GroupCommit } from '@runline/db';
 import { compileDefinition, validateDefinition, type CompiledDefinition, type Definition, type ProjectType } from '@runline/engine';
 import { SecretBox } from '@runline/runtime';
 import { InvocationConfig } from '../config.js';
@@ -38,6 +39,7 @@ export class StaleProjectCopyError extends Error {
 export class DefinitionUnavailableError extends Error {}
 
 const CACHE_LIMIT = 1000;
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const POLL_MS = 20;
 /** Bounds how long an unused copy stays in memory; a newer version is read at once anyway. */
 const PROJECT_TTL_MS = 1000;
@@ -47,12 +49,15 @@ const PROJECT_TTL_MS = 1000;
  * they run with. The copies come from gateway events, which the gateway hands over before it
  * answers a change; a copy held in memory is used only while it is at least as new as the
  * configuration version the request carries, else it is read again (and, should the change
- * still be on its way, waited for briefly).
+ * still be on its way, waited for briefly). Reads of concurrent callers share one query
+ * (`GroupCommit`: a read that comes while one is under way waits for the next, so it still sees
+ * every change committed before it was asked for).
  */
 @Injectable()
 export class DefinitionCatalog {
   private readonly compiled = new Map<string, CompiledDefinition>();
   private readonly projects = new Map<string, { copy: ProjectCopy; expiresAt: number }>();
+  private readonly reads = new GroupCommit<string, ProjectCopy | null>((projectIds) => this.readProjects(projectIds), 2);
 
   constructor(
     private readonly dataSource: DataSource,
@@ -72,7 +77,7 @@ export class DefinitionCatalog {
     if (!wanted.fresh && cached && cached.expiresAt > Date.now() && isAtLeast(cached.copy, configVersion, publishedVersion)) return cached.copy;
     const deadline = Date.now() + this.config.DEFINITION_WAIT_MS;
     for (;;) {
-      const copy = await this.readProject(projectId);
+      const copy = await this.reads.submit(projectId);
       if (copy) {
         if (this.projects.size >= CACHE_LIMIT) this.projects.clear();
         this.projects.set(projectId, { copy, expiresAt: Date.now() + PROJECT_TTL_MS });
@@ -117,7 +122,8 @@ export class DefinitionCatalog {
     return validation.compiled;
   }
 
-  private async readProject(projectId: string): Promise<ProjectCopy | null> {
+  /** The copies of `projectIds` (repeats allowed), in their order; null for a project unknown here. */
+  private async readProjects(projectIds: string[]): Promise<Array<ProjectCopy | null>> {
     const rows: Array<{
       project_id: string;
       org_id: string;
@@ -133,24 +139,27 @@ export class DefinitionCatalog {
     }> = await this.dataSource.query(
       `SELECT project_id, org_id, type, external_api_enabled, default_enrollment_policy, default_on_error_policy,
               default_callback_url, default_callback_secret_sealed, published_version, config_version, deleted
-         FROM project_copies WHERE project_id = $1`,
-      [projectId],
+         FROM project_copies WHERE project_id = ANY($1::uuid[])`,
+      // An id that is no uuid is simply unknown, rather than failing the other reads of the batch.
+      [[...new Set(projectIds.filter((projectId) => UUID.test(projectId)))]],
     );
-    const row = rows[0];
-    if (!row) return null;
-    return {
-      projectId: row.project_id,
-      orgId: row.org_id,
-      type: row.type,
-      publishedVersion: row.published_version,
-      configVersion: row.config_version,
-      deleted: row.deleted,
-      externalApiEnabled: row.external_api_enabled,
-      defaultEnrollmentPolicy: row.default_enrollment_policy,
-      defaultOnErrorPolicy: row.default_on_error_policy,
-      defaultCallbackUrl: row.default_callback_url,
-      defaultCallbackSecret: row.default_callback_secret_sealed ? this.secrets.open(row.default_callback_secret_sealed) : null,
-    };
+    const copies = new Map<string, ProjectCopy>();
+    for (const row of rows) {
+      copies.set(row.project_id, {
+        projectId: row.project_id,
+        orgId: row.org_id,
+        type: row.type,
+        publishedVersion: row.published_version,
+        configVersion: row.config_version,
+        deleted: row.deleted,
+        externalApiEnabled: row.external_api_enabled,
+        defaultEnrollmentPolicy: row.default_enrollment_policy,
+        defaultOnErrorPolicy: row.default_on_error_policy,
+        defaultCallbackUrl: row.default_callback_url,
+        defaultCallbackSecret: row.default_callback_secret_sealed ? this.secrets.open(row.default_callback_secret_sealed) : null,
+      });
+    }
+    return projectIds.map((projectId) => copies.get(projectId) ?? null);
   }
 }
 

@@ -17,7 +17,8 @@ import { claimEnrollment } from './enrollments.repository.js';
 import { engineRunPorts } from './engine-ports.js';
 import type { InvocationRow } from './run-reads.repository.js';
 import { RunLease } from './run-lease.js';
-import { renewLease, transition, transitionKnown } from './run-transitions.repository.js';
+import { RunRecorder } from './run-recorder.js';
+import { renewLease, transition } from './run-transitions.repository.js';
 
 /** A finished (or paused) execution: the read model after it, and the live result for a sync caller. */
 export interface Execution {
@@ -43,6 +44,7 @@ export class RunExecutor implements OnApplicationShutdown {
     private readonly catalog: DefinitionCatalog,
     private readonly sessions: BotSessions,
     private readonly lease: RunLease,
+    private readonly recorder: RunRecorder,
     @Inject(SecretBox) private readonly secrets: SecretBox,
     @Inject(InvocationConfig) private readonly config: InvocationConfig,
     @Inject(LOGGER) private readonly logger: Logger,
@@ -147,7 +149,7 @@ export class RunExecutor implements OnApplicationShutdown {
     const history = historyAppend(ending);
     const document = await retryTransient(
       async () => {
-        if (row.known) return (await transitionKnown(this.transactions, row.known, expected, change, history))?.document ?? null;
+        if (row.known) return (await this.recorder.transitionKnown({ known: row.known, expected, change, history }))?.document ?? null;
         return this.transactions.run((tx) => transition(tx, row.id, expected, change, history));
       },
       { onRetry: (error, attempt) => this.logger.warn({ err: error, invocationId: row.id, attempt }, 'recording a run outcome failed for a passing reason; retrying') },

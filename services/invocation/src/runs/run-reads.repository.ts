@@ -8,6 +8,8 @@ import type { InvocationDocument } from '../lifecycle/invocation.projector.js';
 import type { InvocationStatus } from '../lifecycle/run-lifecycle.js';
 import type { KnownRun } from './run-transitions.repository.js';
 
+const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
+
 /** The state row of one run. */
 export interface InvocationRow {
   id: string;
@@ -37,17 +39,25 @@ export async function readInvocation(manager: EntityManager, id: string): Promis
 
 /** `readInvocation` with the run's sequence and document (`known`), in one read. */
 export async function readKnownInvocation(manager: EntityManager, id: string): Promise<InvocationRow | null> {
+  return (await readKnownInvocations(manager, [id]))[0] ?? null;
+}
+
+/** `readKnownInvocation` for many runs in one query: the rows of `ids` in their order, null for a run not found. */
+export async function readKnownInvocations(manager: EntityManager, ids: readonly string[]): Promise<Array<InvocationRow | null>> {
   const rows: Array<Record<string, unknown>> = await manager.query(
     `SELECT i.id, i.org_id, i.project_id, i.target_type, i.mode, i.status, i.attempt, i.max_attempts, i.sealed_plan,
             i.sealed_resume_state, i.waiting_job, i.sequence, v.document
-       FROM invocations i JOIN invocation_views v ON v.id = i.id WHERE i.id = $1`,
-    [id],
+       FROM invocations i JOIN invocation_views v ON v.id = i.id WHERE i.id = ANY($1::uuid[])`,
+    // An id that is no uuid is simply not found, rather than failing the other reads of the batch.
+    [[...new Set(ids.filter((id) => UUID.test(id)))]],
   );
-  const row = rows[0];
-  if (!row) return null;
-  const invocation = invocationRowOf(row);
-  const known = { id: invocation.id, orgId: invocation.orgId, projectId: invocation.projectId, sequence: row.sequence as number, document: row.document as InvocationDocument };
-  return { ...invocation, known };
+  const found = new Map<string, InvocationRow>();
+  for (const row of rows) {
+    const invocation = invocationRowOf(row);
+    const known = { id: invocation.id, orgId: invocation.orgId, projectId: invocation.projectId, sequence: row.sequence as number, document: row.document as InvocationDocument };
+    found.set(invocation.id, { ...invocation, known });
+  }
+  return ids.map((id) => found.get(id) ?? null);
 }
 
 function invocationRowOf(row: Record<string, unknown>): InvocationRow {

@@ -1,13 +1,15 @@
 /**
- * Records new runs, and reads what the monthly quota needs when a scheduled run comes up. New
- * runs of concurrent requests share writes (group commit): one statement for the runs of
- * organizations without a monthly quota (the usual case); a transaction that counts the quota
- * under a lock for the others, so a refused request leaves nothing behind. Every quota
- * decision is `monthly-quota.ts`'s; this file only orders the reads and writes around them.
+ * Records new runs and the transitions of runs this process holds (claims and endings), and
+ * reads what the monthly quota needs when a scheduled run comes up. New runs of concurrent
+ * requests share writes (group commit): one statement for the runs of organizations without a
+ * monthly quota (the usual case); a transaction that counts the quota under a lock for the
+ * others, so a refused request leaves nothing behind. Claims and endings of concurrent runs
+ * share one statement too (`transitionKnownBatch`). Every quota decision is
+ * `monthly-quota.ts`'s; this file only orders the reads and writes around them.
  */
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
-import { GroupCommit, TransactionRunner, type TransactionContext } from '@runline/db';
+import { GroupCommit, isTransientDatabaseError, TransactionRunner, type TransactionContext } from '@runline/db';
 import {
   grantOf,
   QUOTA_HINT_MS,
@@ -21,6 +23,7 @@ import {
   type ScheduledStartVerdict,
 } from '../lifecycle/monthly-quota.js';
 import { insertInvocations, insertInvocationsAtOnce, type InsertOutcome, type NewInvocation } from './new-runs.repository.js';
+import { transitionKnownBatch, type KnownOutcome, type KnownTransition } from './run-transitions.repository.js';
 import { addUsage, lockedUsage, plansOf, scheduledStartCount, takenKeys, withinSavepoint } from './usage-counters.repository.js';
 
 /** What became of one request: recorded, answered from an earlier run, or refused by the quota. */
@@ -29,6 +32,7 @@ export type QuotaOutcome = InsertOutcome | { created: false; quotaExceeded: Quot
 @Injectable()
 export class RunRecorder implements OnModuleInit {
   private commit!: GroupCommit<NewInvocation, QuotaOutcome>;
+  private transitions!: GroupCommit<KnownTransition, { outcome: KnownOutcome } | { error: unknown }>;
   /** Organizations last seen with a monthly quota, until when (ms): their batches skip the one-statement attempt. */
   private readonly quotaBoundUntil = new Map<string, number>();
 
@@ -38,6 +42,41 @@ export class RunRecorder implements OnModuleInit {
     // Two transactions in flight: while one commits, the next batch fills (larger batches, fewer
     // commits per run than with more parallel transactions; bench/README.md).
     this.commit = new GroupCommit((items) => this.writeBatch(items), 2);
+    this.transitions = new GroupCommit((items) => this.writeTransitions(items), 2);
+  }
+
+  /**
+   * `transitionKnown` with the transitions of other runs that arrive meanwhile: one statement
+   * for all of them (a run claimed or ended alone is written at once).
+   */
+  async transitionKnown(item: KnownTransition): Promise<KnownOutcome> {
+    const written = await this.transitions.submit(item);
+    if ('error' in written) throw written.error;
+    return written.outcome;
+  }
+
+  /**
+   * One statement for the batch. If it fails for a reason that does not pass (a value the
+   * database refuses), each transition is written on its own, so one bad run does not fail the
+   * others of its batch; a passing error fails the batch, and each caller retries.
+   */
+  private async writeTransitions(items: KnownTransition[]): Promise<Array<{ outcome: KnownOutcome } | { error: unknown }>> {
+    try {
+      return (await transitionKnownBatch(this.transactions, items)).map((outcome) => ({ outcome }));
+    } catch (error) {
+      if (items.length === 1 || isTransientDatabaseError(error)) throw error;
+      // One after another, so two transitions of one run still apply in their order.
+      const written: Array<{ outcome: KnownOutcome } | { error: unknown }> = [];
+      for (const item of items) {
+        try {
+          const [outcome] = await transitionKnownBatch(this.transactions, [item]);
+          written.push({ outcome: outcome ?? null });
+        } catch (itemError) {
+          written.push({ error: itemError });
+        }
+      }
+      return written;
+    }
   }
 
   /** Records a new run with the others of its batch. */

@@ -1,6 +1,6 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
-import { retryTransient, TransactionRunner } from '@runline/db';
+import { GroupCommit, retryTransient, TransactionRunner } from '@runline/db';
 import type { Logger } from '@runline/observability';
 import { Gauge, type Registry } from 'prom-client';
 import { LOGGER, METRICS_REGISTRY, SecretBox } from '@runline/runtime';
@@ -21,10 +21,10 @@ import { historyAppend } from '../lifecycle/run-history.js';
 import { DefinitionCatalog } from './definition-catalog.js';
 import { RunExecutor, type Execution } from './run-executor.js';
 import { RunLease } from './run-lease.js';
-import { readKnownInvocation, type InvocationRow } from './run-reads.repository.js';
+import { readKnownInvocations, type InvocationRow } from './run-reads.repository.js';
 import { RunRecorder } from './run-recorder.js';
 import { RunSlots } from './run-slots.js';
-import { transition, transitionKnown, type KnownRun } from './run-transitions.repository.js';
+import { transition, type KnownRun } from './run-transitions.repository.js';
 
 /** Settles the message that asked for the start, once the claim is committed. */
 export type Acknowledge = () => Promise<void>;
@@ -60,6 +60,8 @@ export class RunStarter implements OnApplicationShutdown {
   private readonly slots: RunSlots;
   /** Bounds the reads of runs about to start (a burst of fired jobs after downtime). */
   private readonly reads: RunSlots;
+  /** Reads of runs about to start, many per query. */
+  private readonly runReads: GroupCommit<string, InvocationRow | null>;
 
   constructor(
     private readonly transactions: TransactionRunner,
@@ -74,6 +76,7 @@ export class RunStarter implements OnApplicationShutdown {
   ) {
     this.slots = new RunSlots(config.RUN_CONCURRENCY);
     this.reads = new RunSlots(config.RUN_CONCURRENCY);
+    this.runReads = new GroupCommit((ids) => readKnownInvocations(transactions.dataSource.manager, ids), 2);
     const slots = this.slots;
     new Gauge({
       name: 'runline_invocation_runs_executing',
@@ -145,7 +148,7 @@ export class RunStarter implements OnApplicationShutdown {
   private async claim(row: InvocationRow, claim: Transition): Promise<{ known: KnownRun | null } | null> {
     const { expected, change } = claim;
     const history = historyAppend(claim);
-    if (row.known) return transitionKnown(this.transactions, row.known, expected, change, history);
+    if (row.known) return this.recorder.transitionKnown({ known: row.known, expected, change, history });
     const document = await this.transactions.run((tx) => transition(tx, row.id, expected, change, history));
     return document ? { known: null } : null;
   }
@@ -153,7 +156,8 @@ export class RunStarter implements OnApplicationShutdown {
   /**
    * Reads the run and asks `refusalOf` whether it may start (at most RUN_CONCURRENCY reads at
    * once), waits until `notBefore` holding nothing, then takes a run slot (reading again if it
-   * had to wait for one) and lets `claim` move it (or fail it, when refused). If it was
+   * had to wait for one; a run already due is read only once it has its slot) and lets `claim`
+   * move it (or fail it, when refused). If it was
    * claimed, acknowledges and runs what `claim` returned in the background, holding the slot
    * until it ends. Waiting runs do not hold slots: the scheduler fires up to its lead early,
    * and the runs due in that stretch must not keep the ones already due from their slots. With
@@ -168,8 +172,12 @@ export class RunStarter implements OnApplicationShutdown {
     refusalOf: (row: InvocationRow) => Promise<Refusal | null>,
     claim: (row: InvocationRow, plan: RunPlan, refusal: Refusal | null) => Promise<(() => Promise<Execution>) | null>,
   ): Promise<StartAttempt> {
-    let prepared = await this.prepare(invocationId, from, refusalOf);
-    if (!prepared) return 'not-claimed';
+    // A run due now takes its slot first and is read once, in it: reading it before a wait for
+    // a slot would mean reading it again after (what was read may be out of date by then).
+    // (A caller with a bounded slot wait learns first whether the run still waits at all.)
+    const dueNow = notBefore <= Date.now() && wait.slotWaitMs === undefined;
+    let prepared = dueNow ? undefined : await this.prepare(invocationId, from, refusalOf);
+    if (prepared === null) return 'not-claimed';
     // A timer may wake a millisecond early: wait again until the time has really come.
     for (let early = notBefore - Date.now(); early > 0; early = notBefore - Date.now()) await sleep(early);
     const slotWasFree = this.slots.tryAcquire();
@@ -180,7 +188,7 @@ export class RunStarter implements OnApplicationShutdown {
     let handedOver = false;
     try {
       // After a wait for a slot, what was read may be out of date (the switch turned off meanwhile).
-      if (!slotWasFree) prepared = await this.prepare(invocationId, from, refusalOf);
+      if (!slotWasFree || prepared === undefined) prepared = await this.prepare(invocationId, from, refusalOf);
       if (!prepared) return 'not-claimed';
       const { row, plan, refusal } = prepared;
       const run = await retryTransient(() => claim(row, plan, refusal));
@@ -212,7 +220,7 @@ export class RunStarter implements OnApplicationShutdown {
   ): Promise<{ row: InvocationRow; plan: RunPlan; refusal: Refusal | null } | null> {
     await this.reads.acquire();
     try {
-      const row = await retryTransient(() => readKnownInvocation(this.transactions.dataSource.manager, invocationId));
+      const row = await retryTransient(() => this.runReads.submit(invocationId));
       if (!row || row.status !== from.status || (from.waitingJob !== undefined && row.waitingJob !== from.waitingJob)) return null;
       const plan = JSON.parse(this.secrets.open(row.sealedPlan)) as RunPlan;
       return { row, plan, refusal: await retryTransient(() => refusalOf(row)) };

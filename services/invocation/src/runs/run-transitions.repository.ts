@@ -8,7 +8,7 @@ import { returningRows, type TransactionContext, type TransactionRunner } from '
 import type { InvocationDocument } from '../lifecycle/invocation.projector.js';
 import type { HistoryAppend } from '../lifecycle/run-history.js';
 import type { Expectation, StateChange } from '../lifecycle/run-lifecycle.js';
-import { columns, eventRowOf, insertEvents } from './sql-rows.js';
+import { columns, columnsOf, eventRowOf, insertEvents } from './sql-rows.js';
 
 /**
  * Appends `history` to one run and applies `change`, only if the run is still as `expected`.
@@ -102,6 +102,143 @@ export async function transitionKnown(
   if (rows.length === 1) return { document, known: { ...known, sequence: known.sequence + history.eventCount, document } };
   const current = await runner.run((tx) => transition(tx, known.id, expected, change, history));
   return current ? { document: current, known: null } : null;
+}
+
+/** One transition of a run this process holds as it is (`transitionKnown`), for `transitionKnownBatch`. */
+export interface KnownTransition {
+  known: KnownRun;
+  expected: Expectation;
+  change: StateChange;
+  history: HistoryAppend;
+}
+
+/** What `transitionKnown` resolves with: the new document and the run as now known, or null when the run had moved on. */
+export type KnownOutcome = { document: InvocationDocument; known: KnownRun | null } | null;
+
+/**
+ * `transitionKnown` for many runs in ONE statement: the state rows, events, read models and
+ * outbox rows of every transition that still applies (each guarded by its own expectations and
+ * `known.sequence`) commit together, or none of them do. A run whose row changed since falls
+ * back to `transition` in a transaction of its own, as with `transitionKnown`. Two transitions
+ * of one run in `items` go in separate statements, in their order.
+ */
+export async function transitionKnownBatch(runner: TransactionRunner, items: readonly KnownTransition[]): Promise<KnownOutcome[]> {
+  const outcomes: KnownOutcome[] = new Array<KnownOutcome>(items.length).fill(null);
+  let rest = [...items.keys()];
+  while (rest.length > 0) {
+    const seen = new Set<string>();
+    const round: number[] = [];
+    const later: number[] = [];
+    for (const index of rest) {
+      const id = items[index]!.known.id;
+      if (seen.has(id)) later.push(index);
+      else {
+        seen.add(id);
+        round.push(index);
+      }
+    }
+    const results = await transitionRound(runner, round.map((index) => items[index]!));
+    round.forEach((index, position) => (outcomes[index] = results[position]!));
+    rest = later;
+  }
+  return outcomes;
+}
+
+/** One statement for transitions of distinct runs. */
+async function transitionRound(runner: TransactionRunner, items: readonly KnownTransition[]): Promise<KnownOutcome[]> {
+  for (const item of items) if (item.history.eventCount === 0) throw new Error('transitionKnown needs at least one event');
+  const appended = items.map(({ known, history }) => history.onto(known, known.sequence, known.document));
+  const documents = appended.map((one) => one.document as InvocationDocument);
+  const events = appended.flatMap((one) => one.stored);
+  const messages = appended.flatMap((one) => one.outbox);
+  const owners = items.flatMap((item, index) => appended[index]!.outbox.map(() => item.known.id));
+  const runColumns = columnsOf(items.map((item, index) => transitionRowOf(item, documents[index]!)), 23, (row) => row);
+  const eventColumns = columnsOf(events, 6, eventRowOf);
+  const parameters: unknown[] = [...runColumns, ...eventColumns];
+  const published = runner.outboxInsertOwned(messages, owners, 'moved', parameters.length + 1);
+  parameters.push(...published.parameters);
+  const rows = await runner.runStatement<Array<{ id: string }>>(
+    `WITH moved AS (
+       UPDATE invocations i
+          SET status = u.status, sequence = i.sequence + u.event_count, updated_at = u.at,
+              attempt = CASE WHEN u.set_attempt THEN u.attempt ELSE i.attempt END,
+              lease_owner = CASE WHEN u.set_lease THEN u.lease_owner ELSE i.lease_owner END,
+              lease_expires_at = CASE WHEN u.set_lease THEN u.lease_expires_at ELSE i.lease_expires_at END,
+              run_after = CASE WHEN u.set_run_after THEN u.run_after ELSE i.run_after END,
+              sealed_resume_state = CASE WHEN u.set_resume_state THEN u.sealed_resume_state ELSE i.sealed_resume_state END,
+              waiting_job = CASE WHEN u.set_waiting_job THEN u.waiting_job ELSE i.waiting_job END
+         FROM unnest($1::uuid[], $2::text[], $3::text[], $4::int[], $5::timestamptz[], $6::int[], $7::bool[], $8::int[],
+                     $9::bool[], $10::text[], $11::timestamptz[], $12::bool[], $13::timestamptz[], $14::bool[], $15::text[],
+                     $16::bool[], $17::text[], $18::text[], $19::bool[], $20::int[], $21::text[], $22::int[], $23::jsonb[])
+              AS u(id, expected_status, status, event_count, at, known_sequence, set_attempt, attempt,
+                   set_lease, lease_owner, lease_expires_at, set_run_after, run_after, set_resume_state, sealed_resume_state,
+                   set_waiting_job, waiting_job, expected_lease_owner, expect_dispatched, expect_waiting, expected_waiting_job,
+                   expected_sequence, document)
+        WHERE i.id = u.id AND i.status = u.expected_status AND i.sequence = u.known_sequence
+          AND (u.expected_lease_owner IS NULL OR i.lease_owner = u.expected_lease_owner)
+          AND (NOT u.expect_dispatched OR i.run_after IS NULL)
+          AND (u.expect_waiting = 0 OR (u.expect_waiting = 1 AND i.waiting_job IS NULL)
+               OR (u.expect_waiting = 2 AND i.waiting_job = u.expected_waiting_job))
+          AND (u.expected_sequence IS NULL OR i.sequence = u.expected_sequence)
+       RETURNING i.id, i.sequence, u.document, u.at
+     ), appended AS (
+       INSERT INTO invocation_events (invocation_id, sequence, id, type, occurred_at, data)
+       SELECT e.* FROM unnest($24::uuid[], $25::int[], $26::uuid[], $27::text[], $28::timestamptz[], $29::jsonb[])
+                       AS e(invocation_id, sequence, id, type, occurred_at, data)
+        WHERE e.invocation_id IN (SELECT id FROM moved)
+     ), viewed AS (
+       UPDATE invocation_views v SET document = moved.document, sequence = moved.sequence, updated_at = moved.at
+         FROM moved WHERE v.id = moved.id
+     )${messages.length > 0 ? `, published AS (${published.sql})` : ''}
+     SELECT id::text AS id FROM moved`,
+    parameters,
+    (written) => {
+      const moved = new Set(written.map((row) => row.id));
+      return messages.filter((_message, index) => moved.has(owners[index]!));
+    },
+  );
+  const moved = new Set(rows.map((row) => row.id));
+  const outcomes: KnownOutcome[] = [];
+  for (const [index, item] of items.entries()) {
+    const document = documents[index]!;
+    if (moved.has(item.known.id)) {
+      outcomes.push({ document, known: { ...item.known, sequence: item.known.sequence + item.history.eventCount, document } });
+      continue;
+    }
+    const current = await runner.run((tx) => transition(tx, item.known.id, item.expected, item.change, item.history));
+    outcomes.push(current ? { document: current, known: null } : null);
+  }
+  return outcomes;
+}
+
+/** A transition's row of `transitionRound`'s unnest, in its column order. */
+function transitionRowOf({ known, expected, change, history }: KnownTransition, document: InvocationDocument): unknown[] {
+  const expectWaiting = expected.waitingJob === undefined ? 0 : expected.waitingJob === null ? 1 : 2;
+  return [
+    known.id,
+    expected.status,
+    change.status,
+    history.eventCount,
+    history.at,
+    known.sequence,
+    change.attempt !== undefined,
+    change.attempt ?? null,
+    change.lease !== undefined,
+    change.lease?.owner ?? null,
+    change.lease?.expiresAt ?? null,
+    change.runAfter !== undefined,
+    change.runAfter ?? null,
+    change.sealedResumeState !== undefined,
+    change.sealedResumeState ?? null,
+    change.waitingJob !== undefined,
+    change.waitingJob ?? null,
+    expected.leaseOwner ?? null,
+    expected.dispatched === true,
+    expectWaiting,
+    expected.waitingJob ?? null,
+    expected.sequence ?? null,
+    JSON.stringify(document),
+  ];
 }
 
 /** The SET and WHERE of a transition's state row update; parameters $1..$5 are id, expected status, new status, event count, time. */

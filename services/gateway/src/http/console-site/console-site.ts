@@ -43,7 +43,9 @@ function pageHeaders(reply: FastifyReply): FastifyReply {
  * registration.
  */
 export function registerConsoleSite(fastify: FastifyInstance, root: string | null = findConsoleFiles()): void {
-  if (root) void fastify.register(fastifyStatic, { root, serve: false });
+  // preCompressed: the build writes `.br` and `.gz` beside each file; a browser that accepts
+  // one gets it.
+  if (root) void fastify.register(fastifyStatic, { root, serve: false, preCompressed: true });
 
   fastify.get('/', (_request, reply) => reply.redirect(CONSOLE_PATH, 302));
   fastify.get('/console', (_request, reply) => reply.redirect(CONSOLE_PATH, 302));
@@ -57,8 +59,14 @@ export function registerConsoleSite(fastify: FastifyInstance, root: string | nul
       if (!SAFE_FILE.test(file) || !existsSync(path.join(root, file))) return reply.code(404).send({ error: 'Not found' });
       return reply.header('x-content-type-options', 'nosniff').sendFile(file, { immutable: true, maxAge: '365d' });
     }
-    // Every other path is a page of the app; the page itself is always revalidated so a new
-    // build is picked up at once.
+    // A name with an extension is a file: served when Vite wrote it, else 404 (so a route a
+    // feature adds later, like `/console/config.json`, is plainly absent until then).
+    if (/\.[A-Za-z0-9]+$/.test(file)) {
+      if (!SAFE_FILE.test(file) || !existsSync(path.join(root, file))) return reply.code(404).send({ error: 'Not found' });
+      return reply.header('x-content-type-options', 'nosniff').header('cache-control', 'no-cache').sendFile(file, { cacheControl: false });
+    }
+    // Every other path is a page of the app (it routes in the browser). The page is always
+    // revalidated, so a new build is picked up at once.
     return pageHeaders(reply).header('cache-control', 'no-cache').sendFile('index.html', { cacheControl: false });
   });
 }
