@@ -76,7 +76,7 @@ export function RequestBuilder({
         {example.loading && !data && <Loading what="the example" />}
         {data && (
           <div aria-live="polite">
-            <dl className="figures">
+            <dl className="figures figures-small">
               <div>
                 <dt>Method</dt>
                 <dd>

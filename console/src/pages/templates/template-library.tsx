@@ -102,7 +102,7 @@ export function TemplateLibrary({
                 </option>
               ))}
             </select>
-            <span className="field-help">Only the endpoints of a {projectType === 'AUTOMATION' ? 'automation' : 'chatbot'} project.</span>
+            <span className="field-help">Only the endpoints of {projectType === 'AUTOMATION' ? 'an automation' : 'a chatbot'} project.</span>
           </label>
           <label className="wide">
             Body (JSON)
