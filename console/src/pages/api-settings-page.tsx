@@ -116,7 +116,7 @@ export function ApiSettingsPage() {
           <section className="card" aria-labelledby="switch-title">
             <h2 id="switch-title">External API</h2>
             <label className="check">
-              <input type="checkbox" checked={draft.externalApiEnabled} onChange={(event) => change({ externalApiEnabled: event.target.checked })} />
+              <input type="checkbox" aria-describedby="switch-help" checked={draft.externalApiEnabled} onChange={(event) => change({ externalApiEnabled: event.target.checked })} />
               Enable the external API for this project
             </label>
             <p className="field-help" id="switch-help">
@@ -167,7 +167,7 @@ export function ApiSettingsPage() {
                 </span>
                 <label>
                   {current.defaultCallbackSecretSet ? 'Replace the secret (leave empty to keep it)' : 'Secret (optional)'}
-                  <input type="password" autoComplete="new-password" value={draft.newSecret} disabled={draft.removeSecret} onChange={(event) => change({ newSecret: event.target.value })} />
+                  <input type="password" aria-describedby="secret-state" autoComplete="new-password" value={draft.newSecret} disabled={draft.removeSecret} onChange={(event) => change({ newSecret: event.target.value })} />
                 </label>
                 {current.defaultCallbackSecretSet && (
                   <label className="check">
