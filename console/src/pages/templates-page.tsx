@@ -35,7 +35,7 @@ export function TemplatesPage() {
 
   return (
     <>
-      <PageHeading title="Templates and examples" />
+      <PageHeading title="Templates and request examples" />
       <ErrorBanner error={project.error} action="Loading the project" />
       {!project.data && project.loading && <Loading what="the project" />}
       {project.data && (

@@ -9,7 +9,7 @@ export function WebhooksPage() {
   const { orgId = '', projectId = '' } = useParams();
   return (
     <>
-      <PageHeading title="Hooks and subscriptions" />
+      <PageHeading title="Inbound hooks and provider subscriptions" />
       <InboundHooks orgId={orgId} projectId={projectId} />
       <ProviderSubscriptions orgId={orgId} projectId={projectId} />
     </>
