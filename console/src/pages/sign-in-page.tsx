@@ -1,7 +1,7 @@
 import { useEffect, useState, type FormEvent } from 'react';
 import { Navigate, useLocation } from 'react-router';
 import { PageHeading } from '../components/page-heading.js';
-import { readClaims } from '../session/session-storage.js';
+import { readClaims, rememberOidcSignIn } from '../session/session-storage.js';
 import { useSession } from '../session/session-context.js';
 
 /** Whether the gateway offers OpenID Connect sign-in (`/console/config.json`; absent = no). */
@@ -54,7 +54,7 @@ export function SignInPage() {
         )}
         {oidc && (
           <p>
-            <a className="button button-primary" href="/console/oidc/login">
+            <a className="button button-primary" href="/console/oidc/login" onClick={() => rememberOidcSignIn(true)}>
               Sign in with your identity provider
             </a>
           </p>

@@ -1,6 +1,6 @@
 import { createRunlineClient, type RunlineClient } from '@runline/api-client';
 import { createContext, useCallback, useContext, useMemo, useState, type ReactNode } from 'react';
-import { readClaims, storedToken, storeToken, takeTokenFromFragment } from './session-storage.js';
+import { readClaims, rememberOidcSignIn, signedInWithOidc, storedToken, storeToken, takeSignInErrorFromFragment, takeTokenFromFragment } from './session-storage.js';
 
 export interface Session {
   /** The console JWT, or null when signed out. */
@@ -11,7 +11,11 @@ export interface Session {
   notice: string | null;
   client: RunlineClient | null;
   signIn(token: string): void;
-  signOut(notice?: string): void;
+  /**
+   * Forgets the token. `endProviderSession` (the user's own sign-out) also ends the identity
+   * provider's session when this tab signed in through it; an expired token does not.
+   */
+  signOut(notice?: string, options?: { endProviderSession?: boolean }): void;
 }
 
 const SessionContext = createContext<Session | null>(null);
@@ -27,15 +31,20 @@ function initialToken(): string | null {
 
 export function SessionProvider({ children }: { children: ReactNode }) {
   const [token, setToken] = useState<string | null>(initialToken);
-  const [notice, setNotice] = useState<string | null>(null);
+  const [notice, setNotice] = useState<string | null>(takeSignInErrorFromFragment);
 
   const signIn = useCallback((next: string) => {
     storeToken(next);
     setNotice(null);
     setToken(next);
   }, []);
-  const signOut = useCallback((why?: string) => {
+  const signOut = useCallback((why?: string, options?: { endProviderSession?: boolean }) => {
     storeToken(null);
+    if (options?.endProviderSession && signedInWithOidc()) {
+      rememberOidcSignIn(false);
+      window.location.assign('/console/oidc/logout');
+      return;
+    }
     setNotice(why ?? null);
     setToken(null);
   }, []);

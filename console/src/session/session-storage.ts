@@ -34,6 +34,41 @@ export function takeTokenFromFragment(): string | null {
   return decodeURIComponent(match[1]!);
 }
 
+/**
+ * `#signin-error=<message>`: where the gateway's OpenID Connect callback sends a sign-in that
+ * failed. Taken like the token, so a reload does not show it again.
+ */
+export function takeSignInErrorFromFragment(): string | null {
+  const match = /^#signin-error=([^&]+)/.exec(window.location.hash);
+  if (!match) return null;
+  window.history.replaceState(window.history.state, '', window.location.pathname + window.location.search);
+  return decodeURIComponent(match[1]!);
+}
+
+const OIDC_KEY = 'runline.console.oidc';
+
+/**
+ * Whether this tab signed in through the identity provider: then signing out also ends the
+ * provider's session (`/console/oidc/logout`), or the next "Sign in with your identity
+ * provider" would sign the same person straight back in without asking.
+ */
+export function rememberOidcSignIn(used: boolean): void {
+  try {
+    if (used) sessionStorage.setItem(OIDC_KEY, '1');
+    else sessionStorage.removeItem(OIDC_KEY);
+  } catch {
+    // Storage refused: sign-out then only forgets the token.
+  }
+}
+
+export function signedInWithOidc(): boolean {
+  try {
+    return sessionStorage.getItem(OIDC_KEY) === '1';
+  } catch {
+    return false;
+  }
+}
+
 export interface TokenClaims {
   sub?: string;
   exp?: number;

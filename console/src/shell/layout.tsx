@@ -38,7 +38,7 @@ export function Layout() {
           <span className="muted" title="Signed in as">
             {userId ?? 'signed in'}
           </span>
-          <button type="button" className="button button-small" onClick={() => signOut('You signed out.')}>
+          <button type="button" className="button button-small" onClick={() => signOut('You signed out.', { endProviderSession: true })}>
             Sign out
           </button>
         </div>
