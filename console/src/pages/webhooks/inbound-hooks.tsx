@@ -1,0 +1,153 @@
+import { useState, type FormEvent } from 'react';
+import type { ApiError } from '../../api/api-error.js';
+import { useApiCall, useResource } from '../../api/use-api.js';
+import { ConfirmAction } from '../../components/confirm-action.js';
+import { CopyButton } from '../../components/copy-button.js';
+import { ErrorBanner } from '../../components/error-banner.js';
+import { Loading } from '../../components/loading.js';
+import { ShownOnce } from '../../components/shown-once.js';
+import { Time } from '../../components/time-display.js';
+
+/** Active or revoked: a word and an icon, colour only adds to them. */
+export function StateBadge({ status }: { status: string }) {
+  const tone = status === 'ACTIVE' ? ['good', '✓'] : status === 'FAILED' ? ['bad', '✕'] : status === 'PENDING' ? ['info', '…'] : ['muted', '⊘'];
+  return (
+    <span className={`badge badge-${tone[0]}`}>
+      <span aria-hidden="true">{tone[1]}</span> {status}
+    </span>
+  );
+}
+
+/** Inbound hooks: create (the secret shown once), list with URL and status, revoke. */
+export function InboundHooks({ orgId, projectId }: { orgId: string; projectId: string }) {
+  const hooks = useResource((client) => client.GET('/v1/orgs/{orgId}/projects/{projectId}/webhooks', { params: { path: { orgId, projectId } } }), [orgId, projectId]);
+  const call = useApiCall();
+  const [name, setName] = useState('');
+  const [secret, setSecret] = useState('');
+  const [created, setCreated] = useState<{ name: string; url: string; secret: string }>();
+  const [error, setError] = useState<ApiError>();
+  const [busy, setBusy] = useState(false);
+  const [revokeError, setRevokeError] = useState<{ id: string; error: ApiError }>();
+  const [revoking, setRevoking] = useState<string>();
+
+  async function create(event: FormEvent) {
+    event.preventDefault();
+    setBusy(true);
+    setError(undefined);
+    try {
+      const hook = await call((client) =>
+        client.POST('/v1/orgs/{orgId}/projects/{projectId}/webhooks', { params: { path: { orgId, projectId } }, body: { name: name.trim(), ...(secret ? { secret } : {}) } }),
+      );
+      setCreated({ name: hook.name, url: hook.url, secret: hook.secret });
+      setName('');
+      setSecret('');
+      hooks.reload();
+    } catch (caught) {
+      setError(caught as ApiError);
+    } finally {
+      setBusy(false);
+    }
+  }
+
+  async function revoke(id: string) {
+    setRevoking(id);
+    setRevokeError(undefined);
+    try {
+      await call((client) => client.DELETE('/v1/orgs/{orgId}/projects/{projectId}/webhooks/{hookId}', { params: { path: { orgId, projectId, hookId: id } } }));
+      hooks.reload();
+    } catch (caught) {
+      setRevokeError({ id, error: caught as ApiError });
+    } finally {
+      setRevoking(undefined);
+    }
+  }
+
+  const rows = hooks.data?.data ?? [];
+  return (
+    <section aria-labelledby="hooks-title">
+      <h2 id="hooks-title">Inbound hooks</h2>
+      <p className="muted">
+        A hook is a URL another system POSTs JSON to; each signed delivery starts a run of this project. Sign the raw body with the hook’s secret: <code>X-Runline-Signature: sha256=&lt;HMAC-SHA256 hex&gt;</code>.
+      </p>
+      {created && (
+        <ShownOnce title={`Secret of the hook “${created.name}”`} value={created.secret} what="secret" onDone={() => setCreated(undefined)} />
+      )}
+      <form className="card" onSubmit={(event) => void create(event)} aria-labelledby="new-hook-title">
+        <h3 id="new-hook-title">Create a hook</h3>
+        <div className="form-grid">
+          <label>
+            Name
+            <input value={name} onChange={(event) => setName(event.target.value)} required placeholder="e.g. orders" />
+            <span className="field-help">Also the source of its dead letters.</span>
+          </label>
+          <label>
+            Secret (optional)
+            <input type="password" autoComplete="new-password" value={secret} onChange={(event) => setSecret(event.target.value)} />
+            <span className="field-help">Leave empty and Runline makes a strong one.</span>
+          </label>
+        </div>
+        <ErrorBanner error={error} action="Creating the hook" />
+        <div className="actions">
+          <button type="submit" className="button button-primary" disabled={busy}>
+            {busy ? 'Creating…' : 'Create hook'}
+          </button>
+        </div>
+      </form>
+      <ErrorBanner error={hooks.error} action="Loading the hooks" />
+      {hooks.loading && !hooks.data && <Loading what="hooks" />}
+      {hooks.data && rows.length === 0 && (
+        <div className="empty">
+          <p>
+            <strong>No inbound hooks.</strong> Create one to let a form, a CRM or your own backend start runs by POSTing JSON to a URL, without an API token.
+          </p>
+        </div>
+      )}
+      {rows.length > 0 && (
+        <div className="table-wrap">
+          <table className="stack">
+            <caption className="visually-hidden">Inbound hooks</caption>
+            <thead>
+              <tr>
+                <th scope="col">Name</th>
+                <th scope="col">Status</th>
+                <th scope="col">URL</th>
+                <th scope="col">Created</th>
+                <th scope="col">
+                  <span className="visually-hidden">Actions</span>
+                </th>
+              </tr>
+            </thead>
+            <tbody>
+              {rows.map((hook) => (
+                <tr key={hook.id}>
+                  <td data-label="Name" className="cell-wrap">{hook.name}</td>
+                  <td data-label="Status">
+                    <StateBadge status={hook.status} />
+                  </td>
+                  <td data-label="URL" className="cell-wrap">
+                    <code>{hook.url}</code> <CopyButton text={hook.url} label="Copy URL" />
+                  </td>
+                  <td data-label="Created">
+                    <Time value={hook.createdAt} />
+                  </td>
+                  <td data-label="Actions">
+                    {hook.status !== 'REVOKED' && (
+                      <ConfirmAction
+                        label="Revoke"
+                        question={`Revoke the hook “${hook.name}”? Its URL answers 410 from now on.`}
+                        confirmLabel="Yes, revoke it"
+                        busy={revoking === hook.id}
+                        onConfirm={() => revoke(hook.id)}
+                      />
+                    )}
+                    {revokeError?.id === hook.id && <ErrorBanner error={revokeError.error} action="Revoking" />}
+                  </td>
+                </tr>
+              ))}
+            </tbody>
+          </table>
+        </div>
+      )}
+    </section>
+  );
+}
