@@ -281,7 +281,7 @@ export class FaultLab {
     const interruptedRows = views.filter((row) => row.status === 'FAILED' && /^Run was interrupted/.test(row.error ?? ''));
     const interrupted = interruptedRows.length;
     if (samples.length > 0 && process.env.FAULT_DEBUG) {
-      const failures = this.processes.get('gateway')!.output().split('\n').filter((line) => line.includes('StartInvocation failed'));
+      const failures = this.processes.get('gateway')!.output().split('\n').filter((line) => line.includes('StartInvocation failed') || line.includes('"level":50'));
       console.log(`gateway on the unexpected answers:\n${failures.slice(0, 5).join('\n').slice(0, 4000)}`);
     }
     if (interrupted > 0 && process.env.FAULT_DEBUG) {
@@ -305,21 +305,23 @@ export class FaultLab {
     const called = this.calledBack();
     const callbacksMissing = finalAsync.filter((id) => !called.has(id)).length;
 
-    const polledRuns = await this.sql<{ status: string }>(
-      `SELECT document->>'status' AS status FROM invocation.invocation_views WHERE project_id = $1 AND document->>'triggerSource' = 'POLLING' AND created_at >= $2`,
-      [this.project.projectId, new Date(started)],
-    );
+    // Polls go on while this waits, so only the polled runs made before the wait count: each of
+    // them must end.
+    const polledBefore = new Date();
+    const polledCounts = async () =>
+      (
+        await this.sql<{ started: number; ended: number }>(
+          `SELECT count(*)::int AS started, (count(*) FILTER (WHERE document->>'status' = ANY($4)))::int AS ended
+             FROM invocation.invocation_views
+            WHERE project_id = $1 AND document->>'triggerSource' = 'POLLING' AND created_at >= $2 AND created_at < $3`,
+          [this.project.projectId, new Date(started), polledBefore, [...FINAL]],
+        )
+      )[0]!;
     await eventually('the polled runs to end', async () => {
-      const open = await this.sql<{ n: number }>(
-        `SELECT count(*)::int AS n FROM invocation.invocation_views WHERE project_id = $1 AND document->>'triggerSource' = 'POLLING' AND created_at >= $2 AND NOT (document->>'status' = ANY($3))`,
-        [this.project.projectId, new Date(started), [...FINAL]],
-      );
-      return open[0]!.n === 0 ? true : undefined;
+      const counts = await polledCounts();
+      return counts.ended === counts.started ? true : undefined;
     }, 60_000).catch(() => undefined);
-    const polledEnded = await this.sql<{ n: number }>(
-      `SELECT count(*)::int AS n FROM invocation.invocation_views WHERE project_id = $1 AND document->>'triggerSource' = 'POLLING' AND created_at >= $2 AND document->>'status' = ANY($3)`,
-      [this.project.projectId, new Date(started), [...FINAL]],
-    );
+    const polled = await polledCounts();
     return {
       fault: describeFault(fault),
       accepted: accepted.size,
@@ -329,8 +331,8 @@ export class FaultLab {
       callbacksMissing,
       unexpectedAnswers: unexpected,
       unexpectedSamples: samples,
-      polledStarted: polledRuns.length,
-      polledEnded: polledEnded[0]!.n,
+      polledStarted: polled.started,
+      polledEnded: polled.ended,
       recoveryMs,
     };
   }

@@ -12,7 +12,7 @@ import {
   WEBHOOK_REQUEST_SUBJECTS,
   type VerifyDeliveryReply,
 } from '@runline/contracts';
-import { GroupCommit, TransactionRunner } from '@runline/db';
+import { GroupCommit, retryTransient, TransactionRunner } from '@runline/db';
 import { METRICS_REGISTRY, SecretBox } from '@runline/runtime';
 import { WebhookConfig } from '../config.js';
 import type { DeliveryScheme, IncomingDelivery } from '../deliveries/delivery-scheme.js';
@@ -21,6 +21,14 @@ import { RunlineSignatureScheme } from '../deliveries/runline-signature.scheme.j
 import { hooksByIds, type HookRow } from '../hooks/inbound-hooks.repository.js';
 import { adapterFor } from '../providers/provider-registry.js';
 import { subscriptionById } from '../subscriptions/webhook-subscriptions.repository.js';
+
+/**
+ * A delivery's reads are retried through a passing database outage (a cut connection, a
+ * restart) instead of failing the request, which the gateway could only answer with a 500. A
+ * longer outage outlasts the gateway's request deadline, which then answers 503 `Webhook service
+ * unavailable, retry shortly`: the sender retries and nothing was recorded.
+ */
+const OUTAGE_RETRY = { maxElapsedMs: 10_000 };
 
 const VERDICT_LABELS: Record<DeliveryVerdict, string> = {
   [DeliveryVerdict.UNSPECIFIED]: 'unspecified',
@@ -63,7 +71,7 @@ export class VerifyDeliveryHandler {
     @Inject(METRICS_REGISTRY) registry: Registry,
   ) {
     // Two statements in flight: while one runs, the next batch fills (as the run recorder does).
-    this.hooks = new GroupCommit((ids) => hooksByIds(transactions, ids), 2);
+    this.hooks = new GroupCommit((ids) => retryTransient(() => hooksByIds(transactions, ids), OUTAGE_RETRY), 2);
     this.scheme = new RunlineSignatureScheme(config.WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS);
     this.defaultRateLimit = config.WEBHOOK_DEFAULT_RATE_LIMIT_PER_MINUTE;
     this.verdicts = new Counter({
@@ -108,7 +116,7 @@ export class VerifyDeliveryHandler {
 
   private async verifySubscription(id: string, delivery: IncomingDelivery): Promise<VerifyDeliveryReply> {
     const manager = this.transactions.dataSource.manager;
-    const subscription = await subscriptionById(manager, id);
+    const subscription = await retryTransient(() => subscriptionById(manager, id), OUTAGE_RETRY);
     const adapter = subscription ? adapterFor(subscription.provider) : undefined;
     if (!subscription || !adapter) return create(VerifyDeliveryReplySchema, { verdict: DeliveryVerdict.NOT_FOUND });
     if (subscription.status === 'REVOKED') return create(VerifyDeliveryReplySchema, { verdict: DeliveryVerdict.REVOKED });
