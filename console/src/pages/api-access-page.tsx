@@ -2,6 +2,7 @@ import { useState, type FormEvent } from 'react';
 import { useParams } from 'react-router';
 import type { ApiError } from '../api/api-error.js';
 import { useApiCall, useResource } from '../api/use-api.js';
+import { useRowAction } from '../api/use-row-action.js';
 import { useProject } from '../api/use-project.js';
 import { ConfirmAction } from '../components/confirm-action.js';
 import { ErrorBanner } from '../components/error-banner.js';
@@ -99,21 +100,10 @@ export function ApiAccessPage() {
   const tokens = useResource((client) => client.GET('/v1/orgs/{orgId}/projects/{projectId}/api-tokens', { params: { path: { orgId, projectId } } }), [orgId, projectId]);
   const call = useApiCall();
   const [issued, setIssued] = useState<string>();
-  const [revokeError, setRevokeError] = useState<{ id: string; error: ApiError }>();
-  const [revoking, setRevoking] = useState<string>();
-
-  async function revoke(id: string) {
-    setRevoking(id);
-    setRevokeError(undefined);
-    try {
-      await call((client) => client.DELETE('/v1/orgs/{orgId}/projects/{projectId}/api-tokens/{tokenId}', { params: { path: { orgId, projectId, tokenId: id } } }));
-      tokens.reload();
-    } catch (caught) {
-      setRevokeError({ id, error: caught as ApiError });
-    } finally {
-      setRevoking(undefined);
-    }
-  }
+  const revoke = useRowAction(async (id) => {
+    await call((client) => client.DELETE('/v1/orgs/{orgId}/projects/{projectId}/api-tokens/{tokenId}', { params: { path: { orgId, projectId, tokenId: id } } }));
+    tokens.reload();
+  });
 
   const rows = tokens.data?.data ?? [];
   return (
@@ -181,10 +171,10 @@ export function ApiAccessPage() {
                       label="Revoke"
                       question={`Revoke the token “${token.name}”? Programs using it are refused from their next call.`}
                       confirmLabel="Yes, revoke it"
-                      busy={revoking === token.id}
-                      onConfirm={() => revoke(token.id)}
+                      busy={revoke.isBusy(token.id)}
+                      onConfirm={() => revoke.run(token.id)}
                     />
-                    {revokeError?.id === token.id && <ErrorBanner error={revokeError.error} action="Revoking" />}
+                    <ErrorBanner error={revoke.errorFor(token.id)} action="Revoking" />
                   </td>
                 </tr>
               ))}

@@ -3,6 +3,7 @@ import { useParams } from 'react-router';
 import type { Schema } from '@runline/api-client';
 import type { ApiError } from '../api/api-error.js';
 import { useApiCall, useResource } from '../api/use-api.js';
+import { useRowAction } from '../api/use-row-action.js';
 import { ConfirmAction } from '../components/confirm-action.js';
 import { ErrorBanner } from '../components/error-banner.js';
 import { Loading } from '../components/loading.js';
@@ -123,23 +124,13 @@ export function PollingTriggersPage() {
   );
   const call = useApiCall();
   const [draft, setDraft] = useState<Draft>(EMPTY);
-  const [deleteError, setDeleteError] = useState<{ key: string; error: ApiError }>();
-  const [deleting, setDeleting] = useState<string>();
   const rows = triggers.data?.data ?? [];
   const editing = rows.some((row) => row.pollKey === draft.pollKey && row.source === draft.source);
 
-  async function remove(pollKey: string) {
-    setDeleting(pollKey);
-    setDeleteError(undefined);
-    try {
-      await call((client) => client.DELETE('/v1/orgs/{orgId}/projects/{projectId}/polling-triggers/{pollKey}', { params: { path: { orgId, projectId, pollKey } } }));
-      triggers.reload();
-    } catch (caught) {
-      setDeleteError({ key: pollKey, error: caught as ApiError });
-    } finally {
-      setDeleting(undefined);
-    }
-  }
+  const remove = useRowAction(async (pollKey) => {
+    await call((client) => client.DELETE('/v1/orgs/{orgId}/projects/{projectId}/polling-triggers/{pollKey}', { params: { path: { orgId, projectId, pollKey } } }));
+    triggers.reload();
+  });
 
   return (
     <>
@@ -201,10 +192,10 @@ export function PollingTriggersPage() {
                       label="Delete"
                       question={`Delete the trigger “${trigger.pollKey}”? Its polls stop.`}
                       confirmLabel="Yes, delete it"
-                      busy={deleting === trigger.pollKey}
-                      onConfirm={() => remove(trigger.pollKey)}
+                      busy={remove.isBusy(trigger.pollKey)}
+                      onConfirm={() => remove.run(trigger.pollKey)}
                     />
-                    {deleteError?.key === trigger.pollKey && <ErrorBanner error={deleteError.error} action="Deleting" />}
+                    <ErrorBanner error={remove.errorFor(trigger.pollKey)} action="Deleting" />
                   </td>
                 </tr>
               ))}

@@ -2,6 +2,7 @@ import { useState, type FormEvent } from 'react';
 import type { Schema } from '@runline/api-client';
 import { ApiError } from '../../api/api-error.js';
 import { useApiCall, type Resource } from '../../api/use-api.js';
+import { useRowAction } from '../../api/use-row-action.js';
 import { ConfirmAction } from '../../components/confirm-action.js';
 import { ErrorBanner } from '../../components/error-banner.js';
 import { Loading } from '../../components/loading.js';
@@ -36,8 +37,6 @@ export function TemplateLibrary({
   const [draft, setDraft] = useState<Draft>();
   const [error, setError] = useState<ApiError | string>();
   const [busy, setBusy] = useState(false);
-  const [rowError, setRowError] = useState<{ id: string; error: ApiError }>();
-  const [deleting, setDeleting] = useState<string>();
   const current = draft ?? fresh();
 
   async function save(event: FormEvent) {
@@ -68,19 +67,11 @@ export function TemplateLibrary({
     }
   }
 
-  async function remove(id: string) {
-    setDeleting(id);
-    setRowError(undefined);
-    try {
-      await call((client) => client.DELETE('/v1/orgs/{orgId}/projects/{projectId}/templates/{id}', { params: { path: { orgId, projectId, id } } }));
-      if (draft?.id === id) setDraft(undefined);
-      templates.reload();
-    } catch (caught) {
-      setRowError({ id, error: caught as ApiError });
-    } finally {
-      setDeleting(undefined);
-    }
-  }
+  const remove = useRowAction(async (id) => {
+    await call((client) => client.DELETE('/v1/orgs/{orgId}/projects/{projectId}/templates/{id}', { params: { path: { orgId, projectId, id } } }));
+    if (draft?.id === id) setDraft(undefined);
+    templates.reload();
+  });
 
   const rows = templates.data?.data ?? [];
   return (
@@ -169,8 +160,8 @@ export function TemplateLibrary({
                     >
                       Edit
                     </button>{' '}
-                    <ConfirmAction label="Delete" question={`Delete the template “${template.name}”?`} confirmLabel="Yes, delete it" busy={deleting === template.id} onConfirm={() => remove(template.id)} />
-                    {rowError?.id === template.id && <ErrorBanner error={rowError.error} action="Deleting" />}
+                    <ConfirmAction label="Delete" question={`Delete the template “${template.name}”?`} confirmLabel="Yes, delete it" busy={remove.isBusy(template.id)} onConfirm={() => remove.run(template.id)} />
+                    <ErrorBanner error={remove.errorFor(template.id)} action="Deleting" />
                   </td>
                 </tr>
               ))}

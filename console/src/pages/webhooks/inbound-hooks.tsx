@@ -1,6 +1,7 @@
 import { useState, type FormEvent } from 'react';
 import type { ApiError } from '../../api/api-error.js';
 import { useApiCall, useResource } from '../../api/use-api.js';
+import { useRowAction } from '../../api/use-row-action.js';
 import { ConfirmAction } from '../../components/confirm-action.js';
 import { CopyButton } from '../../components/copy-button.js';
 import { ErrorBanner } from '../../components/error-banner.js';
@@ -27,8 +28,6 @@ export function InboundHooks({ orgId, projectId }: { orgId: string; projectId: s
   const [created, setCreated] = useState<{ name: string; url: string; secret: string }>();
   const [error, setError] = useState<ApiError>();
   const [busy, setBusy] = useState(false);
-  const [revokeError, setRevokeError] = useState<{ id: string; error: ApiError }>();
-  const [revoking, setRevoking] = useState<string>();
 
   async function create(event: FormEvent) {
     event.preventDefault();
@@ -49,18 +48,10 @@ export function InboundHooks({ orgId, projectId }: { orgId: string; projectId: s
     }
   }
 
-  async function revoke(id: string) {
-    setRevoking(id);
-    setRevokeError(undefined);
-    try {
-      await call((client) => client.DELETE('/v1/orgs/{orgId}/projects/{projectId}/webhooks/{hookId}', { params: { path: { orgId, projectId, hookId: id } } }));
-      hooks.reload();
-    } catch (caught) {
-      setRevokeError({ id, error: caught as ApiError });
-    } finally {
-      setRevoking(undefined);
-    }
-  }
+  const revoke = useRowAction(async (id) => {
+    await call((client) => client.DELETE('/v1/orgs/{orgId}/projects/{projectId}/webhooks/{hookId}', { params: { path: { orgId, projectId, hookId: id } } }));
+    hooks.reload();
+  });
 
   const rows = hooks.data?.data ?? [];
   return (
@@ -136,11 +127,11 @@ export function InboundHooks({ orgId, projectId }: { orgId: string; projectId: s
                         label="Revoke"
                         question={`Revoke the hook “${hook.name}”? Its URL answers 410 from now on.`}
                         confirmLabel="Yes, revoke it"
-                        busy={revoking === hook.id}
-                        onConfirm={() => revoke(hook.id)}
+                        busy={revoke.isBusy(hook.id)}
+                        onConfirm={() => revoke.run(hook.id)}
                       />
                     )}
-                    {revokeError?.id === hook.id && <ErrorBanner error={revokeError.error} action="Revoking" />}
+                    <ErrorBanner error={revoke.errorFor(hook.id)} action="Revoking" />
                   </td>
                 </tr>
               ))}
