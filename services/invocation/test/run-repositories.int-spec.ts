@@ -6,7 +6,7 @@ import { createTestDatabase, type TestDatabase } from '@runline/testing';
 import { invocationService } from '../src/invocation.service.js';
 import type { RequestInfo } from '../src/lifecycle/invocation-event.js';
 import { insertInvocations, insertInvocationsAtOnce, type InsertOutcome, type NewInvocation } from '../src/runs/new-runs.repository.js';
-import { readDocument, readKnownInvocation } from '../src/runs/run-reads.repository.js';
+import { expiredLeases, readDocument, readKnownInvocation } from '../src/runs/run-reads.repository.js';
 import { RunRecorder } from '../src/runs/run-recorder.js';
 import type { InvocationEventData } from '../src/lifecycle/invocation-event.js';
 import { historyAppend, withHistory } from '../src/lifecycle/run-history.js';
@@ -132,6 +132,27 @@ describe('run repositories', () => {
       { sequence: 2, type: 'InvocationStarted' },
       { sequence: 3, type: 'InvocationSucceeded' },
     ]);
+  });
+
+  it('finds RUNNING runs whose lease expired, except those the asking process is executing', async () => {
+    const past = new Date(Date.now() - 60_000);
+    const running = (owner: string, expiresAt: Date): NewInvocation => ({ ...newRun(null), status: 'RUNNING', attempt: 1, lease: { owner, expiresAt } });
+    const executingHere = running('me', past);
+    const orphanedHere = running('me', past);
+    const otherProcess = running('other', past);
+    const notExpired = running('other', new Date(Date.now() + 60_000));
+    await transactions.run((tx) => insertInvocations(tx, [executingHere, orphanedHere, otherProcess, notExpired]));
+
+    const alive = { owner: 'me', executing: [executingHere.id, otherProcess.id] };
+    const found = await transactions.run((tx) => expiredLeases(tx.manager, 100, alive));
+    const ids = new Set(found.map((row) => row.id));
+    // Another process's run is swept even when its id is in our list: only the owner is alive here.
+    expect([orphanedHere.id, otherProcess.id].every((id) => ids.has(id))).toBe(true);
+    expect(ids.has(executingHere.id)).toBe(false);
+    expect(ids.has(notExpired.id)).toBe(false);
+    // With nothing executing, the process's own expired runs are all found.
+    const all = await transactions.run((tx) => expiredLeases(tx.manager, 100, { owner: 'me', executing: [] }));
+    expect(all.map((row) => row.id)).toEqual(expect.arrayContaining([executingHere.id, orphanedHere.id, otherProcess.id]));
   });
 
   describe('insertInvocationsAtOnce (a batch in one statement)', () => {

@@ -112,6 +112,10 @@ export class RunExecutor implements OnApplicationShutdown {
    * retry would; any other unexpected error ends the attempt as failed.
    */
   private async underLease(row: InvocationRow, plan: RunPlan, work: () => Promise<Execution>): Promise<Execution> {
+    const release = this.lease.hold(row.id);
+    // A lease taken before a slow commit may be mostly spent already: renew it before the
+    // first beat, or another replica's sweeper could judge this process dead.
+    if (row.lease && this.lease.isSpent(row.lease.expiresAt)) void this.renewLease(row.id);
     const heartbeat = setInterval(() => void this.renewLease(row.id), Math.max(250, Math.floor(this.config.RUN_LEASE_MS / 3)));
     heartbeat.unref();
     this.heartbeats.add(heartbeat);
@@ -126,6 +130,7 @@ export class RunExecutor implements OnApplicationShutdown {
     } finally {
       clearInterval(heartbeat);
       this.heartbeats.delete(heartbeat);
+      release();
     }
   }
 

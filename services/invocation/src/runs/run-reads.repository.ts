@@ -5,7 +5,7 @@
 import type { EntityManager } from 'typeorm';
 import type { RunModeName, TargetType } from '../lifecycle/invocation-event.js';
 import type { InvocationDocument } from '../lifecycle/invocation.projector.js';
-import type { InvocationStatus } from '../lifecycle/run-lifecycle.js';
+import type { InvocationStatus, Lease } from '../lifecycle/run-lifecycle.js';
 import type { IdempotencyKey } from './new-runs.repository.js';
 import type { KnownRun } from './run-transitions.repository.js';
 
@@ -26,6 +26,8 @@ export interface InvocationRow {
   waitingJob: string | null;
   /** The run with its sequence and document, when this process has them (`transitionKnown`). */
   known?: KnownRun | null;
+  /** The lease this process just took the run under, when it did. */
+  lease?: Lease | null;
 }
 
 export async function readInvocation(manager: EntityManager, id: string): Promise<InvocationRow | null> {
@@ -93,13 +95,20 @@ export async function readDocument(manager: EntityManager, id: string): Promise<
 
 /**
  * RUNNING runs whose lease expired (their process stopped), oldest first, locked for the
- * caller's transaction; rows another replica is ending are skipped.
+ * caller's transaction; rows another replica is ending are skipped, and so are the runs the
+ * calling process (`alive.owner`) is executing: it is alive, whatever their lease says.
  */
-export async function expiredLeases(manager: EntityManager, limit: number, now: Date = new Date()): Promise<Array<{ id: string; lease_owner: string }>> {
+export async function expiredLeases(
+  manager: EntityManager,
+  limit: number,
+  alive: { owner: string; executing: readonly string[] },
+  now: Date = new Date(),
+): Promise<Array<{ id: string; lease_owner: string }>> {
   return manager.query(
     `SELECT id, lease_owner FROM invocations
       WHERE status = 'RUNNING' AND lease_expires_at < $1
+        AND NOT (lease_owner IS NOT DISTINCT FROM $2 AND id = ANY($3::uuid[]))
       ORDER BY lease_expires_at LIMIT ${limit} FOR UPDATE SKIP LOCKED`,
-    [now],
+    [now, alive.owner, alive.executing],
   );
 }

@@ -116,7 +116,7 @@ export class RunStarter implements OnApplicationShutdown {
       }
       const claim = claimedStart(row, from, this.lease.next());
       const claimed = await this.claim(row, claim);
-      return claimed ? () => this.executor.execute({ ...row, status: 'RUNNING', attempt: claim.change.attempt!, known: claimed.known }, plan, null) : null;
+      return claimed ? () => this.executor.execute({ ...row, status: 'RUNNING', attempt: claim.change.attempt!, known: claimed.known, lease: claim.change.lease }, plan, null) : null;
     });
   }
 
@@ -139,8 +139,9 @@ export class RunStarter implements OnApplicationShutdown {
   resume(invocationId: string, waitingJob: string, acknowledge: Acknowledge, notBefore: NotBefore = 0, wait: SlotWait = {}): Promise<StartAttempt> {
     const from: Expectation = { status: 'SUSPENDED', waitingJob };
     return this.inSlot(invocationId, from, acknowledge, notBefore, wait, noRefusal, async (row, plan) => {
-      const claimed = await this.claim(row, claimedResume(row, waitingJob, this.lease.next()));
-      return claimed ? () => this.executor.resume({ ...row, status: 'RUNNING', known: claimed.known }, plan) : null;
+      const claim = claimedResume(row, waitingJob, this.lease.next());
+      const claimed = await this.claim(row, claim);
+      return claimed ? () => this.executor.resume({ ...row, status: 'RUNNING', known: claimed.known, lease: claim.change.lease }, plan) : null;
     });
   }
 

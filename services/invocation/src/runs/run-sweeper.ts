@@ -6,6 +6,7 @@ import { InvocationConfig } from '../config.js';
 import { interruptedEnding } from '../lifecycle/run-endings.js';
 import { historyAppend } from '../lifecycle/run-history.js';
 import type { RunPlan } from '../lifecycle/run-plan.js';
+import { RunLease } from './run-lease.js';
 import { expiredLeases, readInvocation } from './run-reads.repository.js';
 import { transition } from './run-transitions.repository.js';
 
@@ -33,6 +34,7 @@ export class RunSweeper implements OnApplicationBootstrap, OnApplicationShutdown
 
   constructor(
     private readonly transactions: TransactionRunner,
+    private readonly lease: RunLease,
     @Inject(SecretBox) private readonly secrets: SecretBox,
     @Inject(InvocationConfig) private readonly config: InvocationConfig,
     @Inject(LOGGER) private readonly logger: Logger,
@@ -68,7 +70,7 @@ export class RunSweeper implements OnApplicationBootstrap, OnApplicationShutdown
 
   async sweep(): Promise<void> {
     const ended = await this.transactions.run(async (tx) => {
-      const expired = await expiredLeases(tx.manager, BATCH);
+      const expired = await expiredLeases(tx.manager, BATCH, { owner: this.lease.owner, executing: this.lease.executingIds() });
       for (const { id, lease_owner: owner } of expired) {
         const row = await readInvocation(tx.manager, id);
         if (!row) continue;
