@@ -4,6 +4,8 @@ import { createServiceDataSource } from '@runline/db';
 import { migrateServices } from '@runline/runtime';
 import { createTestDatabase, type TestDatabase } from '@runline/testing';
 import { invocationService } from '../src/invocation.service.js';
+import { create, fromBinary, GetInvocationMetricsReplySchema, GetInvocationMetricsRequestSchema, toBinary } from '@runline/contracts';
+import { ReadRunMetricsHandler } from '../src/queries/read-run-metrics.handler.js';
 import { listRunLogs, runMetrics } from '../src/queries/run-logs.repository.js';
 
 /**
@@ -117,6 +119,35 @@ describe('run logs repository', () => {
     for (const [offset, durationMs] of [10, 11].entries()) await view({ project: scope.projectId, status: 'SUCCEEDED', createdAt: at + offset, durationMs });
     const metrics = await runMetrics(dataSource, scope, { from: new Date(at), to: new Date(at + 1000), bucket: 'hour' });
     expect(metrics.medianDurationMs).toBe(11);
+  });
+
+  it('metrics through the handler: `recent` and the totals are read in one snapshot while runs are being written', async () => {
+    // Two snapshots let a run written between the statements appear in `recent` but not in the
+    // totals. Run i is created at `at + i` ms, so the newest recent run must be run totals - 1.
+    const scope = { orgId, projectId: randomUUID() };
+    const at = base + 30 * 86_400_000;
+    const handler = new ReadRunMetricsHandler(dataSource);
+    const request = toBinary(
+      GetInvocationMetricsRequestSchema,
+      create(GetInvocationMetricsRequestSchema, { orgId, projectId: scope.projectId, from: new Date(at).toISOString(), to: new Date(at + 86_400_000).toISOString(), bucket: 'hour' }),
+    );
+    let writing = true;
+    const writer = (async () => {
+      for (let index = 0; writing && index < 3_000; index += 1) await view({ project: scope.projectId, status: 'QUEUED', createdAt: at + index });
+    })();
+    const torn: Array<{ triggered: number; newest: number }> = [];
+    try {
+      for (let read = 0; read < 200; read += 1) {
+        const reply = fromBinary(GetInvocationMetricsReplySchema, await handler.execute(request));
+        const metrics = JSON.parse(reply.metricsJson) as { totals: { triggered: number }; recent: Array<{ createdAt: string }> };
+        const newest = metrics.recent.length === 0 ? -1 : Date.parse(metrics.recent[0]!.createdAt) - at;
+        if (newest !== metrics.totals.triggered - 1) torn.push({ triggered: metrics.totals.triggered, newest });
+      }
+    } finally {
+      writing = false;
+      await writer;
+    }
+    expect(torn).toEqual([]);
   });
 
   it('logs: runs created in the same microsecond page by id, without duplicates or gaps', async () => {

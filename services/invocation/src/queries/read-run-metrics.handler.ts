@@ -24,7 +24,8 @@ export class ReadRunMetricsHandler {
     if (!isUuid(request.orgId) || (projectId !== undefined && !isUuid(projectId)) || !from || !to || !bucket || from >= to) {
       throw new Error('GetInvocationMetricsRequest: invalid organization, project, window or bucket');
     }
-    const metrics = await runMetrics(this.dataSource, { orgId: request.orgId, projectId }, { from, to, bucket });
+    // One snapshot, so `recent` never shows a run the totals do not count (or the other way round).
+    const metrics = await this.dataSource.transaction('REPEATABLE READ', (manager) => runMetrics(manager, { orgId: request.orgId, projectId }, { from, to, bucket }));
     return toBinary(GetInvocationMetricsReplySchema, create(GetInvocationMetricsReplySchema, { metricsJson: JSON.stringify(metrics) }));
   }
 }

@@ -108,7 +108,7 @@ export type MetricsBucket = 'hour' | 'day';
  * percentiles of the runs that finished with a duration, callback outcomes, a zero-filled series
  * of UTC buckets, and the 10 newest runs. One statement for the figures (the window's rows are
  * read once, from the keyset index and the generated columns, never the document), one for
- * `recent`.
+ * `recent`; the caller runs both in one snapshot (a REPEATABLE READ transaction).
  */
 export async function runMetrics(
   db: Queryable,
