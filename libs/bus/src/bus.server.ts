@@ -7,6 +7,7 @@ import { inMessageSpan, receivedContext } from './bus-tracing.js';
 import { BusContext } from './bus.context.js';
 import type { Bus, DeliveredMessage, DurableSubscriptionSpec, StreamSpec, Subscription } from './bus.js';
 import { assertName, assertSubject, subjectCovers } from './subject-rules.js';
+import { redeliveryDelay } from './settlement.js';
 
 /** Injection token under which a service provides its `Bus` instance. */
 export const BUS = 'RUNLINE_BUS';
@@ -161,7 +162,7 @@ export class BusServer extends Server implements CustomTransportStrategy {
           `handler of ${message.subject} failed on message ${message.id} (delivery ${message.deliveryCount}): ${errorMessage(err)}`,
         );
         // Backing off keeps a passing outage (a database restart) from using up every delivery at once.
-        await message.nak(retryDelay(this.options.retryBaseDelayMs ?? 250, message.deliveryCount));
+        await message.nak(redeliveryDelay(message.deliveryCount, this.options.retryBaseDelayMs));
       }
     });
   }
@@ -209,16 +210,10 @@ export class BusServer extends Server implements CustomTransportStrategy {
   }
 }
 
-const MAX_RETRY_DELAY_MS = 30_000;
-
 /** An envelope's `traceparent` field (what the codec decoded), for a message that came without the header. */
 function traceparentOf(input: unknown): string | undefined {
   const field = typeof input === 'object' && input !== null ? (input as { traceparent?: unknown }).traceparent : undefined;
   return typeof field === 'string' && field !== '' ? field : undefined;
-}
-
-function retryDelay(baseMs: number, deliveryCount: number): number {
-  return Math.min(MAX_RETRY_DELAY_MS, baseMs * 2 ** Math.max(0, deliveryCount - 1));
 }
 
 // Nest's RPC exception filter rejects with plain `{ status, message }` objects.

@@ -23,3 +23,4 @@ export {
   type BusCodec,
   type BusServerOptions,
 } from './bus.server.js';
+export { redeliveryDelay } from './settlement.js';

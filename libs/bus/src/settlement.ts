@@ -9,6 +9,18 @@ export interface Settle {
   term(): Promise<void>;
 }
 
+const MAX_REDELIVERY_DELAY_MS = 30_000;
+
+/**
+ * How long a failed delivery waits before it comes again: doubling from `baseMs` with each
+ * delivery, at most 30 s. A fixed short delay would spend a consumer's `maxDeliver` (10) within
+ * seconds of a passing outage (a database restart) and drop the message for good; doubling
+ * spreads the ten over about a minute and a half.
+ */
+export function redeliveryDelay(deliveryCount: number, baseMs = 250): number {
+  return Math.min(MAX_REDELIVERY_DELAY_MS, baseMs * 2 ** Math.max(0, deliveryCount - 1));
+}
+
 export interface DeliveryContext {
   stream: string;
   durable: string;

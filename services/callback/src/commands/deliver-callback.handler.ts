@@ -1,6 +1,6 @@
 import { Controller, Inject } from '@nestjs/common';
 import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
-import type { BusContext, DeliveredMessage } from '@runline/bus';
+import { redeliveryDelay, type BusContext, type DeliveredMessage } from '@runline/bus';
 import {
   CALLBACK_COMMAND_SUBJECTS,
   EVENT_TYPES,
@@ -55,7 +55,7 @@ export class DeliverCallbackHandler {
       await message.ack();
     } catch (error) {
       this.logger.warn({ err: error, deliveryId: delivery.id }, 'DeliverCallback could not be recorded; it is redelivered');
-      await message.nak(250).catch(() => undefined);
+      await message.nak(redeliveryDelay(message.deliveryCount)).catch(() => undefined);
     }
   }
 }

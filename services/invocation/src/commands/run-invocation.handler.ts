@@ -1,6 +1,6 @@
 import { Controller, Inject, type OnApplicationShutdown } from '@nestjs/common';
 import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
-import type { BusContext, DeliveredMessage } from '@runline/bus';
+import { redeliveryDelay, type BusContext, type DeliveredMessage } from '@runline/bus';
 import { EVENT_TYPES, INVOCATION_COMMAND_SUBJECTS, unpackPayloadAs, type Envelope } from '@runline/contracts';
 import type { Logger } from '@runline/observability';
 import { Gauge, type Registry } from 'prom-client';
@@ -11,8 +11,6 @@ import { RunStarter } from '../runs/run-starter.js';
 
 /** Start commands taken beyond the run slots, so the next claims are ready when a slot frees. */
 export const START_INTAKE_MARGIN = 8;
-const RETRY_BASE_DELAY_MS = 250;
-const MAX_RETRY_DELAY_MS = 30_000;
 
 /**
  * Takes RunInvocation commands off the work queue and starts the QUEUED run (see RunStarter).
@@ -67,8 +65,7 @@ export class RunInvocationHandler implements OnApplicationShutdown {
       await this.starter.start(invocationId, { status: 'QUEUED', dispatched: true }, () => message.ack());
     } catch (error) {
       this.logger.warn({ err: error, invocationId, delivery: message.deliveryCount }, 'run could not be started; the command is redelivered');
-      const delayMs = Math.min(MAX_RETRY_DELAY_MS, RETRY_BASE_DELAY_MS * 2 ** Math.max(0, message.deliveryCount - 1));
-      await message.nak(delayMs).catch(() => undefined);
+      await message.nak(redeliveryDelay(message.deliveryCount)).catch(() => undefined);
       return;
     }
     // Not claimed (no longer waiting): done. Claimed: the starter acknowledged it already, and this is a no-op.

@@ -1,6 +1,6 @@
 import { Controller, Inject, type OnApplicationShutdown } from '@nestjs/common';
 import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
-import type { BusContext, DeliveredMessage } from '@runline/bus';
+import { redeliveryDelay, type BusContext, type DeliveredMessage } from '@runline/bus';
 import { EVENT_TYPES, JobKind, SCHEDULER_EVENT_SUBJECTS, timestampDate, unpackPayloadAs, type Envelope, type ScheduledJobFired } from '@runline/contracts';
 import type { Logger } from '@runline/observability';
 import { LOGGER } from '@runline/runtime';
@@ -59,7 +59,7 @@ export class ScheduledJobFiredHandler implements OnApplicationShutdown {
       await message.ack();
     } catch (error) {
       this.logger.warn({ err: error, job: job.name, invocationId: job.invocationId }, 'fired job could not start its run; it is redelivered');
-      await message.nak().catch(() => undefined);
+      await message.nak(redeliveryDelay(message.deliveryCount)).catch(() => undefined);
     }
   }
 }
