@@ -66,6 +66,8 @@ const moduleBoundaries = {
     { sourceTag: 'lib:engine', onlyDependOnLibsWithTags: ['lib:testing'] },
     { sourceTag: 'lib:observability', onlyDependOnLibsWithTags: ['lib:testing'] },
     { sourceTag: 'lib:outbound', onlyDependOnLibsWithTags: ['lib:testing'] },
+    // The delivery signatures are a wire contract both the gateway and the webhook service read.
+    { sourceTag: 'lib:signatures', onlyDependOnLibsWithTags: ['lib:testing'] },
     { sourceTag: 'lib:runtime', onlyDependOnLibsWithTags: ['lib:bus', 'lib:contracts', 'lib:db', 'lib:observability', 'lib:testing'] },
     { sourceTag: 'lib:testing', onlyDependOnLibsWithTags: ['lib:bus', 'lib:contracts', 'lib:db', 'lib:observability', 'lib:runtime', 'lib:testing'] },
     { sourceTag: 'type:service', onlyDependOnLibsWithTags: ['type:lib'] },

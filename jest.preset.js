@@ -2,7 +2,7 @@
 // decorator metadata for Nest's dependency injection. Run with --experimental-vm-modules.
 import { createDefaultEsmPreset } from 'ts-jest';
 
-const libs = ['api-client', 'contracts', 'bus', 'db', 'engine', 'observability', 'outbound', 'runtime', 'testing'];
+const libs = ['api-client', 'contracts', 'bus', 'db', 'engine', 'observability', 'outbound', 'runtime', 'signatures', 'testing'];
 const services = ['gateway', 'invocation', 'scheduler', 'polling', 'dead-letter', 'callback', 'webhook'];
 
 export default {

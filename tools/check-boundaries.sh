@@ -79,6 +79,10 @@ probe "libs/bus/src/$tag-bus-db.ts" '@nx/enforce-module-boundaries' \
   "import { probe } from '@runline/db';
 export const busUsesNoOtherLib = probe;"
 
+probe "libs/signatures/src/$tag-signatures.ts" '@nx/enforce-module-boundaries' \
+  "import { probe } from '@runline/contracts';
+export const signaturesDependOnNothing = probe;"
+
 probe "libs/bus/src/$tag-self.ts" '@nx/enforce-module-boundaries~use relative imports' \
   "import { probe } from '@runline/bus';
 export const ownIndexFromInside = probe;"

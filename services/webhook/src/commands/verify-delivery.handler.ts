@@ -14,10 +14,8 @@ import {
 } from '@runline/contracts';
 import { GroupCommit, retryTransient, TransactionRunner } from '@runline/db';
 import { METRICS_REGISTRY, SecretBox } from '@runline/runtime';
+import { DELIVERY_VERDICTS_METRIC, deliveryKeyOf, RunlineSignatureScheme, type DeliveryScheme, type DeliveryVerdictLabel, type IncomingDelivery } from '@runline/signatures';
 import { WebhookConfig } from '../config.js';
-import type { DeliveryScheme, IncomingDelivery } from '../deliveries/delivery-scheme.js';
-import { deliveryKeyOf } from '../deliveries/delivery-key.js';
-import { RunlineSignatureScheme } from '../deliveries/runline-signature.scheme.js';
 import { hooksByIds, type HookRow } from '../hooks/inbound-hooks.repository.js';
 import { adapterFor } from '../providers/provider-registry.js';
 import { subscriptionById } from '../subscriptions/webhook-subscriptions.repository.js';
@@ -30,7 +28,7 @@ import { subscriptionById } from '../subscriptions/webhook-subscriptions.reposit
  */
 const OUTAGE_RETRY = { maxElapsedMs: 10_000 };
 
-const VERDICT_LABELS: Record<DeliveryVerdict, string> = {
+const VERDICT_LABELS: Record<DeliveryVerdict, DeliveryVerdictLabel | 'unspecified'> = {
   [DeliveryVerdict.UNSPECIFIED]: 'unspecified',
   [DeliveryVerdict.VERIFIED]: 'verified',
   [DeliveryVerdict.NOT_FOUND]: 'not_found',
@@ -74,12 +72,7 @@ export class VerifyDeliveryHandler {
     this.hooks = new GroupCommit((ids) => retryTransient(() => hooksByIds(transactions, ids), OUTAGE_RETRY), 2);
     this.scheme = new RunlineSignatureScheme(config.WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS);
     this.defaultRateLimit = config.WEBHOOK_DEFAULT_RATE_LIMIT_PER_MINUTE;
-    this.verdicts = new Counter({
-      name: 'runline_webhook_deliveries_total',
-      help: 'Deliveries to inbound hooks and managed subscriptions, by verification verdict.',
-      labelNames: ['verdict'],
-      registers: [registry],
-    });
+    this.verdicts = new Counter({ ...DELIVERY_VERDICTS_METRIC, registers: [registry] });
   }
 
   @MessagePattern(WEBHOOK_REQUEST_SUBJECTS.VERIFY_DELIVERY)

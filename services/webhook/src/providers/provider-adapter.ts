@@ -1,5 +1,5 @@
 import type { OutboundGuard } from '@runline/outbound';
-import type { DeliveryScheme } from '../deliveries/delivery-scheme.js';
+import type { DeliveryScheme } from '@runline/signatures';
 
 /** The providers whose webhooks Runline creates and removes itself (DESIGN section 9). */
 export type ProviderName = 'stripe' | 'shopify' | 'github';

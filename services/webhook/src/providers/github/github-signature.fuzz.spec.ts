@@ -1,7 +1,7 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
 import { sign, verify } from '@octokit/webhooks-methods';
 import fc from 'fast-check';
-import type { IncomingDelivery } from '../../deliveries/delivery-scheme.js';
+import type { IncomingDelivery } from '@runline/signatures';
 import { GithubSignatureScheme, parseGithubSignature } from './github-signature.scheme.js';
 
 const scheme = new GithubSignatureScheme();

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import { sign } from '@octokit/webhooks-methods';
-import type { IncomingDelivery } from '../../deliveries/delivery-scheme.js';
+import type { IncomingDelivery } from '@runline/signatures';
 import { GithubSignatureScheme, parseGithubSignature } from './github-signature.scheme.js';
 
 const SECRET = 'a-github-hook-secret-0123456789';

@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { DeliveryScheme, IncomingDelivery, Verification } from '../../deliveries/delivery-scheme.js';
+import type { DeliveryScheme, IncomingDelivery, Verification } from '@runline/signatures';
 
 export const GITHUB_SIGNATURE_HEADER = 'x-hub-signature-256';
 export const GITHUB_DELIVERY_HEADER = 'x-github-delivery';

@@ -1,6 +1,6 @@
 import { createHmac } from 'node:crypto';
 import fc from 'fast-check';
-import type { IncomingDelivery } from '../../deliveries/delivery-scheme.js';
+import type { IncomingDelivery } from '@runline/signatures';
 import { ShopifySignatureScheme, parseShopifyHmac } from './shopify-signature.scheme.js';
 
 const SECRET = 'shopify-app-client-secret';

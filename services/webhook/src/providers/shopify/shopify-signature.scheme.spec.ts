@@ -1,5 +1,5 @@
 import { createHmac } from 'node:crypto';
-import type { IncomingDelivery } from '../../deliveries/delivery-scheme.js';
+import type { IncomingDelivery } from '@runline/signatures';
 import { ShopifySignatureScheme } from './shopify-signature.scheme.js';
 
 const SECRET = 'shopify-app-client-secret';

@@ -1,5 +1,5 @@
 import { createHmac, timingSafeEqual } from 'node:crypto';
-import type { DeliveryScheme, IncomingDelivery, Verification } from '../../deliveries/delivery-scheme.js';
+import type { DeliveryScheme, IncomingDelivery, Verification } from '@runline/signatures';
 
 /**
  * The headers of a Shopify webhook delivery over HTTPS, as listed in "Webhooks delivery

@@ -1,5 +1,5 @@
 import Stripe from 'stripe';
-import type { IncomingDelivery } from '../../deliveries/delivery-scheme.js';
+import type { IncomingDelivery } from '@runline/signatures';
 import { parseStripeSignature, StripeSignatureScheme } from './stripe-signature.scheme.js';
 
 const SECRET = 'whsec_test_0123456789abcdefghijklmnop';

@@ -3,10 +3,11 @@ import { createHash } from 'node:crypto';
 /**
  * The idempotency key a delivery's run starts with, derived from the hook (or subscription) and
  * the sender's delivery id: the same delivery always gets the same key, so naming it costs no
- * write here. The dedupe itself happens where the run is recorded: the invocation service takes
- * the key in the transaction that records the run, so a repeated or racing copy of the delivery
- * finds the first run (409), and a delivery is claimed by the very commit that makes its run
- * durable (no claim of its own to commit first, none left behind by a crash in between).
+ * write wherever the delivery is verified. The dedupe itself happens where the run is recorded:
+ * the invocation service takes the key in the transaction that records the run, so a repeated
+ * or racing copy of the delivery finds the first run (409), and a delivery is claimed by the
+ * very commit that makes its run durable (no claim of its own to commit first, none left
+ * behind by a crash in between).
  *
  * Shaped as a UUID (version 8, RFC 9562's layout for custom content) from SHA-256, so the run's
  * key reads `hook:<uuid>` as before. The hook id is a UUID (no newline, so the two never run
