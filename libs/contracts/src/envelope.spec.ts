@@ -19,6 +19,7 @@ import {
   ApiTokenRevokedSchema,
   ProjectDeletedSchema,
   DefinitionPublishedSchema,
+  InboundHookRevokedSchema,
   EnrollmentPolicy,
   OnErrorPolicy,
   OrganizationCreatedSchema,
@@ -210,6 +211,12 @@ describe('encode / decode / unpack round trip', () => {
     newEnvelope({
       type: EVENT_TYPES.PROJECT_DELETED,
       payload: create(ProjectDeletedSchema, { orgId: 'org-1', projectId: 'prj-1', configVersion: 8n }),
+      orgId: 'org-1',
+      projectId: 'prj-1',
+    }),
+    newEnvelope({
+      type: EVENT_TYPES.INBOUND_HOOK_REVOKED,
+      payload: create(InboundHookRevokedSchema, { orgId: 'org-1', projectId: 'prj-1', hookId: 'hook-1', configVersion: 9n }),
       orgId: 'org-1',
       projectId: 'prj-1',
     }),

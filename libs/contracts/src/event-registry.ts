@@ -13,6 +13,7 @@ import type { DescMessage, MessageShape } from '@bufbuild/protobuf';
 import {
   ApiTokenRevokedSchema,
   DefinitionPublishedSchema,
+  InboundHookRevokedSchema,
   OrganizationCreatedSchema,
   OrganizationPlanChangedSchema,
   ProjectApiSettingsChangedSchema,
@@ -66,6 +67,7 @@ export const EVENT_TYPES = Object.freeze({
   DEFINITION_PUBLISHED: 'gateway.DefinitionPublished.v1',
   API_TOKEN_REVOKED: 'gateway.ApiTokenRevoked.v1',
   PROJECT_DELETED: 'gateway.ProjectDeleted.v1',
+  INBOUND_HOOK_REVOKED: 'gateway.InboundHookRevoked.v1',
   INVOCATION_QUEUED: 'invocation.InvocationQueued.v1',
   INVOCATION_STARTED: 'invocation.InvocationStarted.v1',
   INVOCATION_SUCCEEDED: 'invocation.InvocationSucceeded.v1',
@@ -133,6 +135,10 @@ export const EVENT_REGISTRY = Object.freeze({
   [EVENT_TYPES.PROJECT_DELETED]: {
     schema: ProjectDeletedSchema,
     subject: GATEWAY_EVENT_SUBJECTS.PROJECT_DELETED,
+  },
+  [EVENT_TYPES.INBOUND_HOOK_REVOKED]: {
+    schema: InboundHookRevokedSchema,
+    subject: GATEWAY_EVENT_SUBJECTS.INBOUND_HOOK_REVOKED,
   },
   [EVENT_TYPES.INVOCATION_QUEUED]: { schema: InvocationQueuedSchema, subject: INVOCATION_EVENT_SUBJECTS.INVOCATION_QUEUED },
   [EVENT_TYPES.INVOCATION_STARTED]: { schema: InvocationStartedSchema, subject: INVOCATION_EVENT_SUBJECTS.INVOCATION_STARTED },

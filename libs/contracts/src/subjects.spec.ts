@@ -65,6 +65,7 @@ describe('subjects', () => {
       DEFINITION_PUBLISHED: 'gateway.evt.definition-published',
       API_TOKEN_REVOKED: 'gateway.evt.api-token-revoked',
       PROJECT_DELETED: 'gateway.evt.project-deleted',
+      INBOUND_HOOK_REVOKED: 'gateway.evt.inbound-hook-revoked',
     });
     expect(INVOCATION_QUERY_SUBJECTS.GET_INVOCATION).toBe('invocation.qry.get-invocation');
     expect(INVOCATION_REQUEST_SUBJECTS).toEqual({

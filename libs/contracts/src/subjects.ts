@@ -25,7 +25,7 @@ export interface StreamSpec {
 
 /** JetStream stream names. */
 export const STREAM_NAMES = Object.freeze({
-  /** Events published by the gateway (organizations, plans, projects, definitions, tokens). */
+  /** Events published by the gateway (organizations, plans, projects, definitions, tokens, hooks revoked). */
   GATEWAY_EVENTS: 'GATEWAY_EVENTS',
   /** Events published by the invocation service (the life of a run). */
   INVOCATION_EVENTS: 'INVOCATION_EVENTS',
@@ -69,6 +69,7 @@ export const GATEWAY_EVENT_SUBJECTS = Object.freeze({
   DEFINITION_PUBLISHED: 'gateway.evt.definition-published',
   API_TOKEN_REVOKED: 'gateway.evt.api-token-revoked',
   PROJECT_DELETED: 'gateway.evt.project-deleted',
+  INBOUND_HOOK_REVOKED: 'gateway.evt.inbound-hook-revoked',
 } as const);
 
 /** One subject per invocation event type (runline/invocation/v1/events.proto). */
@@ -197,7 +198,7 @@ export const WEBHOOK_REQUEST_SUBJECTS = Object.freeze({
   CREATE_INBOUND_HOOK: 'webhook.req.create-inbound-hook',
   /** `RevokeInboundHookRequest` → `RevokeInboundHookReply`. */
   REVOKE_INBOUND_HOOK: 'webhook.req.revoke-inbound-hook',
-  /** `VerifyDeliveryRequest` → `VerifyDeliveryReply`: the hot path of every inbound delivery. */
+  /** `VerifyDeliveryRequest` → `VerifyDeliveryReply`: deliveries to ids that are not inbound hooks (managed subscriptions). */
   VERIFY_DELIVERY: 'webhook.req.verify-delivery',
   /** `RecordRejectedDeliveryRequest` → `RecordRejectedDeliveryReply`. */
   RECORD_REJECTED_DELIVERY: 'webhook.req.record-rejected-delivery',
@@ -213,6 +214,8 @@ export const WEBHOOK_REQUEST_SUBJECTS = Object.freeze({
 export const WEBHOOK_QUERY_SUBJECTS = Object.freeze({
   /** `ListInboundHooksRequest` → `ListInboundHooksReply`. */
   LIST_INBOUND_HOOKS: 'webhook.qry.list-inbound-hooks',
+  /** `GetHookForGatewayRequest` → `GetHookForGatewayReply`: the gateway's copy of a hook, loaded on a miss. */
+  GET_HOOK_FOR_GATEWAY: 'webhook.qry.get-hook-for-gateway',
   /** `ListWebhookSubscriptionsRequest` → `ListWebhookSubscriptionsReply` (subscriptions.proto). */
   LIST_WEBHOOK_SUBSCRIPTIONS: 'webhook.qry.list-webhook-subscriptions',
 } as const);

@@ -11,8 +11,8 @@
 // receives and needs no earlier event to apply it. A consumer ignores an event older than
 // the state it already holds (compare Envelope.occurred_at or a version).
 //
-// config_version: every change that acts on a project (its settings, a publish, a token
-// revoked, its deletion) commits with a new, larger version of the
+// config_version: every change that acts on a project (its settings, a publish, a token or an
+// inbound hook revoked, its deletion) commits with a new, larger version of the
 // project's configuration, carried by the change's event. Commands that act for a project
 // carry the version their sender knew, so a receiver can tell that its copy is older than the
 // state the client was answered from. 0 = sent before versions existed.
@@ -34,7 +34,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file runline/gateway/v1/events.proto.
  */
 export const file_runline_gateway_v1_events: GenFile = /*@__PURE__*/
-  fileDesc("Ch9ydW5saW5lL2dhdGV3YXkvdjEvZXZlbnRzLnByb3RvEhJydW5saW5lLmdhdGV3YXkudjEiMwoTT3JnYW5pemF0aW9uQ3JlYXRlZBIOCgZvcmdfaWQYASABKAkSDAoEbmFtZRgCIAEoCSKRAgoXT3JnYW5pemF0aW9uUGxhbkNoYW5nZWQSDgoGb3JnX2lkGAEgASgJEhoKDW1vbnRobHlfcXVvdGEYAiABKANIAIgBARIiChVyYXRlX2xpbWl0X3Blcl9taW51dGUYAyABKAVIAYgBARIhChRyYXRlX2xpbWl0X3dpbmRvd19tcxgEIAEoA0gCiAEBEhgKC3JlbmV3YWxfZGF5GAUgASgFSAOIAQESFAoMcGxhbl92ZXJzaW9uGAYgASgDQhAKDl9tb250aGx5X3F1b3RhQhgKFl9yYXRlX2xpbWl0X3Blcl9taW51dGVCFwoVX3JhdGVfbGltaXRfd2luZG93X21zQg4KDF9yZW5ld2FsX2RheSKJAQoOUHJvamVjdENyZWF0ZWQSDgoGb3JnX2lkGAEgASgJEhIKCnByb2plY3RfaWQYAiABKAkSDAoEbmFtZRgDIAEoCRItCgR0eXBlGAQgASgOMh8ucnVubGluZS5nYXRld2F5LnYxLlByb2plY3RUeXBlEhYKDmNvbmZpZ192ZXJzaW9uGAUgASgDIvoDChlQcm9qZWN0QXBpU2V0dGluZ3NDaGFuZ2VkEg4KBm9yZ19pZBgBIAEoCRISCgpwcm9qZWN0X2lkGAIgASgJEhwKFGV4dGVybmFsX2FwaV9lbmFibGVkGAMgASgIEkcKGWRlZmF1bHRfZW5yb2xsbWVudF9wb2xpY3kYBCABKA4yJC5ydW5saW5lLmdhdGV3YXkudjEuRW5yb2xsbWVudFBvbGljeRJCChdkZWZhdWx0X29uX2Vycm9yX3BvbGljeRgFIAEoDjIhLnJ1bmxpbmUuZ2F0ZXdheS52MS5PbkVycm9yUG9saWN5EiEKFGRlZmF1bHRfY2FsbGJhY2tfdXJsGAYgASgJSACIAQESJAoXZGVmYXVsdF9jYWxsYmFja19zZWNyZXQYByABKAlIAYgBARIiChVyYXRlX2xpbWl0X3Blcl9taW51dGUYCCABKAVIAogBARIhChRyYXRlX2xpbWl0X3dpbmRvd19tcxgJIAEoA0gDiAEBEhYKDmNvbmZpZ192ZXJzaW9uGAogASgDQhcKFV9kZWZhdWx0X2NhbGxiYWNrX3VybEIaChhfZGVmYXVsdF9jYWxsYmFja19zZWNyZXRCGAoWX3JhdGVfbGltaXRfcGVyX21pbnV0ZUIXChVfcmF0ZV9saW1pdF93aW5kb3dfbXMiewoTRGVmaW5pdGlvblB1Ymxpc2hlZBIOCgZvcmdfaWQYASABKAkSEgoKcHJvamVjdF9pZBgCIAEoCRIPCgd2ZXJzaW9uGAMgASgFEhcKD2RlZmluaXRpb25fanNvbhgEIAEoCRIWCg5jb25maWdfdmVyc2lvbhgFIAEoAyJfCg9BcGlUb2tlblJldm9rZWQSDgoGb3JnX2lkGAEgASgJEhIKCnByb2plY3RfaWQYAiABKAkSEAoIdG9rZW5faWQYAyABKAkSFgoOY29uZmlnX3ZlcnNpb24YBCABKAMiTAoOUHJvamVjdERlbGV0ZWQSDgoGb3JnX2lkGAEgASgJEhIKCnByb2plY3RfaWQYAiABKAkSFgoOY29uZmlnX3ZlcnNpb24YAyABKAMqYgoLUHJvamVjdFR5cGUSHAoYUFJPSkVDVF9UWVBFX1VOU1BFQ0lGSUVEEAASGAoUUFJPSkVDVF9UWVBFX0NIQVRCT1QQARIbChdQUk9KRUNUX1RZUEVfQVVUT01BVElPThACKngKEEVucm9sbG1lbnRQb2xpY3kSIQodRU5ST0xMTUVOVF9QT0xJQ1lfVU5TUEVDSUZJRUQQABIeChpFTlJPTExNRU5UX1BPTElDWV9PTkVfVElNRRABEiEKHUVOUk9MTE1FTlRfUE9MSUNZX0VWRVJZX01BVENIEAIqaQoNT25FcnJvclBvbGljeRIfChtPTl9FUlJPUl9QT0xJQ1lfVU5TUEVDSUZJRUQQABIZChVPTl9FUlJPUl9QT0xJQ1lfQUJPUlQQARIcChhPTl9FUlJPUl9QT0xJQ1lfQ09OVElOVUUQAmIGcHJvdG8z");
+  fileDesc("Ch9ydW5saW5lL2dhdGV3YXkvdjEvZXZlbnRzLnByb3RvEhJydW5saW5lLmdhdGV3YXkudjEiMwoTT3JnYW5pemF0aW9uQ3JlYXRlZBIOCgZvcmdfaWQYASABKAkSDAoEbmFtZRgCIAEoCSKRAgoXT3JnYW5pemF0aW9uUGxhbkNoYW5nZWQSDgoGb3JnX2lkGAEgASgJEhoKDW1vbnRobHlfcXVvdGEYAiABKANIAIgBARIiChVyYXRlX2xpbWl0X3Blcl9taW51dGUYAyABKAVIAYgBARIhChRyYXRlX2xpbWl0X3dpbmRvd19tcxgEIAEoA0gCiAEBEhgKC3JlbmV3YWxfZGF5GAUgASgFSAOIAQESFAoMcGxhbl92ZXJzaW9uGAYgASgDQhAKDl9tb250aGx5X3F1b3RhQhgKFl9yYXRlX2xpbWl0X3Blcl9taW51dGVCFwoVX3JhdGVfbGltaXRfd2luZG93X21zQg4KDF9yZW5ld2FsX2RheSKJAQoOUHJvamVjdENyZWF0ZWQSDgoGb3JnX2lkGAEgASgJEhIKCnByb2plY3RfaWQYAiABKAkSDAoEbmFtZRgDIAEoCRItCgR0eXBlGAQgASgOMh8ucnVubGluZS5nYXRld2F5LnYxLlByb2plY3RUeXBlEhYKDmNvbmZpZ192ZXJzaW9uGAUgASgDIvoDChlQcm9qZWN0QXBpU2V0dGluZ3NDaGFuZ2VkEg4KBm9yZ19pZBgBIAEoCRISCgpwcm9qZWN0X2lkGAIgASgJEhwKFGV4dGVybmFsX2FwaV9lbmFibGVkGAMgASgIEkcKGWRlZmF1bHRfZW5yb2xsbWVudF9wb2xpY3kYBCABKA4yJC5ydW5saW5lLmdhdGV3YXkudjEuRW5yb2xsbWVudFBvbGljeRJCChdkZWZhdWx0X29uX2Vycm9yX3BvbGljeRgFIAEoDjIhLnJ1bmxpbmUuZ2F0ZXdheS52MS5PbkVycm9yUG9saWN5EiEKFGRlZmF1bHRfY2FsbGJhY2tfdXJsGAYgASgJSACIAQESJAoXZGVmYXVsdF9jYWxsYmFja19zZWNyZXQYByABKAlIAYgBARIiChVyYXRlX2xpbWl0X3Blcl9taW51dGUYCCABKAVIAogBARIhChRyYXRlX2xpbWl0X3dpbmRvd19tcxgJIAEoA0gDiAEBEhYKDmNvbmZpZ192ZXJzaW9uGAogASgDQhcKFV9kZWZhdWx0X2NhbGxiYWNrX3VybEIaChhfZGVmYXVsdF9jYWxsYmFja19zZWNyZXRCGAoWX3JhdGVfbGltaXRfcGVyX21pbnV0ZUIXChVfcmF0ZV9saW1pdF93aW5kb3dfbXMiewoTRGVmaW5pdGlvblB1Ymxpc2hlZBIOCgZvcmdfaWQYASABKAkSEgoKcHJvamVjdF9pZBgCIAEoCRIPCgd2ZXJzaW9uGAMgASgFEhcKD2RlZmluaXRpb25fanNvbhgEIAEoCRIWCg5jb25maWdfdmVyc2lvbhgFIAEoAyJfCg9BcGlUb2tlblJldm9rZWQSDgoGb3JnX2lkGAEgASgJEhIKCnByb2plY3RfaWQYAiABKAkSEAoIdG9rZW5faWQYAyABKAkSFgoOY29uZmlnX3ZlcnNpb24YBCABKAMiTAoOUHJvamVjdERlbGV0ZWQSDgoGb3JnX2lkGAEgASgJEhIKCnByb2plY3RfaWQYAiABKAkSFgoOY29uZmlnX3ZlcnNpb24YAyABKAMiYQoSSW5ib3VuZEhvb2tSZXZva2VkEg4KBm9yZ19pZBgBIAEoCRISCgpwcm9qZWN0X2lkGAIgASgJEg8KB2hvb2tfaWQYAyABKAkSFgoOY29uZmlnX3ZlcnNpb24YBCABKAMqYgoLUHJvamVjdFR5cGUSHAoYUFJPSkVDVF9UWVBFX1VOU1BFQ0lGSUVEEAASGAoUUFJPSkVDVF9UWVBFX0NIQVRCT1QQARIbChdQUk9KRUNUX1RZUEVfQVVUT01BVElPThACKngKEEVucm9sbG1lbnRQb2xpY3kSIQodRU5ST0xMTUVOVF9QT0xJQ1lfVU5TUEVDSUZJRUQQABIeChpFTlJPTExNRU5UX1BPTElDWV9PTkVfVElNRRABEiEKHUVOUk9MTE1FTlRfUE9MSUNZX0VWRVJZX01BVENIEAIqaQoNT25FcnJvclBvbGljeRIfChtPTl9FUlJPUl9QT0xJQ1lfVU5TUEVDSUZJRUQQABIZChVPTl9FUlJPUl9QT0xJQ1lfQUJPUlQQARIcChhPTl9FUlJPUl9QT0xJQ1lfQ09OVElOVUUQAmIGcHJvdG8z");
 
 /**
  * An organization was created. Wire type `gateway.OrganizationCreated.v1`.
@@ -373,6 +373,46 @@ export type ProjectDeleted = Message<"runline.gateway.v1.ProjectDeleted"> & {
  */
 export const ProjectDeletedSchema: GenMessage<ProjectDeleted> = /*@__PURE__*/
   messageDesc(file_runline_gateway_v1_events, 6);
+
+/**
+ * An inbound hook of the project was revoked (in the webhook service, which owns hooks; the
+ * gateway then commits this with a new configuration version). Gateway replicas keep copies of
+ * hooks tagged with the project's version, so the new one makes every copy stale for the next
+ * delivery, which is answered 410. The other services keep no hooks: for them it only moves the
+ * project's version on. Wire type `gateway.InboundHookRevoked.v1`.
+ *
+ * @generated from message runline.gateway.v1.InboundHookRevoked
+ */
+export type InboundHookRevoked = Message<"runline.gateway.v1.InboundHookRevoked"> & {
+  /**
+   * @generated from field: string org_id = 1;
+   */
+  orgId: string;
+
+  /**
+   * @generated from field: string project_id = 2;
+   */
+  projectId: string;
+
+  /**
+   * @generated from field: string hook_id = 3;
+   */
+  hookId: string;
+
+  /**
+   * The project's configuration version this revocation committed.
+   *
+   * @generated from field: int64 config_version = 4;
+   */
+  configVersion: bigint;
+};
+
+/**
+ * Describes the message runline.gateway.v1.InboundHookRevoked.
+ * Use `create(InboundHookRevokedSchema)` to create a new message.
+ */
+export const InboundHookRevokedSchema: GenMessage<InboundHookRevoked> = /*@__PURE__*/
+  messageDesc(file_runline_gateway_v1_events, 7);
 
 /**
  * Kind of project. A project's type never changes after creation.

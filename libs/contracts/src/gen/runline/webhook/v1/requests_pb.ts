@@ -1,12 +1,17 @@
 // Request/reply commands and queries answered by the webhook service (core NATS, plain
 // protobuf, no envelope). The gateway stays the only HTTP edge: it authenticates console
-// callers and checks their access to the project before it asks; the public hook URL's
-// delivery is verified here, where the hook secrets live (sealed), so no secret ever leaves
-// this service.
+// callers and checks their access to the project before it asks.
+//
+// Deliveries to the public hook URL: an inbound hook's are verified by the gateway itself, from
+// a copy of the hook it loads here (GetHookForGateway, the secret still sealed: only holders
+// of SECRETS_KEY open it) and keeps while the project's config_version is unchanged; the
+// gateway commits a new version whenever it has a hook revoked. Any other id (a managed
+// subscription's) is verified here (VerifyDelivery), which also still verifies hooks.
 //
 // - `webhook.req.create-inbound-hook`: CreateInboundHookRequest → CreateInboundHookReply
 // - `webhook.qry.list-inbound-hooks`: ListInboundHooksRequest → ListInboundHooksReply
 // - `webhook.req.revoke-inbound-hook`: RevokeInboundHookRequest → RevokeInboundHookReply
+// - `webhook.qry.get-hook-for-gateway`: GetHookForGatewayRequest → GetHookForGatewayReply
 // - `webhook.req.verify-delivery`: VerifyDeliveryRequest → VerifyDeliveryReply
 // - `webhook.req.record-rejected-delivery`: RecordRejectedDeliveryRequest → RecordRejectedDeliveryReply
 //
@@ -26,7 +31,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file runline/webhook/v1/requests.proto.
  */
 export const file_runline_webhook_v1_requests: GenFile = /*@__PURE__*/
-  fileDesc("CiFydW5saW5lL3dlYmhvb2svdjEvcmVxdWVzdHMucHJvdG8SEnJ1bmxpbmUud2ViaG9vay52MSKqAQoLSW5ib3VuZEhvb2sSCgoCaWQYASABKAkSDgoGb3JnX2lkGAIgASgJEhIKCnByb2plY3RfaWQYAyABKAkSDAoEbmFtZRgEIAEoCRIOCgZzdGF0dXMYBSABKAkSLgoKY3JlYXRlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASHQoVcmF0ZV9saW1pdF9wZXJfbWludXRlGAcgASgFInsKGENyZWF0ZUluYm91bmRIb29rUmVxdWVzdBIOCgZvcmdfaWQYASABKAkSEgoKcHJvamVjdF9pZBgCIAEoCRIMCgRuYW1lGAMgASgJEg4KBnNlY3JldBgEIAEoCRIdChVyYXRlX2xpbWl0X3Blcl9taW51dGUYBSABKAUiVwoWQ3JlYXRlSW5ib3VuZEhvb2tSZXBseRItCgRob29rGAEgASgLMh8ucnVubGluZS53ZWJob29rLnYxLkluYm91bmRIb29rEg4KBnNlY3JldBgCIAEoCSI9ChdMaXN0SW5ib3VuZEhvb2tzUmVxdWVzdBIOCgZvcmdfaWQYASABKAkSEgoKcHJvamVjdF9pZBgCIAEoCSJHChVMaXN0SW5ib3VuZEhvb2tzUmVwbHkSLgoFaG9va3MYASADKAsyHy5ydW5saW5lLndlYmhvb2sudjEuSW5ib3VuZEhvb2siSgoYUmV2b2tlSW5ib3VuZEhvb2tSZXF1ZXN0Eg4KBm9yZ19pZBgBIAEoCRISCgpwcm9qZWN0X2lkGAIgASgJEgoKAmlkGAMgASgJIlAKFlJldm9rZUluYm91bmRIb29rUmVwbHkSNgoHb3V0Y29tZRgBIAEoDjIlLnJ1bmxpbmUud2ViaG9vay52MS5SZXZva2VIb29rT3V0Y29tZSLkAQoVVmVyaWZ5RGVsaXZlcnlSZXF1ZXN0Eg8KB2hvb2tfaWQYASABKAkSEAoIcmF3X2JvZHkYAiABKAwSRwoHaGVhZGVycxgDIAMoCzI2LnJ1bmxpbmUud2ViaG9vay52MS5WZXJpZnlEZWxpdmVyeVJlcXVlc3QuSGVhZGVyc0VudHJ5Ei8KC3JlY2VpdmVkX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBouCgxIZWFkZXJzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASK3AQoTVmVyaWZ5RGVsaXZlcnlSZXBseRI0Cgd2ZXJkaWN0GAEgASgOMiMucnVubGluZS53ZWJob29rLnYxLkRlbGl2ZXJ5VmVyZGljdBIOCgZvcmdfaWQYAiABKAkSEgoKcHJvamVjdF9pZBgDIAEoCRIRCglob29rX25hbWUYBCABKAkSHQoVcmF0ZV9saW1pdF9wZXJfbWludXRlGAUgASgFEhQKDGRlbGl2ZXJ5X2tleRgGIAEoCSKGAQodUmVjb3JkUmVqZWN0ZWREZWxpdmVyeVJlcXVlc3QSDwoHaG9va19pZBgBIAEoCRIVCg1pbnZvY2F0aW9uX2lkGAIgASgJEhEKCWJvZHlfanNvbhgDIAEoCRISCgpydW5fdGFyZ2V0GAQgASgJEhYKDmZhaWx1cmVfcmVhc29uGAUgASgJIi8KG1JlY29yZFJlamVjdGVkRGVsaXZlcnlSZXBseRIQCghyZWNvcmRlZBgBIAEoCCp8ChFSZXZva2VIb29rT3V0Y29tZRIjCh9SRVZPS0VfSE9PS19PVVRDT01FX1VOU1BFQ0lGSUVEEAASHwobUkVWT0tFX0hPT0tfT1VUQ09NRV9SRVZPS0VEEAESIQodUkVWT0tFX0hPT0tfT1VUQ09NRV9OT1RfRk9VTkQQAir8AQoPRGVsaXZlcnlWZXJkaWN0EiAKHERFTElWRVJZX1ZFUkRJQ1RfVU5TUEVDSUZJRUQQABIdChlERUxJVkVSWV9WRVJESUNUX1ZFUklGSUVEEAESHgoaREVMSVZFUllfVkVSRElDVF9OT1RfRk9VTkQQAhIcChhERUxJVkVSWV9WRVJESUNUX1JFVk9LRUQQAxImCiJERUxJVkVSWV9WRVJESUNUX0lOVkFMSURfU0lHTkFUVVJFEAQSJAogREVMSVZFUllfVkVSRElDVF9TVEFMRV9USU1FU1RBTVAQBRIcChhERUxJVkVSWV9WRVJESUNUX0lHTk9SRUQQBmIGcHJvdG8z", [file_google_protobuf_timestamp]);
+  fileDesc("CiFydW5saW5lL3dlYmhvb2svdjEvcmVxdWVzdHMucHJvdG8SEnJ1bmxpbmUud2ViaG9vay52MSKqAQoLSW5ib3VuZEhvb2sSCgoCaWQYASABKAkSDgoGb3JnX2lkGAIgASgJEhIKCnByb2plY3RfaWQYAyABKAkSDAoEbmFtZRgEIAEoCRIOCgZzdGF0dXMYBSABKAkSLgoKY3JlYXRlZF9hdBgGIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASHQoVcmF0ZV9saW1pdF9wZXJfbWludXRlGAcgASgFInsKGENyZWF0ZUluYm91bmRIb29rUmVxdWVzdBIOCgZvcmdfaWQYASABKAkSEgoKcHJvamVjdF9pZBgCIAEoCRIMCgRuYW1lGAMgASgJEg4KBnNlY3JldBgEIAEoCRIdChVyYXRlX2xpbWl0X3Blcl9taW51dGUYBSABKAUiVwoWQ3JlYXRlSW5ib3VuZEhvb2tSZXBseRItCgRob29rGAEgASgLMh8ucnVubGluZS53ZWJob29rLnYxLkluYm91bmRIb29rEg4KBnNlY3JldBgCIAEoCSI9ChdMaXN0SW5ib3VuZEhvb2tzUmVxdWVzdBIOCgZvcmdfaWQYASABKAkSEgoKcHJvamVjdF9pZBgCIAEoCSJHChVMaXN0SW5ib3VuZEhvb2tzUmVwbHkSLgoFaG9va3MYASADKAsyHy5ydW5saW5lLndlYmhvb2sudjEuSW5ib3VuZEhvb2siSgoYUmV2b2tlSW5ib3VuZEhvb2tSZXF1ZXN0Eg4KBm9yZ19pZBgBIAEoCRISCgpwcm9qZWN0X2lkGAIgASgJEgoKAmlkGAMgASgJIlAKFlJldm9rZUluYm91bmRIb29rUmVwbHkSNgoHb3V0Y29tZRgBIAEoDjIlLnJ1bmxpbmUud2ViaG9vay52MS5SZXZva2VIb29rT3V0Y29tZSLkAQoVVmVyaWZ5RGVsaXZlcnlSZXF1ZXN0Eg8KB2hvb2tfaWQYASABKAkSEAoIcmF3X2JvZHkYAiABKAwSRwoHaGVhZGVycxgDIAMoCzI2LnJ1bmxpbmUud2ViaG9vay52MS5WZXJpZnlEZWxpdmVyeVJlcXVlc3QuSGVhZGVyc0VudHJ5Ei8KC3JlY2VpdmVkX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBouCgxIZWFkZXJzRW50cnkSCwoDa2V5GAEgASgJEg0KBXZhbHVlGAIgASgJOgI4ASK3AQoTVmVyaWZ5RGVsaXZlcnlSZXBseRI0Cgd2ZXJkaWN0GAEgASgOMiMucnVubGluZS53ZWJob29rLnYxLkRlbGl2ZXJ5VmVyZGljdBIOCgZvcmdfaWQYAiABKAkSEgoKcHJvamVjdF9pZBgDIAEoCRIRCglob29rX25hbWUYBCABKAkSHQoVcmF0ZV9saW1pdF9wZXJfbWludXRlGAUgASgFEhQKDGRlbGl2ZXJ5X2tleRgGIAEoCSKGAQodUmVjb3JkUmVqZWN0ZWREZWxpdmVyeVJlcXVlc3QSDwoHaG9va19pZBgBIAEoCRIVCg1pbnZvY2F0aW9uX2lkGAIgASgJEhEKCWJvZHlfanNvbhgDIAEoCRISCgpydW5fdGFyZ2V0GAQgASgJEhYKDmZhaWx1cmVfcmVhc29uGAUgASgJIi8KG1JlY29yZFJlamVjdGVkRGVsaXZlcnlSZXBseRIQCghyZWNvcmRlZBgBIAEoCCIrChhHZXRIb29rRm9yR2F0ZXdheVJlcXVlc3QSDwoHaG9va19pZBgBIAEoCSK6AQoPSW5ib3VuZEhvb2tDb3B5EgoKAmlkGAEgASgJEg4KBm9yZ19pZBgCIAEoCRISCgpwcm9qZWN0X2lkGAMgASgJEgwKBG5hbWUYBCABKAkSFQoNc2VhbGVkX3NlY3JldBgFIAEoCRIOCgZzdGF0dXMYBiABKAkSHQoVcmF0ZV9saW1pdF9wZXJfbWludXRlGAcgASgFEiMKG3RpbWVzdGFtcF90b2xlcmFuY2Vfc2Vjb25kcxgIIAEoBSJLChZHZXRIb29rRm9yR2F0ZXdheVJlcGx5EjEKBGhvb2sYASABKAsyIy5ydW5saW5lLndlYmhvb2sudjEuSW5ib3VuZEhvb2tDb3B5KnwKEVJldm9rZUhvb2tPdXRjb21lEiMKH1JFVk9LRV9IT09LX09VVENPTUVfVU5TUEVDSUZJRUQQABIfChtSRVZPS0VfSE9PS19PVVRDT01FX1JFVk9LRUQQARIhCh1SRVZPS0VfSE9PS19PVVRDT01FX05PVF9GT1VORBACKvwBCg9EZWxpdmVyeVZlcmRpY3QSIAocREVMSVZFUllfVkVSRElDVF9VTlNQRUNJRklFRBAAEh0KGURFTElWRVJZX1ZFUkRJQ1RfVkVSSUZJRUQQARIeChpERUxJVkVSWV9WRVJESUNUX05PVF9GT1VORBACEhwKGERFTElWRVJZX1ZFUkRJQ1RfUkVWT0tFRBADEiYKIkRFTElWRVJZX1ZFUkRJQ1RfSU5WQUxJRF9TSUdOQVRVUkUQBBIkCiBERUxJVkVSWV9WRVJESUNUX1NUQUxFX1RJTUVTVEFNUBAFEhwKGERFTElWRVJZX1ZFUkRJQ1RfSUdOT1JFRBAGYgZwcm90bzM", [file_google_protobuf_timestamp]);
 
 /**
  * An inbound hook as the console shows it: never its secret.
@@ -394,6 +399,110 @@ export type RecordRejectedDeliveryReply = Message<"runline.webhook.v1.RecordReje
  */
 export const RecordRejectedDeliveryReplySchema: GenMessage<RecordRejectedDeliveryReply> = /*@__PURE__*/
   messageDesc(file_runline_webhook_v1_requests, 10);
+
+/**
+ * The hook the gateway verifies a delivery to `/v1/hooks/{hook_id}` with, when it holds no
+ * current copy of it.
+ *
+ * @generated from message runline.webhook.v1.GetHookForGatewayRequest
+ */
+export type GetHookForGatewayRequest = Message<"runline.webhook.v1.GetHookForGatewayRequest"> & {
+  /**
+   * @generated from field: string hook_id = 1;
+   */
+  hookId: string;
+};
+
+/**
+ * Describes the message runline.webhook.v1.GetHookForGatewayRequest.
+ * Use `create(GetHookForGatewayRequestSchema)` to create a new message.
+ */
+export const GetHookForGatewayRequestSchema: GenMessage<GetHookForGatewayRequest> = /*@__PURE__*/
+  messageDesc(file_runline_webhook_v1_requests, 11);
+
+/**
+ * An inbound hook as the gateway keeps it to verify deliveries: everything the verification
+ * and the run need, the signing secret sealed (SecretBox with SECRETS_KEY) as it is stored.
+ *
+ * @generated from message runline.webhook.v1.InboundHookCopy
+ */
+export type InboundHookCopy = Message<"runline.webhook.v1.InboundHookCopy"> & {
+  /**
+   * @generated from field: string id = 1;
+   */
+  id: string;
+
+  /**
+   * @generated from field: string org_id = 2;
+   */
+  orgId: string;
+
+  /**
+   * @generated from field: string project_id = 3;
+   */
+  projectId: string;
+
+  /**
+   * @generated from field: string name = 4;
+   */
+  name: string;
+
+  /**
+   * The signing secret, sealed. Never logged, never shown.
+   *
+   * @generated from field: string sealed_secret = 5;
+   */
+  sealedSecret: string;
+
+  /**
+   * ACTIVE or REVOKED.
+   *
+   * @generated from field: string status = 6;
+   */
+  status: string;
+
+  /**
+   * Deliveries accepted per minute for this hook (the 429 limit).
+   *
+   * @generated from field: int32 rate_limit_per_minute = 7;
+   */
+  rateLimitPerMinute: number;
+
+  /**
+   * How far X-Runline-Timestamp may be from the time a delivery was received, in seconds (the
+   * webhook service's WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS): the setting keeps a single reader.
+   *
+   * @generated from field: int32 timestamp_tolerance_seconds = 8;
+   */
+  timestampToleranceSeconds: number;
+};
+
+/**
+ * Describes the message runline.webhook.v1.InboundHookCopy.
+ * Use `create(InboundHookCopySchema)` to create a new message.
+ */
+export const InboundHookCopySchema: GenMessage<InboundHookCopy> = /*@__PURE__*/
+  messageDesc(file_runline_webhook_v1_requests, 12);
+
+/**
+ * @generated from message runline.webhook.v1.GetHookForGatewayReply
+ */
+export type GetHookForGatewayReply = Message<"runline.webhook.v1.GetHookForGatewayReply"> & {
+  /**
+   * Unset: no inbound hook has this id. It may be a managed subscription's: the gateway then
+   * asks VerifyDelivery.
+   *
+   * @generated from field: runline.webhook.v1.InboundHookCopy hook = 1;
+   */
+  hook?: InboundHookCopy | undefined;
+};
+
+/**
+ * Describes the message runline.webhook.v1.GetHookForGatewayReply.
+ * Use `create(GetHookForGatewayReplySchema)` to create a new message.
+ */
+export const GetHookForGatewayReplySchema: GenMessage<GetHookForGatewayReply> = /*@__PURE__*/
+  messageDesc(file_runline_webhook_v1_requests, 13);
 
 /**
  * @generated from enum runline.webhook.v1.RevokeHookOutcome
