@@ -6,6 +6,7 @@ import {
   DefinitionPublishedSchema,
   EnrollmentPolicy,
   EVENT_TYPES,
+  InboundHookRevokedSchema,
   newEnvelope,
   OnErrorPolicy,
   OrganizationPlanChangedSchema,
@@ -73,6 +74,13 @@ describe('gateway copies', () => {
       orgId,
       projectId,
     });
+  const hookRevoked = (projectId: string, configVersion: number): Envelope =>
+    newEnvelope({
+      type: EVENT_TYPES.INBOUND_HOOK_REVOKED,
+      payload: create(InboundHookRevokedSchema, { orgId, projectId, hookId: randomUUID(), configVersion: BigInt(configVersion) }),
+      orgId,
+      projectId,
+    });
   const plan = (monthlyQuota: number, planVersion: number): Envelope =>
     newEnvelope({
       type: EVENT_TYPES.ORGANIZATION_PLAN_CHANGED,
@@ -125,6 +133,15 @@ describe('gateway copies', () => {
     const projectId = randomUUID();
     await copies.apply(settings(projectId, 1, true));
     await copies.apply(revoked(projectId, 2));
+    expect(await copyOf(projectId)).toMatchObject({ external_api_enabled: true, settings_version: 1, config_version: 2, deleted: false });
+  });
+
+  it('given a copy, when an inbound hook is revoked, then only the config version moves, once however often it comes', async () => {
+    const projectId = randomUUID();
+    await copies.apply(settings(projectId, 1, true));
+    const event = hookRevoked(projectId, 2);
+    expect(await copies.apply(event)).toBe(2);
+    await copies.apply(event);
     expect(await copyOf(projectId)).toMatchObject({ external_api_enabled: true, settings_version: 1, config_version: 2, deleted: false });
   });
 

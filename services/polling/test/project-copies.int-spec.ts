@@ -1,8 +1,10 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { createServiceDataSource } from '@runline/db';
+import { create, EVENT_TYPES, InboundHookRevokedSchema, newEnvelope } from '@runline/contracts';
+import { createServiceDataSource, TransactionRunner } from '@runline/db';
 import { migrateServices } from '@runline/runtime';
 import { createTestDatabase, type TestDatabase } from '@runline/testing';
+import { ProjectCopies } from '../src/events/project-copies.js';
 import { applySettings, markDeleted, projectState, raiseVersion } from '../src/events/project-copies.repository.js';
 import { pollingService } from '../src/polling.service.js';
 
@@ -80,6 +82,21 @@ describe('project copies repository', () => {
     expect(await state(projectId)).toEqual({ pollable: false, configVersion: 9 });
     await markDeleted(dataSource.manager, projectId, orgId, 3);
     expect(await stored(projectId)).toMatchObject({ deleted: true, config_version: 9 });
+  });
+
+  it('an inbound hook revoked moves only the version on, once however often it comes', async () => {
+    const projectId = randomUUID();
+    const copies = new ProjectCopies(new TransactionRunner(dataSource, { notify: () => undefined }));
+    await applySettings(dataSource.manager, projectId, orgId, false, 2);
+    const revoked = newEnvelope({
+      type: EVENT_TYPES.INBOUND_HOOK_REVOKED,
+      payload: create(InboundHookRevokedSchema, { orgId, projectId, hookId: randomUUID(), configVersion: 3n }),
+      orgId,
+      projectId,
+    });
+    expect(await copies.apply(revoked)).toBe(3);
+    expect(await copies.apply(revoked)).toBe(3);
+    expect(await stored(projectId)).toMatchObject({ external_api_enabled: false, settings_version: 2, config_version: 3 });
   });
 
   it('markDeleted on a project first heard of by its deletion', async () => {

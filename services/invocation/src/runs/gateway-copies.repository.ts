@@ -138,6 +138,13 @@ export class GatewayCopies {
         await this.once('api-token-revoked', envelope, (sql) => raiseConfigVersion(sql, event.projectId, version));
         return version;
       }
+      case EVENT_TYPES.INBOUND_HOOK_REVOKED: {
+        // Hooks are the webhook service's, copied by the gateway alone: only the version moves on.
+        const event = unpackPayloadAs(envelope, EVENT_TYPES.INBOUND_HOOK_REVOKED);
+        const version = Number(event.configVersion);
+        await this.once('inbound-hook-revoked', envelope, (sql) => raiseConfigVersion(sql, event.projectId, version));
+        return version;
+      }
       case EVENT_TYPES.PROJECT_DELETED: {
         const event = unpackPayloadAs(envelope, EVENT_TYPES.PROJECT_DELETED);
         const version = Number(event.configVersion);

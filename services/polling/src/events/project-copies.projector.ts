@@ -32,6 +32,11 @@ export class ProjectCopiesProjector {
     await this.copies.apply(envelope);
   }
 
+  @EventPattern(GATEWAY_EVENT_SUBJECTS.INBOUND_HOOK_REVOKED)
+  async inboundHookRevoked(@Payload() envelope: Envelope): Promise<void> {
+    await this.copies.apply(envelope);
+  }
+
   @EventPattern(GATEWAY_EVENT_SUBJECTS.PROJECT_DELETED)
   async projectDeleted(@Payload() envelope: Envelope): Promise<void> {
     await this.copies.apply(envelope);

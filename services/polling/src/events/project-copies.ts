@@ -42,6 +42,12 @@ export class ProjectCopies {
           raiseVersion(manager, event.projectId, event.orgId, version),
         );
       }
+      case EVENT_TYPES.INBOUND_HOOK_REVOKED: {
+        const event = unpackPayloadAs(envelope, EVENT_TYPES.INBOUND_HOOK_REVOKED);
+        return this.once('inbound-hook-revoked', envelope, Number(event.configVersion), (manager, version) =>
+          raiseVersion(manager, event.projectId, event.orgId, version),
+        );
+      }
       case EVENT_TYPES.PROJECT_DELETED: {
         const event = unpackPayloadAs(envelope, EVENT_TYPES.PROJECT_DELETED);
         return this.once('project-deleted', envelope, Number(event.configVersion), async (manager, version) => {
