@@ -9,6 +9,7 @@ import { RevokeInboundHookHandler } from './commands/revoke-inbound-hook.handler
 import { RevokeSubscriptionHandler } from './commands/revoke-subscription.handler.js';
 import { VerifyDeliveryHandler } from './commands/verify-delivery.handler.js';
 import { allowedCidrs, WebhookConfig } from './config.js';
+import { GetHookForGatewayHandler } from './queries/get-hook-for-gateway.handler.js';
 import { ListInboundHooksHandler } from './queries/list-inbound-hooks.handler.js';
 import { ListSubscriptionsHandler } from './queries/list-subscriptions.handler.js';
 import { SubscriptionProvisioner } from './subscriptions/subscription-provisioner.js';
@@ -22,6 +23,7 @@ import { SubscriptionProvisioner } from './subscriptions/subscription-provisione
     CreateInboundHookHandler,
     ListInboundHooksHandler,
     RevokeInboundHookHandler,
+    GetHookForGatewayHandler,
     VerifyDeliveryHandler,
     RecordRejectedDeliveryHandler,
     CreateSubscriptionHandler,

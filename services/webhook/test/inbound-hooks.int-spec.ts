@@ -1,9 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
+import { create, fromBinary, GetHookForGatewayReplySchema, GetHookForGatewayRequestSchema, toBinary } from '@runline/contracts';
 import { createServiceDataSource, TransactionRunner } from '@runline/db';
 import { migrateServices } from '@runline/runtime';
 import { createTestDatabase, type TestDatabase } from '@runline/testing';
+import type { WebhookConfig } from '../src/config.js';
 import { hookById, hooksByIds, hooksOfProject, insertHook, revokeHook } from '../src/hooks/inbound-hooks.repository.js';
+import { GetHookForGatewayHandler } from '../src/queries/get-hook-for-gateway.handler.js';
 import { webhookService } from '../src/webhook.service.js';
 
 /** The webhook service's statements on a real PostgreSQL: hooks. */
@@ -60,5 +63,27 @@ describe('inbound hooks repository', () => {
     expect(rows.map((row) => row?.id ?? null)).toEqual([null, hook.id, null, hook.id]);
     expect(rows[1]).toMatchObject({ org_id: hook.orgId, project_id: hook.projectId, name: 'orders', sealed_secret: 'sealed', status: 'ACTIVE', rate_limit_per_minute: 600 });
     expect(await hooksByIds(runner, ['x'])).toEqual([null]);
+  });
+
+  it('answers the gateway a hook with its secret still sealed, its status and the timestamp tolerance; nothing for an unknown id or a non-id', async () => {
+    const handler = new GetHookForGatewayHandler(runner, { WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS: 120 } as WebhookConfig);
+    const ask = async (hookId: string) =>
+      fromBinary(GetHookForGatewayReplySchema, await handler.execute(toBinary(GetHookForGatewayRequestSchema, create(GetHookForGatewayRequestSchema, { hookId })))).hook;
+    const hook = newHook();
+    await insertHook(dataSource.manager, hook, new Date('2030-01-01T00:00:00Z'));
+    const expected = {
+      id: hook.id,
+      orgId: hook.orgId,
+      projectId: hook.projectId,
+      name: 'orders',
+      sealedSecret: 'sealed',
+      rateLimitPerMinute: 600,
+      timestampToleranceSeconds: 120,
+    };
+    expect(await ask(hook.id)).toMatchObject({ ...expected, status: 'ACTIVE' });
+    await revokeHook(dataSource.manager, hook.projectId, hook.id, new Date());
+    expect(await ask(hook.id.toUpperCase())).toMatchObject({ ...expected, status: 'REVOKED' });
+    expect(await ask(randomUUID())).toBeUndefined();
+    expect(await ask('not-a-uuid')).toBeUndefined();
   });
 });

@@ -5,8 +5,9 @@ import { TransactionRunner } from '@runline/db';
 import { revokeHook } from '../hooks/inbound-hooks.repository.js';
 
 /**
- * Revokes a hook: its URL answers 410 from the next delivery on, on every gateway replica, since
- * every delivery is verified here against the row (no copy anywhere to go stale).
+ * Revokes a hook. Gateway replicas verify deliveries from copies of hooks: the gateway that asked
+ * commits a new config_version of the project once this has answered, which makes every copy
+ * stale, so the URL answers 410 from the next delivery on, on every replica.
  */
 @Controller()
 export class RevokeInboundHookHandler {

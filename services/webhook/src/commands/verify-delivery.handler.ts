@@ -16,17 +16,10 @@ import { GroupCommit, retryTransient, TransactionRunner } from '@runline/db';
 import { METRICS_REGISTRY, SecretBox } from '@runline/runtime';
 import { DELIVERY_VERDICTS_METRIC, deliveryKeyOf, RunlineSignatureScheme, type DeliveryScheme, type DeliveryVerdictLabel, type IncomingDelivery } from '@runline/signatures';
 import { WebhookConfig } from '../config.js';
+import { DELIVERY_READ_RETRY } from '../hooks/delivery-read-retry.js';
 import { hooksByIds, type HookRow } from '../hooks/inbound-hooks.repository.js';
 import { adapterFor } from '../providers/provider-registry.js';
 import { subscriptionById } from '../subscriptions/webhook-subscriptions.repository.js';
-
-/**
- * A delivery's reads are retried through a passing database outage (a cut connection, a
- * restart) instead of failing the request, which the gateway could only answer with a 500. A
- * longer outage outlasts the gateway's request deadline, which then answers 503 `Webhook service
- * unavailable, retry shortly`: the sender retries and nothing was recorded.
- */
-const OUTAGE_RETRY = { maxElapsedMs: 10_000 };
 
 const VERDICT_LABELS: Record<DeliveryVerdict, DeliveryVerdictLabel | 'unspecified'> = {
   [DeliveryVerdict.UNSPECIFIED]: 'unspecified',
@@ -39,16 +32,16 @@ const VERDICT_LABELS: Record<DeliveryVerdict, DeliveryVerdictLabel | 'unspecifie
 };
 
 /**
- * Verifies a delivery to a hook's public URL for the gateway: the hook exists and is active, the
- * signature is the hook's, and, when the sender names the delivery, which idempotency key its
- * run starts with (derived from the hook and the id: the invocation service's idempotency keys,
- * taken in the run's own transaction, are the dedupe). The secret is opened here only and
- * never leaves the service; the reply says where the delivery leads.
+ * Verifies a delivery to `/v1/hooks/{id}` for the gateway when the id is not an inbound hook the
+ * gateway holds a copy of, which makes it a managed subscription's (or nobody's): the
+ * subscription's deliveries are verified with the provider's scheme and signing secret, named
+ * by the provider's delivery id, and filtered to the subscribed events (IGNORED otherwise); from
+ * there on the gateway treats them exactly as a hook's. Their secrets are opened here only.
  *
- * The same URL serves managed subscriptions (`/v1/hooks/{subscriptionId}`): their deliveries
- * are verified with the provider's scheme and signing secret, named by the provider's delivery
- * id, and filtered to the subscribed events (IGNORED otherwise); from there on the gateway
- * treats them exactly as a hook's.
+ * Inbound hooks are verified by the gateway from its copy (GetHookForGateway). They are still
+ * verified here too, the same way (the shared RunlineSignatureScheme and deliveryKeyOf), so a
+ * gateway whose "no such hook" was read just before the hook was created still gets the right
+ * answer, and a gateway of the previous release keeps working during an upgrade.
  *
  * Concurrent deliveries share their statements (bench/README.md, "Inbound webhooks"): hook
  * lookups are read in one prepared statement per batch, and nothing is written here, so a
@@ -69,7 +62,7 @@ export class VerifyDeliveryHandler {
     @Inject(METRICS_REGISTRY) registry: Registry,
   ) {
     // Two statements in flight: while one runs, the next batch fills (as the run recorder does).
-    this.hooks = new GroupCommit((ids) => retryTransient(() => hooksByIds(transactions, ids), OUTAGE_RETRY), 2);
+    this.hooks = new GroupCommit((ids) => retryTransient(() => hooksByIds(transactions, ids), DELIVERY_READ_RETRY), 2);
     this.scheme = new RunlineSignatureScheme(config.WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS);
     this.defaultRateLimit = config.WEBHOOK_DEFAULT_RATE_LIMIT_PER_MINUTE;
     this.verdicts = new Counter({ ...DELIVERY_VERDICTS_METRIC, registers: [registry] });
@@ -109,7 +102,7 @@ export class VerifyDeliveryHandler {
 
   private async verifySubscription(id: string, delivery: IncomingDelivery): Promise<VerifyDeliveryReply> {
     const manager = this.transactions.dataSource.manager;
-    const subscription = await retryTransient(() => subscriptionById(manager, id), OUTAGE_RETRY);
+    const subscription = await retryTransient(() => subscriptionById(manager, id), DELIVERY_READ_RETRY);
     const adapter = subscription ? adapterFor(subscription.provider) : undefined;
     if (!subscription || !adapter) return create(VerifyDeliveryReplySchema, { verdict: DeliveryVerdict.NOT_FOUND });
     if (subscription.status === 'REVOKED') return create(VerifyDeliveryReplySchema, { verdict: DeliveryVerdict.REVOKED });
