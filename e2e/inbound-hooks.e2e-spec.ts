@@ -404,6 +404,141 @@ describe('inbound hooks', () => {
   });
 });
 
+/** A counter's value on a service's /metrics (0 before its first count); `label` like `verdict="verified"`. */
+async function counterValue(serviceUrl: string, name: string, label = ''): Promise<number> {
+  const text = await (await fetch(`${serviceUrl}/metrics`)).text();
+  const line = text.split('\n').find((candidate) => candidate.startsWith(`${name}{`) && candidate.includes(label));
+  return line ? Number(line.slice(line.lastIndexOf(' ') + 1)) : 0;
+}
+
+const orderBody = (n: number | string) => ({ event: 'order.created', customerId: `c-${n}`, orderId: `A-${n}` });
+
+/**
+ * The gateway verifies an inbound hook's deliveries from its own copy of the hook: no request to
+ * the webhook service while the project's config version stands, and a reload once it moves. A
+ * TTL far longer than the tests, so only the version decides here.
+ */
+describe('inbound hooks verified from the gateway’s copy', () => {
+  let system: TestSystem;
+  let http: HttpClient;
+  let project: ProjectFixture;
+  const hookLoads = () => counterValue(system.url('gateway'), 'runline_gateway_hook_loads_total');
+  const verdicts = (service: string, verdict: string) => counterValue(system.url(service), 'runline_webhook_deliveries_total', `verdict="${verdict}"`);
+  const settingsPath = () => `/v1/orgs/${project.orgId}/projects/${project.projectId}/api-settings`;
+
+  beforeAll(async () => {
+    system = await startTestSystem([gatewayService, invocationService, webhookService], { environment: { ACCESS_CACHE_TTL_MS: '60000' } });
+    http = new HttpClient(system.url('gateway'));
+    project = await createPublishedProject(http, 'CHATBOT');
+    expect((await http.patch(settingsPath(), { defaultEnrollmentPolicy: 'EVERY_MATCH' }, { bearer: project.ownerJwt })).status).toBe(200);
+  });
+  afterAll(async () => {
+    await system?.stop();
+  });
+
+  it('loads a hook on its first delivery, then verifies the next ones with no request to the webhook service, and counts each verdict', async () => {
+    const hook = await createHook(http, project, { name: 'copied' });
+    const before = await hookLoads();
+    expect((await deliver(http, hook.id, hook.secret, orderBody('first'))).status).toBe(202);
+    const loads = await hookLoads();
+    expect(loads).toBeGreaterThan(before);
+    const counted = {
+      verified: await verdicts('gateway', 'verified'),
+      invalid: await verdicts('gateway', 'invalid_signature'),
+      stale: await verdicts('gateway', 'stale_timestamp'),
+      atWebhookService: await verdicts('webhook', 'verified'),
+    };
+
+    for (let i = 0; i < 5; i++) {
+      const deliveryId = `copy-${randomUUID()}`;
+      expect((await deliver(http, hook.id, hook.secret, orderBody(`copy${i}`), { deliveryId, timestamp: nowSeconds() })).status).toBe(202);
+      expect(await deliver(http, hook.id, hook.secret, orderBody(`copy${i}`), { deliveryId })).toMatchObject({ status: 409, body: { error: 'Delivery already received' } });
+    }
+    expect(await deliver(http, hook.id, 'another-secret-0123456789', orderBody('forged'))).toMatchObject({ status: 401, body: { error: 'Invalid signature' } });
+    expect(await deliver(http, hook.id, hook.secret, orderBody('stale'), { timestamp: nowSeconds(-400) })).toMatchObject({
+      status: 401,
+      body: { error: 'Timestamp outside the tolerance' },
+    });
+
+    expect(await hookLoads()).toBe(loads);
+    expect(await verdicts('gateway', 'verified')).toBe(counted.verified + 10);
+    expect(await verdicts('gateway', 'invalid_signature')).toBe(counted.invalid + 1);
+    expect(await verdicts('gateway', 'stale_timestamp')).toBe(counted.stale + 1);
+    expect(await verdicts('webhook', 'verified')).toBe(counted.atWebhookService);
+  });
+
+  it('loads the hook again once the project’s config version moves (any change of the project), once', async () => {
+    const hook = await createHook(http, project, { name: 'versioned' });
+    expect((await deliver(http, hook.id, hook.secret, orderBody('v0'))).status).toBe(202);
+    for (const rateLimitPerMinute of [5000, 6000]) {
+      const loads = await hookLoads();
+      expect((await http.patch(settingsPath(), { rateLimitPerMinute }, { bearer: project.ownerJwt })).status).toBe(200);
+      for (let i = 0; i < 3; i++) expect((await deliver(http, hook.id, hook.secret, orderBody(`v${rateLimitPerMinute}-${i}`))).status).toBe(202);
+      expect(await hookLoads()).toBe(loads + 1);
+    }
+  });
+
+  it('answers 410 to the delivery right after a revocation, however many deliveries the copy took before', async () => {
+    for (let i = 0; i < 5; i++) {
+      const hook = await createHook(http, project, { name: `revoked ${i}` });
+      for (let j = 0; j < 3; j++) expect((await deliver(http, hook.id, hook.secret, orderBody(`r${i}-${j}`))).status).toBe(202);
+      expect((await http.delete(`/v1/orgs/${project.orgId}/projects/${project.projectId}/webhooks/${hook.id}`, { bearer: project.ownerJwt })).status).toBe(204);
+      expect(await deliver(http, hook.id, hook.secret, orderBody(`r${i}-after`))).toMatchObject({ status: 410, body: { error: 'Webhook has been revoked' } });
+    }
+  });
+
+  it('commits each revocation with a new config version of the project, as an event the other services apply', async () => {
+    const versionOf = async () =>
+      (await queryDatabase(system.database.url, 'SELECT config_version FROM gateway.projects WHERE id = $1', [project.projectId]))[0] as { config_version: number };
+    const hook = await createHook(http, project, { name: 'versioned revoke' });
+    const before = (await versionOf()).config_version;
+    expect((await http.delete(`/v1/orgs/${project.orgId}/projects/${project.projectId}/webhooks/${hook.id}`, { bearer: project.ownerJwt })).status).toBe(204);
+    expect((await versionOf()).config_version).toBe(before + 1);
+    // Handed to the invocation service before the revocation was answered: its copy is already there.
+    const copies = await queryDatabase(system.database.url, 'SELECT config_version FROM invocation.project_copies WHERE project_id = $1', [project.projectId]);
+    expect(copies).toEqual([{ config_version: before + 1 }]);
+  });
+});
+
+/**
+ * The webhook service stopped: the gateway's copies of hooks still verify their deliveries (also
+ * past their TTL, while the project's version stands); what needs the webhook service (an id
+ * the gateway holds no copy of, a copy made stale by a change) answers 503.
+ */
+describe('inbound hooks once the webhook service has stopped', () => {
+  const TTL_MS = 300;
+  let system: TestSystem;
+  let http: HttpClient;
+  beforeAll(async () => {
+    system = await startTestSystem([gatewayService, invocationService, webhookService], { environment: { ACCESS_CACHE_TTL_MS: String(TTL_MS) } });
+    http = new HttpClient(system.url('gateway'));
+  });
+  afterAll(async () => {
+    await system?.stop();
+  });
+
+  it('verifies a hook’s deliveries from the copy, and answers 503 where the copy cannot serve', async () => {
+    const project = await createPublishedProject(http, 'CHATBOT');
+    const settings = `/v1/orgs/${project.orgId}/projects/${project.projectId}/api-settings`;
+    expect((await http.patch(settings, { defaultEnrollmentPolicy: 'EVERY_MATCH' }, { bearer: project.ownerJwt })).status).toBe(200);
+    const hook = await createHook(http, project, { name: 'outlives its service' });
+    expect((await deliver(http, hook.id, hook.secret, orderBody('up'))).status).toBe(202);
+
+    await system.services.get('webhook')!.stop();
+    system.services.delete('webhook');
+    await new Promise((resolve) => setTimeout(resolve, TTL_MS + 100));
+
+    const answer = await deliver(http, hook.id, hook.secret, orderBody('down'), { deliveryId: `down-${randomUUID()}`, timestamp: nowSeconds() });
+    expect([answer.status, answer.body]).toEqual([202, { invocationId: expect.any(String), status: 'QUEUED' }]);
+    expect(await deliver(http, hook.id, 'another-secret-0123456789', orderBody('forged'))).toMatchObject({ status: 401, body: { error: 'Invalid signature' } });
+    expect(await deliver(http, randomUUID(), hook.secret, orderBody('unknown'))).toMatchObject({ status: 503, body: { error: 'Webhook service unavailable, retry shortly' } });
+
+    // A change of the project makes the copy stale, and a stale copy is never used.
+    expect((await http.patch(settings, { rateLimitPerMinute: 5000 }, { bearer: project.ownerJwt })).status).toBe(200);
+    expect(await deliver(http, hook.id, hook.secret, orderBody('stale copy'))).toMatchObject({ status: 503, body: { error: 'Webhook service unavailable, retry shortly' } });
+  });
+});
+
 /** Without a webhook service to ask, hook routes answer 503 at once (nobody is listening). */
 describe('inbound hooks while the webhook service is down', () => {
   let system: TestSystem;

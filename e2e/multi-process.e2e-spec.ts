@@ -125,7 +125,8 @@ describe('seven services as separate processes', () => {
     expect(hook.status).toBe(201);
     const answer = await deliver(http, hook.body.id, hook.body.secret, { event: 'e', customerId: 'c', orderId: 'A-1' });
     expect(answer).toMatchObject({ status: 202, body: { status: 'QUEUED' } });
-    const metrics = await (await fetch(`${processes.get('webhook')!.url}/metrics`)).text();
+    // The gateway verifies an inbound hook's deliveries itself (from its copy of the hook) and counts them.
+    const metrics = await (await fetch(`${processes.get('gateway')!.url}/metrics`)).text();
     expect(metrics).toMatch(/^runline_webhook_deliveries_total\{[^}]*verdict="verified"[^}]*\} 1$/m);
   });
 

@@ -14,7 +14,10 @@ export class GatewayConfig {
   @Matches(/-----BEGIN PUBLIC KEY-----/, { message: 'must be a PEM public key' })
   CONSOLE_JWT_PUBLIC_KEY?: string;
 
-  /** Seals callback secrets at rest; every service that opens them needs the same key. */
+  /**
+   * Seals callback secrets at rest and opens inbound hooks' secrets to verify their deliveries;
+   * every service that seals or opens them needs the same key.
+   */
   @IsString()
   @MinLength(16)
   SECRETS_KEY!: string;
@@ -51,8 +54,9 @@ export class GatewayConfig {
   MAX_BODY_BYTES: number = 1024 * 1024;
 
   /**
-   * How long a gateway keeps a token or project in memory. Changes made through this gateway
-   * apply at once; other replicas see them within this time. 0 turns the cache off.
+   * How long a gateway keeps a token, project or inbound hook in memory. Every use checks the
+   * project's config version, so a change answered by any replica applies to the next request;
+   * this bounds memory. 0 turns the cache off.
    */
   @Type(() => Number)
   @IsInt()

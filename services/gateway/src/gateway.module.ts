@@ -2,6 +2,8 @@ import { Module } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { ENVIRONMENT, loadConfig, SecretBox } from '@runline/runtime';
 import { AccessDirectory } from './access/access-directory.js';
+import { DeliveryVerifier } from './access/delivery-verifier.js';
+import { HookDirectory } from './access/hook-directory.js';
 import { InvocationAccess } from './access/invocation-access.js';
 import { ApiTokenFormat } from './api-tokens/api-token-format.js';
 import { ChangePropagation } from './changes/change-propagation.js';
@@ -145,6 +147,9 @@ const repositories = [OrganizationRepository, ProjectRepository, ProjectApiSetti
     { provide: APP_FILTER, useClass: ApiExceptionFilter },
     { provide: APP_PIPE, useClass: BodyValidationPipe },
     AccessDirectory,
+    // Inbound hooks verified from the gateway's own copies (DESIGN section 9).
+    HookDirectory,
+    DeliveryVerifier,
     InvocationAccess,
     TokenUsageRecorder,
     ConsoleAccess,

@@ -1,5 +1,6 @@
 import { Injectable } from '@nestjs/common';
 import { create, CreateInboundHookReplySchema, CreateInboundHookRequestSchema, fromBinary, toBinary, WEBHOOK_REQUEST_SUBJECTS } from '@runline/contracts';
+import { HookDirectory } from '../access/hook-directory.js';
 import type { ProjectEntity } from '../entities/project.entity.js';
 import { inboundHookView } from '../queries/inbound-hook-view.js';
 import { ServiceClient } from '../service-client/service-client.js';
@@ -16,7 +17,10 @@ export interface CreateWebhookCommand {
 /** Creates an inbound hook in the webhook service; the answer is the only place its secret shows. */
 @Injectable()
 export class CreateWebhookHandler {
-  constructor(private readonly services: ServiceClient) {}
+  constructor(
+    private readonly services: ServiceClient,
+    private readonly hooks: HookDirectory,
+  ) {}
 
   async execute(command: CreateWebhookCommand) {
     const request = create(CreateInboundHookRequestSchema, {
@@ -31,6 +35,8 @@ export class CreateWebhookHandler {
       await this.services.request('webhook', WEBHOOK_REQUEST_SUBJECTS.CREATE_INBOUND_HOOK, toBinary(CreateInboundHookRequestSchema, request)),
     );
     if (!reply.hook) throw new Error('the webhook service answered CreateInboundHook without the hook');
+    // A "no such hook" remembered for this id (someone guessed it) must not outlive its creation.
+    this.hooks.evict(reply.hook.id);
     const { id, name, url, status, rateLimitPerMinute, createdAt } = inboundHookView(reply.hook, command.baseUrl);
     return { id, name, url, secret: reply.secret, status, rateLimitPerMinute, createdAt };
   }

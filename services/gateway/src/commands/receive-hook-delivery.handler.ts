@@ -3,7 +3,6 @@ import { Inject, Injectable } from '@nestjs/common';
 import secureJson from 'secure-json-parse';
 import {
   create,
-  DeliveryVerdict,
   fromBinary,
   INVOCATION_REQUEST_SUBJECTS,
   RecordRejectedDeliveryReplySchema,
@@ -15,15 +14,13 @@ import {
   timestampDate,
   timestampFromDate,
   toBinary,
-  VerifyDeliveryReplySchema,
-  VerifyDeliveryRequestSchema,
   WEBHOOK_REQUEST_SUBJECTS,
   type StartInvocationReply,
-  type VerifyDeliveryReply,
 } from '@runline/contracts';
 import type { Logger } from '@runline/observability';
 import { LOGGER } from '@runline/runtime';
 import { AccessDirectory } from '../access/access-directory.js';
+import { DeliveryVerifier } from '../access/delivery-verifier.js';
 import { isUuid } from '../access/uuid.js';
 import type { Refusal } from '../errors/domain-error.js';
 import { API_ERRORS } from '../errors/error-messages.js';
@@ -79,8 +76,9 @@ export type HookDeliveryResult =
 /**
  * A delivery to an inbound hook's public URL (or a managed subscription's, which is the same
  * URL with the subscription's id), in the order of README "Inbound webhooks":
- * verified by the webhook service (hook known, active, signature, delivery id → idempotency
- * key), then the body, the project and its master switch, the hook's rate limit, and the run:
+ * verified (hook known, active, signature, delivery id → idempotency key: by this gateway from
+ * its copy of the hook, or by the webhook service for a subscription), then the body, the
+ * project and its master switch, the hook's rate limit, and the run:
  * an async StartInvocation, which answers once the run is committed QUEUED, so a 202 is never
  * given for a run that could be lost. The delivery key makes a repeated delivery find its first
  * run instead of starting another, crash or no crash.
@@ -91,6 +89,7 @@ export class ReceiveHookDeliveryHandler {
 
   constructor(
     private readonly services: ServiceClient,
+    private readonly verifier: DeliveryVerifier,
     private readonly directory: AccessDirectory,
     private readonly counters: RateLimitCounters,
     @Inject(RateLimitConfig) rateLimits: RateLimitConfig,
@@ -101,17 +100,15 @@ export class ReceiveHookDeliveryHandler {
 
   async execute(command: ReceiveHookDeliveryCommand): Promise<HookDeliveryResult> {
     if (!isUuid(command.hookId)) return { outcome: 'not-found' };
-    const verified = await this.verify(command);
-    if (verified.verdict === DeliveryVerdict.NOT_FOUND) return { outcome: 'not-found' };
-    if (verified.verdict === DeliveryVerdict.REVOKED) return { outcome: 'revoked' };
-    if (verified.verdict === DeliveryVerdict.STALE_TIMESTAMP) return { outcome: 'stale-timestamp' };
-    if (verified.verdict === DeliveryVerdict.IGNORED) return { outcome: 'ignored' };
-    if (verified.verdict !== DeliveryVerdict.VERIFIED) return { outcome: 'invalid-signature' };
+    // One version read serves the hook's copy and the project's.
+    const since = performance.now();
+    const verified = await this.verifier.verify(command, since);
+    if (verified.verdict !== 'verified') return { outcome: verified.verdict };
 
     const body = jsonObjectOf(command.rawBody);
     if ('error' in body) return { outcome: 'bad-body', message: body.error };
 
-    const project = await this.directory.project(verified.projectId);
+    const project = await this.directory.project(verified.projectId, since);
     // A hook outlives nothing: once its project is gone, so is the hook.
     if (!project || project.deleted) return { outcome: 'not-found' };
     if (!project.externalApiEnabled) return { outcome: 'disabled' };
@@ -181,17 +178,6 @@ export class ReceiveHookDeliveryHandler {
       const spent = firstArrival !== null && receivedAt.getTime() - firstArrival > DELIVERY_DEDUPE_MS;
       if (!spent || generation >= MAX_KEY_GENERATIONS) return reply;
     }
-  }
-
-  private async verify(command: ReceiveHookDeliveryCommand): Promise<VerifyDeliveryReply> {
-    const request = create(VerifyDeliveryRequestSchema, {
-      hookId: command.hookId,
-      rawBody: command.rawBody,
-      headers: command.headers,
-      receivedAt: timestampFromDate(command.receivedAt),
-    });
-    const bytes = await this.services.request('webhook', WEBHOOK_REQUEST_SUBJECTS.VERIFY_DELIVERY, toBinary(VerifyDeliveryRequestSchema, request));
-    return fromBinary(VerifyDeliveryReplySchema, bytes);
   }
 
   /** Keeps the body as a dead letter before answering 422, so what was refused can be replayed. */

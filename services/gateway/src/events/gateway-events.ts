@@ -4,6 +4,7 @@ import {
   DefinitionPublishedSchema,
   EnrollmentPolicy,
   EVENT_TYPES,
+  InboundHookRevokedSchema,
   newEnvelope,
   OnErrorPolicy,
   OrganizationCreatedSchema,
@@ -121,6 +122,18 @@ export const gatewayEvents = {
         }),
         orgId: token.orgId,
         projectId: token.projectId,
+      }),
+    );
+  },
+
+  /** The webhook service owns hooks; this event commits the project's new version for the revocation. */
+  inboundHookRevoked(hook: { id: string; orgId: string; projectId: string }, configVersion: number): BusMessage {
+    return toBusMessage(
+      newEnvelope({
+        type: EVENT_TYPES.INBOUND_HOOK_REVOKED,
+        payload: create(InboundHookRevokedSchema, { orgId: hook.orgId, projectId: hook.projectId, hookId: hook.id, configVersion: BigInt(configVersion) }),
+        orgId: hook.orgId,
+        projectId: hook.projectId,
       }),
     );
   },
