@@ -12,6 +12,8 @@
  * - `runlineSignature` is the header value a sender computes (tests and benchmarks sign with it).
  * - `deliveryKeyOf` turns a hook (or subscription) id and the sender's delivery id into the
  *   idempotency key its run starts with, so a repeat finds the first run.
+ * - `verifyInboundHookDelivery` is the checks of a delivery to an inbound hook in their order
+ *   (revoked, signature, timestamp, delivery key), wherever the hook is held.
  * - `DELIVERY_VERDICTS_METRIC` is the counter both services count their verdicts under.
  */
 export type { DeliveryScheme, IncomingDelivery, Verification, VerificationFailure } from './delivery-scheme.js';
@@ -24,4 +26,5 @@ export {
   TIMESTAMP_HEADER,
 } from './runline-signature.scheme.js';
 export { deliveryKeyOf } from './delivery-key.js';
+export { verifyInboundHookDelivery, type InboundHookVerdict } from './inbound-hook-verdict.js';
 export { DELIVERY_VERDICTS_METRIC, type DeliveryVerdictLabel } from './delivery-verdicts.js';

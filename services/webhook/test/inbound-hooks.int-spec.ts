@@ -1,9 +1,21 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { create, fromBinary, GetHookForGatewayReplySchema, GetHookForGatewayRequestSchema, toBinary } from '@runline/contracts';
+import { Registry } from 'prom-client';
+import {
+  create,
+  DeliveryVerdict,
+  fromBinary,
+  GetHookForGatewayReplySchema,
+  GetHookForGatewayRequestSchema,
+  toBinary,
+  VerifyDeliveryReplySchema,
+  VerifyDeliveryRequestSchema,
+} from '@runline/contracts';
 import { createServiceDataSource, TransactionRunner } from '@runline/db';
-import { migrateServices } from '@runline/runtime';
-import { createTestDatabase, type TestDatabase } from '@runline/testing';
+import { migrateServices, SecretBox } from '@runline/runtime';
+import { deliveryKeyOf, runlineSignature } from '@runline/signatures';
+import { createTestDatabase, TEST_SECRETS_KEY, type TestDatabase } from '@runline/testing';
+import { VerifyDeliveryHandler } from '../src/commands/verify-delivery.handler.js';
 import type { WebhookConfig } from '../src/config.js';
 import { hookById, hooksByIds, hooksOfProject, insertHook, revokeHook } from '../src/hooks/inbound-hooks.repository.js';
 import { GetHookForGatewayHandler } from '../src/queries/get-hook-for-gateway.handler.js';
@@ -85,5 +97,30 @@ describe('inbound hooks repository', () => {
     expect(await ask(hook.id.toUpperCase())).toMatchObject({ ...expected, status: 'REVOKED' });
     expect(await ask(randomUUID())).toBeUndefined();
     expect(await ask('not-a-uuid')).toBeUndefined();
+  });
+
+  it('still verifies an inbound hook’s delivery when asked VerifyDelivery (a gateway holding no copy of it)', async () => {
+    const secrets = new SecretBox(TEST_SECRETS_KEY);
+    const config = { WEBHOOK_TIMESTAMP_TOLERANCE_SECONDS: 300, WEBHOOK_DEFAULT_RATE_LIMIT_PER_MINUTE: 600 } as WebhookConfig;
+    const handler = new VerifyDeliveryHandler(runner, secrets, config, new Registry());
+    const hook = { ...newHook(), sealedSecret: secrets.seal('hook-secret-0123456789') };
+    await insertHook(dataSource.manager, hook, new Date());
+    const body = '{"orderId":"A-1"}';
+    const verify = async (hookId: string, headers: Record<string, string>) =>
+      fromBinary(
+        VerifyDeliveryReplySchema,
+        await handler.execute(toBinary(VerifyDeliveryRequestSchema, create(VerifyDeliveryRequestSchema, { hookId, rawBody: Buffer.from(body), headers }))),
+      );
+    const signed = { 'x-runline-signature': runlineSignature('hook-secret-0123456789', body), 'x-runline-delivery': 'evt-1' };
+    expect(await verify(hook.id, signed)).toMatchObject({
+      verdict: DeliveryVerdict.VERIFIED,
+      projectId: hook.projectId,
+      rateLimitPerMinute: 600,
+      deliveryKey: deliveryKeyOf(hook.id, 'evt-1'),
+    });
+    expect((await verify(hook.id, { 'x-runline-signature': runlineSignature('another-secret-0123456789', body) })).verdict).toBe(DeliveryVerdict.INVALID_SIGNATURE);
+    await revokeHook(dataSource.manager, hook.projectId, hook.id, new Date());
+    expect((await verify(hook.id, signed)).verdict).toBe(DeliveryVerdict.REVOKED);
+    expect((await verify(randomUUID(), signed)).verdict).toBe(DeliveryVerdict.NOT_FOUND);
   });
 });

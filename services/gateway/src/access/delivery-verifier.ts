@@ -11,9 +11,9 @@ import {
   WEBHOOK_REQUEST_SUBJECTS,
 } from '@runline/contracts';
 import { METRICS_REGISTRY, SecretBox } from '@runline/runtime';
-import { DELIVERY_VERDICTS_METRIC, deliveryKeyOf, RunlineSignatureScheme, type DeliveryVerdictLabel, type IncomingDelivery } from '@runline/signatures';
+import { DELIVERY_VERDICTS_METRIC, RunlineSignatureScheme, verifyInboundHookDelivery, type DeliveryVerdictLabel, type IncomingDelivery } from '@runline/signatures';
 import { ServiceClient } from '../service-client/service-client.js';
-import { HookDirectory, type HookRecord } from './hook-directory.js';
+import { HookDirectory } from './hook-directory.js';
 
 /** A delivery to `/v1/hooks/{id}`, as the gateway received it. */
 export interface ReceivedDelivery extends IncomingDelivery {
@@ -51,8 +51,9 @@ const FROM_WEBHOOK_SERVICE: Partial<Record<DeliveryVerdict, Refused>> = {
 
 /**
  * Who sent a delivery to `/v1/hooks/{id}`. An inbound hook's delivery is checked here, from the
- * gateway's copy of the hook (HookDirectory): active, signed with its secret (the shared
- * RunlineSignatureScheme), named by its delivery id (deliveryKeyOf). That is one hop fewer than
+ * gateway's copy of the hook (HookDirectory), with the checks the webhook service makes too
+ * (verifyInboundHookDelivery: active, signed with its secret, its delivery id as the run's key;
+ * the secret opened only for that, never kept open or logged). That is one hop fewer than
  * asking the webhook service, and counted under the same metric as the webhook service counts
  * its verdicts. Any other id is a managed subscription's or nobody's: the webhook service
  * verifies it with the provider's scheme (VerifyDelivery), as before.
@@ -74,9 +75,11 @@ export class DeliveryVerifier {
   async verify(delivery: ReceivedDelivery, since: number): Promise<DeliveryCheck> {
     const hook = await this.hooks.hook(delivery.hookId, since);
     if (!hook) return this.askWebhookService(delivery);
-    const check = checkHookDelivery(hook, delivery, this.secrets);
-    this.verdicts.inc({ verdict: LABELS[check.verdict] });
-    return check;
+    const scheme = new RunlineSignatureScheme(hook.timestampToleranceSeconds);
+    const verdict = verifyInboundHookDelivery({ id: hook.id, active: hook.status === 'ACTIVE' }, () => this.secrets.open(hook.sealedSecret), delivery, scheme);
+    this.verdicts.inc({ verdict: LABELS[verdict.verdict] });
+    if (verdict.verdict !== 'verified') return verdict;
+    return { verdict: 'verified', projectId: hook.projectId, rateLimitPerMinute: hook.rateLimitPerMinute, deliveryKey: verdict.deliveryKey };
   }
 
   private async askWebhookService(delivery: ReceivedDelivery): Promise<DeliveryCheck> {
@@ -95,22 +98,4 @@ export class DeliveryVerifier {
     }
     return { verdict: FROM_WEBHOOK_SERVICE[reply.verdict] ?? 'invalid-signature' };
   }
-}
-
-/**
- * An inbound hook's delivery against the hook: revoked first (410 whatever the signature), then
- * the signature, which the scheme checks before the timestamp.
- */
-function checkHookDelivery(hook: HookRecord, delivery: IncomingDelivery, secrets: SecretBox): DeliveryCheck {
-  if (hook.status !== 'ACTIVE') return { verdict: 'revoked' };
-  const scheme = new RunlineSignatureScheme(hook.timestampToleranceSeconds);
-  const verification = scheme.verify(delivery, secrets.open(hook.sealedSecret));
-  if (!verification.ok) return { verdict: verification.failure };
-  const deliveryId = scheme.deliveryIdOf(delivery);
-  return {
-    verdict: 'verified',
-    projectId: hook.projectId,
-    rateLimitPerMinute: hook.rateLimitPerMinute,
-    deliveryKey: deliveryId === null ? '' : deliveryKeyOf(hook.id, deliveryId),
-  };
 }

@@ -14,7 +14,15 @@ import {
 } from '@runline/contracts';
 import { GroupCommit, retryTransient, TransactionRunner } from '@runline/db';
 import { METRICS_REGISTRY, SecretBox } from '@runline/runtime';
-import { DELIVERY_VERDICTS_METRIC, deliveryKeyOf, RunlineSignatureScheme, type DeliveryScheme, type DeliveryVerdictLabel, type IncomingDelivery } from '@runline/signatures';
+import {
+  DELIVERY_VERDICTS_METRIC,
+  deliveryKeyOf,
+  RunlineSignatureScheme,
+  verifyInboundHookDelivery,
+  type DeliveryVerdictLabel,
+  type IncomingDelivery,
+  type VerificationFailure,
+} from '@runline/signatures';
 import { WebhookConfig } from '../config.js';
 import { DELIVERY_READ_RETRY } from '../hooks/delivery-read-retry.js';
 import { hooksByIds, type HookRow } from '../hooks/inbound-hooks.repository.js';
@@ -31,6 +39,12 @@ const VERDICT_LABELS: Record<DeliveryVerdict, DeliveryVerdictLabel | 'unspecifie
   [DeliveryVerdict.IGNORED]: 'ignored',
 };
 
+const REFUSED: Record<'revoked' | VerificationFailure, DeliveryVerdict> = {
+  revoked: DeliveryVerdict.REVOKED,
+  'invalid-signature': DeliveryVerdict.INVALID_SIGNATURE,
+  'stale-timestamp': DeliveryVerdict.STALE_TIMESTAMP,
+};
+
 /**
  * Verifies a delivery to `/v1/hooks/{id}` for the gateway when the id is not an inbound hook the
  * gateway holds a copy of, which makes it a managed subscription's (or nobody's): the
@@ -39,7 +53,7 @@ const VERDICT_LABELS: Record<DeliveryVerdict, DeliveryVerdictLabel | 'unspecifie
  * there on the gateway treats them exactly as a hook's. Their secrets are opened here only.
  *
  * Inbound hooks are verified by the gateway from its copy (GetHookForGateway). They are still
- * verified here too, the same way (the shared RunlineSignatureScheme and deliveryKeyOf), so a
+ * verified here too, by the same checks (verifyInboundHookDelivery of @runline/signatures), so a
  * gateway whose "no such hook" was read just before the hook was created still gets the right
  * answer, and a gateway of the previous release keeps working during an upgrade.
  *
@@ -49,7 +63,7 @@ const VERDICT_LABELS: Record<DeliveryVerdict, DeliveryVerdictLabel | 'unspecifie
  */
 @Controller()
 export class VerifyDeliveryHandler {
-  private readonly scheme: DeliveryScheme;
+  private readonly scheme: RunlineSignatureScheme;
   /** A subscription's deliveries are counted like a hook's with no limit of its own. */
   private readonly defaultRateLimit: number;
   private readonly verdicts: Counter<'verdict'>;
@@ -82,21 +96,15 @@ export class VerifyDeliveryHandler {
   private async verify({ hookId, delivery }: { hookId: string; delivery: IncomingDelivery }): Promise<VerifyDeliveryReply> {
     const hook = await this.hooks.submit(hookId);
     if (!hook) return this.verifySubscription(hookId, delivery);
-    if (hook.status === 'REVOKED') return create(VerifyDeliveryReplySchema, { verdict: DeliveryVerdict.REVOKED });
-
-    const verification = this.scheme.verify(delivery, this.secrets.open(hook.sealed_secret));
-    if (!verification.ok) {
-      const verdict = verification.failure === 'stale-timestamp' ? DeliveryVerdict.STALE_TIMESTAMP : DeliveryVerdict.INVALID_SIGNATURE;
-      return create(VerifyDeliveryReplySchema, { verdict });
-    }
-    const deliveryId = this.scheme.deliveryIdOf(delivery);
+    const checked = verifyInboundHookDelivery({ id: hook.id, active: hook.status === 'ACTIVE' }, () => this.secrets.open(hook.sealed_secret), delivery, this.scheme);
+    if (checked.verdict !== 'verified') return create(VerifyDeliveryReplySchema, { verdict: REFUSED[checked.verdict] });
     return create(VerifyDeliveryReplySchema, {
       verdict: DeliveryVerdict.VERIFIED,
       orgId: hook.org_id,
       projectId: hook.project_id,
       hookName: hook.name,
       rateLimitPerMinute: hook.rate_limit_per_minute,
-      deliveryKey: deliveryId === null ? '' : deliveryKeyOf(hook.id, deliveryId),
+      deliveryKey: checked.deliveryKey,
     });
   }
 
@@ -110,10 +118,7 @@ export class VerifyDeliveryHandler {
     if (!subscription.sealed_signing_secret) return create(VerifyDeliveryReplySchema, { verdict: DeliveryVerdict.INVALID_SIGNATURE });
 
     const verification = adapter.scheme.verify(delivery, this.secrets.open(subscription.sealed_signing_secret));
-    if (!verification.ok) {
-      const verdict = verification.failure === 'stale-timestamp' ? DeliveryVerdict.STALE_TIMESTAMP : DeliveryVerdict.INVALID_SIGNATURE;
-      return create(VerifyDeliveryReplySchema, { verdict });
-    }
+    if (!verification.ok) return create(VerifyDeliveryReplySchema, { verdict: REFUSED[verification.failure] });
     if (adapter.classify(adapter.scheme.eventNameOf(delivery), subscription.events) === 'ignore') {
       return create(VerifyDeliveryReplySchema, { verdict: DeliveryVerdict.IGNORED });
     }
