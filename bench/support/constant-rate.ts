@@ -63,6 +63,7 @@ export async function runAtRate(target: LoadTarget, rate: number, seconds: numbe
               overallRate: laneRate,
               duration: seconds,
               skipAggregateResult: true,
+              ...(target.nextRequest ? { requests: [{ setupRequest: (request) => ({ ...request, ...target.nextRequest!() }) }] } : {}),
             },
             (error, raw) => {
               if (error) return reject(error);
