@@ -17,6 +17,8 @@ export interface RateRun {
   latenciesMs: Float64Array;
   /** p99 of the expected answers of each WINDOW_SECONDS of the run, in order. */
   windowP99Ms: number[];
+  /** Connections over all lanes: at most this many requests were in flight when the load stopped, unanswered. */
+  connections: number;
 }
 
 export const WINDOW_SECONDS = 10;
@@ -47,8 +49,11 @@ export async function runAtRate(target: LoadTarget, rate: number, seconds: numbe
   let errors = 0;
   let timeouts = 0;
   const runs: Array<Promise<void>> = [];
+  let connections = 0;
   for (let lane = 0; lane < lanes; lane += 1) {
     const laneRate = Math.floor(rate / lanes) + (lane < rate % lanes ? 1 : 0);
+    const laneConnections = Math.max(1, Math.ceil(laneRate / PER_CONNECTION_RATE));
+    connections += laneConnections;
     runs.push(
       (async () => {
         await sleep((lane * 1000) / lanes);
@@ -59,7 +64,7 @@ export async function runAtRate(target: LoadTarget, rate: number, seconds: numbe
               method: target.method,
               headers: target.headers,
               body: target.body,
-              connections: Math.max(1, Math.ceil(laneRate / PER_CONNECTION_RATE)),
+              connections: laneConnections,
               overallRate: laneRate,
               duration: seconds,
               skipAggregateResult: true,
@@ -95,6 +100,7 @@ export async function runAtRate(target: LoadTarget, rate: number, seconds: numbe
     errors,
     timeouts,
     latenciesMs: sorted,
+    connections,
     // The last window holds only the lanes' tails (under 1 s): too few answers for a p99.
     windowP99Ms: windows
       .filter((window, index) => window !== undefined && (index < windows.length - 1 || window.length >= rate * 2))
