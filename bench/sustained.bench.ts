@@ -143,7 +143,7 @@ async function compare(session: BenchSession, options: Options): Promise<number>
     console.log(`  NOTE: --p99-limit ${options.search.p99LimitMs}: the held rates and their ratio in this run allow that p99, not the issue's ${ACCEPT_P99_LIMIT_MS} ms`);
   }
   if (!clean) console.log('  INVALID: a backlog did not drain, or some work did not succeed (see the steps above)');
-  await session.finish({ clean, keepWork: false });
+  await session.finish({ clean, keepWork: process.env.BENCH_CPU_PROFILE === '1' });
   if (runline && peer) {
     const ratio = heldRate(runline.result) / heldRate(peer.result);
     console.log(`held rate ratio: ${Number.isFinite(ratio) ? ratio.toFixed(2) : 'n/a'}`);
@@ -162,11 +162,13 @@ function printOutcome(system: SustainedSystem, result: SearchResult, sampler: Rs
         `(worst 10-s window ${hold.worstWindowP99.toFixed(2)} ms); backlog at its end ${hold.openAtEnd} (limit ${BACKLOG_LIMIT_SECONDS * hold.rate})`,
     );
     console.log(`  finished per second during that load: ${hold.finishedPerSecond.toFixed(0)}`);
+    console.log(`  ${cpuPerRequest(system, hold)}`);
   }
   const keptUp = highestKeptUp(result);
   console.log(
     `  highest rate kept up with, p99 aside (every answer 202, backlog bounded): ${keptUp ? `${keptUp.rate}/s (p99 ${keptUp.p99.toFixed(2)} ms over ${keptUp.seconds} s)` : 'none'}`,
   );
+  if (keptUp && keptUp !== hold) console.log(`  at that rate: ${cpuPerRequest(system, keptUp)}`);
   const draining = largestBacklog(result);
   if (draining) {
     console.log(
@@ -200,6 +202,22 @@ function printRunlineGoals(runline: SearchResult, peer: SearchResult | undefined
 }
 
 /** The step that left the most work behind: its drain is the longest, so its rate the surest. */
+/**
+ * Where the CPU went during a step, per accepted request: each process of the system, and the
+ * rest of the machine (PostgreSQL, NATS, the load generator), so the cost of a run can be
+ * compared across systems and its largest share found.
+ */
+function cpuPerRequest(system: SustainedSystem, step: Step): string {
+  const accepted = step.run.expected;
+  const perRequest = (seconds: number) => `${((seconds * 1000) / accepted).toFixed(2)}`;
+  const own = step.cpuSeconds.processes.reduce((sum, seconds) => sum + seconds, 0);
+  const parts = system.processes.map(({ name }, index) => `${name} ${perRequest(step.cpuSeconds.processes[index]!)}`);
+  return (
+    `CPU ms per accepted request during that load: ${parts.join(', ')}; the system's processes ${perRequest(own)}, ` +
+    `the rest of the machine (PostgreSQL, NATS, the load generator) ${perRequest(step.cpuSeconds.machine - own)}`
+  );
+}
+
 function largestBacklog(result: SearchResult): Step | undefined {
   return result.steps.filter((step) => drainRate(step) !== undefined && step.openAtEnd >= step.rate).sort((a, b) => b.openAtEnd - a.openAtEnd)[0];
 }

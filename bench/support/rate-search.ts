@@ -52,6 +52,8 @@ export interface Step {
   notSucceeded: number;
   /** Peak RSS (bytes) of each of the system's processes during the step and its drain. */
   peakRss: number[];
+  /** CPU seconds each of the system's processes used during the load, and the whole machine's (every process, the load generator, PostgreSQL and NATS included). */
+  cpuSeconds: { processes: number[]; machine: number };
   held: boolean;
   /** Held but for the p99: every answer 202, the rate answered, the backlog bounded. */
   keptUp: boolean;
@@ -148,6 +150,7 @@ export async function loadStep(
   const before = await system.counts();
   const started = performance.now();
   const run = await runAtRate(system.target, rate, seconds);
+  const loadEnded = performance.now();
   const end = await system.counts();
   const drain = await drainBacklog(system, end, drainTimeoutMs);
   const after = await system.counts();
@@ -176,6 +179,7 @@ export async function loadStep(
     drain,
     notSucceeded: after.other - before.other,
     peakRss: sampler.peaks(started),
+    cpuSeconds: sampler.cpuBetween(started, loadEnded),
     held: why.length === 0,
     keptUp,
     why,

@@ -114,7 +114,7 @@ export async function startRunline(scope: SystemScope, dist: string): Promise<Su
       const port = await freePort();
       const server = await startChildServer({
         name: service,
-        args: ['--import', EXIT_WITH_PARENT, path.join(dist, 'services', service, 'main.js')],
+        args: ['--import', EXIT_WITH_PARENT, ...profiling(scope.workDir), path.join(dist, 'services', service, 'main.js')],
         env: { ...env, PORT: String(port) },
         port,
         readyPath: '/health/ready',
@@ -257,6 +257,14 @@ async function countingClient(scope: SystemScope, databaseUrl: string, sql: stri
 }
 
 /** `node <dist>/services/<service>/main.js migrate`, as a deployment's migration step. */
+/**
+ * `BENCH_CPU_PROFILE=1`: each Runline service runs under `--cpu-prof`, its profile written to
+ * the work directory's `profiles/` when it stops (kept: the run then keeps its work directory).
+ */
+function profiling(workDir: string): string[] {
+  return process.env.BENCH_CPU_PROFILE === '1' ? ['--cpu-prof', `--cpu-prof-dir=${path.join(workDir, 'profiles')}`] : [];
+}
+
 async function migrate(scope: SystemScope, dist: string, service: string, env: NodeJS.ProcessEnv): Promise<void> {
   const logFile = path.join(scope.workDir, `${service}-migrate.log`);
   const log = openSync(logFile, 'w');
