@@ -200,10 +200,19 @@ export async function startEmbedded(scope: SystemScope, dist: string, name: stri
   const { DATABASE_URL: _database, NATS_URL: _nats, BUS_PREFIX: _prefix, ...rest } = process.env;
   const consoleJwtSecret = randomBytes(24).toString('hex');
   const port = await freePort();
+  const started = npmStartCommand();
   const launcher = await startChildServer({
     name,
-    args: ['--import', EXIT_WITH_PARENT, path.join(dist, 'launcher', 'main.js')],
-    env: { ...rest, PORT: String(port), HOST: '127.0.0.1', RUNLINE_DATA_DIR: dataDir, CONSOLE_JWT_SECRET: consoleJwtSecret, SECRETS_KEY: randomBytes(24).toString('hex') },
+    args: [...started.nodeFlags, '--import', EXIT_WITH_PARENT, path.join(dist, 'launcher', 'main.js')],
+    env: {
+      ...rest,
+      ...started.env,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      RUNLINE_DATA_DIR: dataDir,
+      CONSOLE_JWT_SECRET: consoleJwtSecret,
+      SECRETS_KEY: randomBytes(24).toString('hex'),
+    },
     port,
     readyPath: '/health/ready',
     logFile: path.join(scope.workDir, `${name}.log`),
@@ -257,6 +266,21 @@ async function countingClient(scope: SystemScope, databaseUrl: string, sql: stri
 }
 
 /** `node <dist>/services/<service>/main.js migrate`, as a deployment's migration step. */
+/**
+ * How `npm start` runs the launcher, read from package.json's `start` script (`… && VAR=value
+ * node --flag dist/launcher/main.js`): its environment settings and Node flags (a smaller young
+ * generation and fewer malloc arenas, which keep the process's memory down; bench/README.md
+ * "Sustained throughput"), so the embedded benchmark measures the process as npm start starts it.
+ */
+function npmStartCommand(): { env: Record<string, string>; nodeFlags: string[] } {
+  const scripts = (JSON.parse(readFileSync(path.join(BENCH_DIR, '..', 'package.json'), 'utf8')) as { scripts: Record<string, string> }).scripts;
+  const command = scripts.start?.split('&&').pop()?.trim() ?? '';
+  const match = /^((?:\w+=\S+\s+)*)node\s+((?:--\S+\s+)*)dist\/launcher\/main\.js$/.exec(command);
+  if (!match) throw new Error(`package.json's start script does not end with "[VAR=value …] node [--flag …] dist/launcher/main.js": ${command}`);
+  const env = Object.fromEntries(match[1]!.trim().split(/\s+/).filter(Boolean).map((pair) => pair.split('=', 2) as [string, string]));
+  return { env, nodeFlags: match[2]!.trim().split(/\s+/).filter(Boolean) };
+}
+
 /**
  * `BENCH_CPU_PROFILE=1`: each Runline service runs under `--cpu-prof`, its profile written to
  * the work directory's `profiles/` when it stops (kept: the run then keeps its work directory).
