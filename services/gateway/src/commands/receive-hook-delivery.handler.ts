@@ -24,7 +24,7 @@ import { DeliveryVerifier } from '../access/delivery-verifier.js';
 import { isUuid } from '../access/uuid.js';
 import type { Refusal } from '../errors/domain-error.js';
 import { API_ERRORS } from '../errors/error-messages.js';
-import { BODY_ERRORS, MAX_BODY_DEPTH, nestingDepthExceeds } from '../http/body-parsing.js';
+import { BODY_ERRORS, containsNul, MAX_BODY_DEPTH, nestingDepthExceeds } from '../http/body-parsing.js';
 import { RateLimitConfig } from '../rate-limits/rate-limit.config.js';
 import { RateLimitCounters } from '../rate-limits/rate-limit-counters.js';
 import type { RateLimitPolicy, Tally } from '../rate-limits/rate-limit-policy.js';
@@ -205,6 +205,7 @@ function jsonObjectOf(raw: Buffer): { value: Record<string, unknown> } | { error
     return { error: BODY_ERRORS.notJson };
   }
   if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return { error: BODY_ERRORS.notObject };
+  if (containsNul(text)) return { error: BODY_ERRORS.nul };
   return { value: parsed as Record<string, unknown> };
 }
 

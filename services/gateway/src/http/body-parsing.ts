@@ -19,6 +19,7 @@ export const BODY_ERRORS = {
   notJson: 'Request body must be valid JSON',
   notObject: 'Request body must be a JSON object',
   tooDeep: `Request body is nested too deeply (at most ${MAX_BODY_DEPTH} levels)`,
+  nul: 'Request body must not contain the NUL character (\\u0000)',
   notJsonType: 'Request body must be JSON (Content-Type: application/json)',
 } as const;
 
@@ -59,6 +60,11 @@ export function registerJsonBodyParser(fastify: FastifyInstance, limitBytes: num
       done(null, undefined);
       return;
     }
+    if (containsNul(text)) {
+      deferBodyError(request, 400, BODY_ERRORS.nul);
+      done(null, undefined);
+      return;
+    }
     done(null, parsed);
   };
   fastify.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: limitBytes }, parseJson);
@@ -90,6 +96,16 @@ export function rawBodyOf(request: FastifyRequest): Buffer {
   const { rawBody } = request as RequestWithBodyError;
   if (rawBody === undefined) return Buffer.alloc(0);
   return typeof rawBody === 'string' ? Buffer.from(rawBody, 'utf8') : rawBody;
+}
+
+/**
+ * Whether valid JSON `text` holds a NUL character anywhere (in a key or a string). PostgreSQL
+ * stores no NUL in `text` or `jsonb`, so such a body would fail where it is written, long after
+ * the request was checked: it is refused here. Raw control characters are not valid JSON, so
+ * only the escape `\u0000` can bring one (not `\\u0000`, an escaped backslash before `u0000`).
+ */
+export function containsNul(text: string): boolean {
+  return /(?<!\\)(?:\\\\)*\\u0000/.test(text);
 }
 
 /**
