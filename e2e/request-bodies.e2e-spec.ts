@@ -68,6 +68,25 @@ describe('request bodies on every route that takes one', () => {
     }
   });
 
+  it('a NUL in a query parameter (a search, a filter, a key): 400 with its message, after the guards', async () => {
+    const message = 'Query parameters must not contain the NUL character (\\u0000)';
+    const queries: Array<[string, string, () => string]> = [
+      ['GET', `/v1/orgs/${chatbot.orgId}/external-invocations/logs?q=a%00b`, () => chatbot.ownerJwt],
+      ['GET', `/v1/orgs/${chatbot.orgId}/flows/${chatbot.projectId}/dead-letters?source=%00`, () => chatbotToken],
+      ['GET', `/v1/orgs/${automation.orgId}/automations/${automation.projectId}/dead-letters?source=crm%00`, () => automationToken],
+      ['GET', `/v1/orgs/${chatbot.orgId}/flows/${chatbot.projectId}/polling?pollKey=%00`, () => chatbotToken],
+      ['DELETE', `/v1/orgs/${chatbot.orgId}/flows/${chatbot.projectId}/polling?pollKey=%00`, () => chatbotToken],
+      ['GET', `/v1/orgs/${chatbot.orgId}/projects/${chatbot.projectId}/polling-triggers?pollKey=%00`, () => chatbot.ownerJwt],
+    ];
+    for (const [method, path, bearer] of queries) {
+      const answer = await http.request(method, path, { bearer: bearer() });
+      expect({ route: `${method} ${path}`, status: answer.status, body: answer.body }).toEqual({ route: `${method} ${path}`, status: 400, body: { error: message } });
+    }
+    // Who may call the route is answered first.
+    const stranger = await http.request('GET', `/v1/orgs/${chatbot.orgId}/flows/${chatbot.projectId}/dead-letters?source=%00`, { bearer: 'rl_ext_nope' });
+    expect(stranger).toMatchObject({ status: 401, body: { error: 'Invalid API token' } });
+  });
+
   it('the body step keeps its place: a deep body with a wrong token is still 401', async () => {
     const answer = await http.request('POST', routes()[2]![1], { rawBody: deepObject, bearer: 'rl_ext_nope', headers: { 'content-type': 'application/json' } });
     expect(answer).toMatchObject({ status: 401, body: { error: 'Invalid API token' } });

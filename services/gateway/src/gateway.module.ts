@@ -57,6 +57,7 @@ import { PollingController } from './http/external/polling.controller.js';
 import { RateLimitGuard } from './http/external/rate-limit.guard.js';
 import { RunsController } from './http/external/runs.controller.js';
 import { TokenOrConsoleGuard } from './http/token-or-console.guard.js';
+import { QueryTextPipe } from './http/query-text.pipe.js';
 import { BodyValidationPipe } from './http/validation.pipe.js';
 import { BuildRequestExampleHandler } from './queries/build-request-example.handler.js';
 import { GetApiSettingsHandler } from './queries/get-api-settings.handler.js';
@@ -145,6 +146,7 @@ const repositories = [OrganizationRepository, ProjectRepository, ProjectApiSetti
     { provide: SecretBox, inject: [GatewayConfig], useFactory: (config: GatewayConfig) => new SecretBox(config.SECRETS_KEY) },
     { provide: ApiTokenFormat, inject: [GatewayConfig], useFactory: (config: GatewayConfig) => new ApiTokenFormat(config.API_TOKEN_PREFIX) },
     { provide: APP_FILTER, useClass: ApiExceptionFilter },
+    { provide: APP_PIPE, useClass: QueryTextPipe },
     { provide: APP_PIPE, useClass: BodyValidationPipe },
     AccessDirectory,
     // Inbound hooks verified from the gateway's own copies (DESIGN section 9).
