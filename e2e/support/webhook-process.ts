@@ -23,5 +23,23 @@ export async function startWebhookProcess(system: TestSystem, caFile: string, ex
     ...extra,
   });
   await waitForOk(`http://127.0.0.1:${port}/health/ready`, started);
+  reportEarlyExit(started);
   return started;
+}
+
+/**
+ * Prints the process's last output when it exits by itself (an exit code, not a signal a test
+ * sent it) while its tests still run: the tests then only see 503 `Webhook service unavailable`,
+ * and without this the reason would be lost with the process.
+ */
+function reportEarlyExit(started: RunningProcess): void {
+  let stopping = false;
+  const stop = started.stop.bind(started);
+  started.stop = (timeoutMs?: number) => {
+    stopping = true;
+    return stop(timeoutMs);
+  };
+  started.child.once('exit', (code) => {
+    if (!stopping && code !== null && code !== 0) console.error(`the webhook process exited (${code}) while its tests ran; its last output:\n${started.output().slice(-6000)}`);
+  });
 }
