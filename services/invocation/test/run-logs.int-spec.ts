@@ -8,6 +8,26 @@ import { create, fromBinary, GetInvocationMetricsReplySchema, GetInvocationMetri
 import { ReadRunMetricsHandler } from '../src/queries/read-run-metrics.handler.js';
 import { listRunLogs, runMetrics } from '../src/queries/run-logs.repository.js';
 
+/** A fresh database with the invocation schema migrated; `close` ends and drops it. */
+interface InvocationDatabase {
+  dataSource: DataSource;
+  close(): Promise<void>;
+}
+
+async function openInvocationDatabase(): Promise<InvocationDatabase> {
+  const database: TestDatabase = await createTestDatabase();
+  await migrateServices([invocationService], database.url);
+  const dataSource = createServiceDataSource({ url: database.url, schema: 'invocation', entities: [], migrations: [] });
+  await dataSource.initialize();
+  return {
+    dataSource,
+    close: async () => {
+      await dataSource.destroy();
+      await database.drop();
+    },
+  };
+}
+
 interface ViewFields {
   status: string;
   createdAt: number;
@@ -50,7 +70,7 @@ async function insertView(dataSource: DataSource, fields: ViewFields & { org: st
  * a HOT update despite the new columns and indexes.
  */
 describe('run logs repository', () => {
-  let database: TestDatabase;
+  let database: InvocationDatabase;
   let dataSource: DataSource;
   const orgId = randomUUID();
   const projectId = randomUUID();
@@ -60,15 +80,10 @@ describe('run logs repository', () => {
   const view = (fields: ViewFields): Promise<string> => insertView(dataSource, { org: orgId, project: projectId, ...fields });
 
   beforeAll(async () => {
-    database = await createTestDatabase();
-    await migrateServices([invocationService], database.url);
-    dataSource = createServiceDataSource({ url: database.url, schema: 'invocation', entities: [], migrations: [] });
-    await dataSource.initialize();
+    database = await openInvocationDatabase();
+    dataSource = database.dataSource;
   });
-  afterAll(async () => {
-    await dataSource?.destroy();
-    await database?.drop();
-  });
+  afterAll(() => database?.close());
 
   it('generated columns: callback DELIVERED / FAILED / neither while retried, durations only when numeric', async () => {
     const ids = {
@@ -180,21 +195,16 @@ describe('run logs repository', () => {
  * update test of the file above needs free.
  */
 describe('invocation health while runs are being written', () => {
-  let raceDatabase: TestDatabase;
+  let raceDatabase: InvocationDatabase;
   let raceDataSource: DataSource;
   const orgId = randomUUID();
   const base = Date.parse('2025-03-10T00:00:00Z');
 
   beforeAll(async () => {
-    raceDatabase = await createTestDatabase();
-    await migrateServices([invocationService], raceDatabase.url);
-    raceDataSource = createServiceDataSource({ url: raceDatabase.url, schema: 'invocation', entities: [], migrations: [] });
-    await raceDataSource.initialize();
+    raceDatabase = await openInvocationDatabase();
+    raceDataSource = raceDatabase.dataSource;
   });
-  afterAll(async () => {
-    await raceDataSource?.destroy();
-    await raceDatabase?.drop();
-  });
+  afterAll(() => raceDatabase?.close());
 
   it('metrics through the handler: `recent` and the totals are read in one snapshot while runs are being written', async () => {
     // Two snapshots let a run written between the statements appear in `recent` but not in the

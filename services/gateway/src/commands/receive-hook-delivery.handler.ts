@@ -1,6 +1,5 @@
 import { isUnanswered } from '@runline/bus';
 import { Inject, Injectable } from '@nestjs/common';
-import secureJson from 'secure-json-parse';
 import {
   create,
   fromBinary,
@@ -24,7 +23,7 @@ import { DeliveryVerifier } from '../access/delivery-verifier.js';
 import { isUuid } from '../access/uuid.js';
 import type { Refusal } from '../errors/domain-error.js';
 import { API_ERRORS } from '../errors/error-messages.js';
-import { BODY_ERRORS, containsNul, MAX_BODY_DEPTH, nestingDepthExceeds } from '../http/body-parsing.js';
+import { BODY_ERRORS, parseJsonObject } from '../http/body-parsing.js';
 import { RateLimitConfig } from '../rate-limits/rate-limit.config.js';
 import { RateLimitCounters } from '../rate-limits/rate-limit-counters.js';
 import type { RateLimitPolicy, Tally } from '../rate-limits/rate-limit-policy.js';
@@ -193,20 +192,10 @@ export class ReceiveHookDeliveryHandler {
   }
 }
 
-/** The delivery body as a JSON object, with the same rules (depth, prototype keys) as every route. */
+/** The delivery body as a JSON object, with the same rules as every route's body; an empty body is not JSON here. */
 function jsonObjectOf(raw: Buffer): { value: Record<string, unknown> } | { error: string } {
   const text = raw.toString('utf8');
-  if (text.trim() === '') return { error: BODY_ERRORS.notJson };
-  if (nestingDepthExceeds(text, MAX_BODY_DEPTH)) return { error: BODY_ERRORS.tooDeep };
-  let parsed: unknown;
-  try {
-    parsed = secureJson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' });
-  } catch {
-    return { error: BODY_ERRORS.notJson };
-  }
-  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return { error: BODY_ERRORS.notObject };
-  if (containsNul(text)) return { error: BODY_ERRORS.nul };
-  return { value: parsed as Record<string, unknown> };
+  return text.trim() === '' ? { error: BODY_ERRORS.notJson } : parseJsonObject(text);
 }
 
 function withoutInstructions(body: Record<string, unknown>): Record<string, unknown> {

@@ -41,31 +41,9 @@ export function registerJsonBodyParser(fastify: FastifyInstance, limitBytes: num
       done(null, undefined);
       return;
     }
-    const text = typeof body === 'string' ? body : body.toString('utf8');
-    if (nestingDepthExceeds(text, MAX_BODY_DEPTH)) {
-      deferBodyError(request, 400, BODY_ERRORS.tooDeep);
-      done(null, undefined);
-      return;
-    }
-    let parsed: unknown;
-    try {
-      parsed = secureJson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' });
-    } catch {
-      deferBodyError(request, 400, BODY_ERRORS.notJson);
-      done(null, undefined);
-      return;
-    }
-    if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) {
-      deferBodyError(request, 400, BODY_ERRORS.notObject);
-      done(null, undefined);
-      return;
-    }
-    if (containsNul(text)) {
-      deferBodyError(request, 400, BODY_ERRORS.nul);
-      done(null, undefined);
-      return;
-    }
-    done(null, parsed);
+    const parsed = parseJsonObject(typeof body === 'string' ? body : body.toString('utf8'));
+    if ('error' in parsed) deferBodyError(request, 400, parsed.error);
+    done(null, 'error' in parsed ? undefined : parsed.value);
   };
   fastify.addContentTypeParser('application/json', { parseAs: 'string', bodyLimit: limitBytes }, parseJson);
   fastify.addContentTypeParser(/^application\/[\w.-]+\+json$/, { parseAs: 'string', bodyLimit: limitBytes }, parseJson);
@@ -74,6 +52,25 @@ export function registerJsonBodyParser(fastify: FastifyInstance, limitBytes: num
     deferBodyError(request, 415, BODY_ERRORS.notJsonType);
     done(null, undefined);
   });
+}
+
+/**
+ * A JSON body's text as an object, or the 400 message of the first rule it breaks, in this order:
+ * nested deeper than MAX_BODY_DEPTH (one pass over the text, before anything parses or walks
+ * it), not JSON, not an object, holding a NUL. `__proto__` and `constructor.prototype` keys are
+ * dropped. The one place for these rules: every route's body and an inbound hook's delivery.
+ */
+export function parseJsonObject(text: string): { value: Record<string, unknown> } | { error: string } {
+  if (nestingDepthExceeds(text, MAX_BODY_DEPTH)) return { error: BODY_ERRORS.tooDeep };
+  let parsed: unknown;
+  try {
+    parsed = secureJson.parse(text, undefined, { protoAction: 'remove', constructorAction: 'remove' });
+  } catch {
+    return { error: BODY_ERRORS.notJson };
+  }
+  if (parsed === null || typeof parsed !== 'object' || Array.isArray(parsed)) return { error: BODY_ERRORS.notObject };
+  if (containsNul(text)) return { error: BODY_ERRORS.nul };
+  return { value: parsed as Record<string, unknown> };
 }
 
 function deferBodyError(request: FastifyRequest, status: number, message: string): void {
