@@ -273,6 +273,112 @@ describe('runs: lifecycle', () => {
     });
   });
 
+  describe('an async run of a self-contained flow', () => {
+    /** How many RunInvocation commands the invocation service emitted for run `id` (its outbox). */
+    const startCommandsOf = async (id: string) => {
+      const [row] = await sql(
+        `SELECT count(*)::int AS commands FROM invocation.outbox WHERE subject = 'invocation.cmd.run-invocation' AND position(convert_to($1, 'UTF8') IN data) > 0`,
+        [id],
+      );
+      return Number(row?.commands);
+    };
+    // ONE_TIME enrollment claims its subject before the run, a write of its own: such runs always
+    // go through the queue, so these use EVERY_MATCH.
+    const everyMatch = { ...flowBody, enrollmentPolicy: 'EVERY_MATCH' };
+    const viewOf = async (id: string) => {
+      const [row] = await sql(`SELECT document FROM invocation.invocation_views WHERE id = $1`, [id]);
+      return row?.document as InvocationBody | undefined;
+    };
+
+    it('while a run slot is free, is executed as its request waits and recorded once, ended: SUCCEEDED at the 202, no start command, the events of a queued run', async () => {
+      const { project, token } = await projectWithToken('CHATBOT');
+      // RUN_CONCURRENCY is 1: the slot must not be held by a run of an earlier test.
+      await eventually('no run in the run slot', async () => {
+        const [row] = await sql(`SELECT count(*)::int AS busy FROM invocation.invocations WHERE status = 'RUNNING' OR (status = 'QUEUED' AND run_after IS NULL)`);
+        return Number(row?.busy) === 0 ? true : undefined;
+      });
+      const accepted = await http.post<InvocationBody>(runUrl(project, 'flows') + '/trigger-async', everyMatch, { bearer: token });
+      expect(accepted).toMatchObject({ status: 202, body: { status: 'QUEUED', scheduledFor: null } });
+      const id = accepted.body.invocationId;
+
+      // Recorded before the 202 went out, already ended.
+      expect(await viewOf(id)).toMatchObject({ status: 'SUCCEEDED', result: { messages: ['Order 42'], actions: [] } });
+      expect(await startCommandsOf(id)).toBe(0);
+      await everyEventOf(id);
+      expect(recorder.of(id).map((event) => event.envelope.type)).toEqual([
+        'invocation.InvocationQueued.v1',
+        'invocation.InvocationStarted.v1',
+        'invocation.InvocationSucceeded.v1',
+      ]);
+      const shown = await waitForFinalInvocation(http, project.orgId, id, token);
+      expect(Date.parse(String(shown.createdAt))).toBeLessThanOrEqual(Date.parse(String(shown.startedAt)));
+      expect(Date.parse(String(shown.startedAt))).toBeLessThanOrEqual(Date.parse(String(shown.completedAt)));
+    });
+
+    it('while every run slot is taken, is recorded QUEUED with its start command and runs once a slot frees', async () => {
+      // RUN_CONCURRENCY is 1: run A holds the only slot at a gated endpoint.
+      const held = gate();
+      const endpoint = await server(async () => {
+        await held.opened;
+        return { status: 200, body: {} };
+      });
+      const calling = await projectWithToken('CHATBOT', callingChatbot(endpoint.url));
+      const { project, token } = await projectWithToken('CHATBOT');
+      try {
+        const a = await http.post<InvocationBody>(runUrl(calling.project, 'flows') + '/trigger-async', flowBody, { bearer: calling.token });
+        expect(a.status).toBe(202);
+        await eventually('run A at the endpoint', async () => (endpoint.calls.length > 0 ? true : undefined));
+
+        const b = await http.post<InvocationBody>(runUrl(project, 'flows') + '/trigger-async', everyMatch, { bearer: token });
+        expect(b).toMatchObject({ status: 202, body: { status: 'QUEUED' } });
+        expect(await viewOf(b.body.invocationId)).toMatchObject({ status: 'QUEUED' });
+        expect(await startCommandsOf(b.body.invocationId)).toBe(1);
+        held.open();
+        expect(await waitForFinalInvocation(http, project.orgId, b.body.invocationId, token)).toMatchObject({
+          status: 'SUCCEEDED',
+          result: { messages: ['Order 42'], actions: [] },
+        });
+      } finally {
+        held.open();
+      }
+    });
+
+    it('that runs longer than an accept may wait for it (ASYNC_INLINE_RUN_MS) is run from the queue under the full time limit', async () => {
+      const { project, token } = await projectWithToken('CHATBOT', {
+        schemaVersion: 1,
+        bot: VALID_CHATBOT_DEFINITION.bot,
+        flow: {
+          trigger: { externalEnabled: true, key: 'external_event' },
+          start: 'sum1',
+          nodes: {
+            // Six steps of tens of milliseconds of JSONata each (over 20 ms in all on any
+            // machine), each well inside the expression guard and all inside the async limit.
+            ...Object.fromEntries(
+              [1, 2, 3, 4, 5, 6].map((step) => [`sum${step}`, { type: 'set', values: { total: '$sum([1..30000].($ * 2))' }, next: step < 6 ? `sum${step + 1}` : 'say' }]),
+            ),
+            say: { type: 'message', text: 'Total {{ vars.total }}', next: 'done' },
+            done: { type: 'end' },
+          },
+        },
+      });
+      const accepted = await http.post<InvocationBody>(runUrl(project, 'flows') + '/trigger-async', everyMatch, { bearer: token });
+      expect(accepted).toMatchObject({ status: 202, body: { status: 'QUEUED' } });
+      const id = accepted.body.invocationId;
+      expect(await startCommandsOf(id)).toBe(1);
+      expect(await waitForFinalInvocation(http, project.orgId, id, token)).toMatchObject({
+        status: 'SUCCEEDED',
+        result: { messages: ['Total 900030000'], actions: [] },
+      });
+      await everyEventOf(id);
+      // The attempt given up on before the record left no trace.
+      expect(recorder.of(id).map((event) => event.envelope.type)).toEqual([
+        'invocation.InvocationQueued.v1',
+        'invocation.InvocationStarted.v1',
+        'invocation.InvocationSucceeded.v1',
+      ]);
+    });
+  });
+
   describe('master switch', () => {
     it('a run still QUEUED when Enable External API is switched off fails when it comes up', async () => {
       // RUN_CONCURRENCY is 1: run A holds the only slot at a gated endpoint, so run B stays QUEUED

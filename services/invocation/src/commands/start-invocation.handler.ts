@@ -23,7 +23,7 @@ import type { RequestInfo, RunModeName, TargetType } from '../lifecycle/invocati
 import type { InvocationDocument } from '../lifecycle/invocation.projector.js';
 import type { QuotaFigures } from '../lifecycle/monthly-quota.js';
 import { endingOf } from '../lifecycle/run-endings.js';
-import { endedFirstRecordOf, firstRecordOf, recordsOnceEnded } from '../lifecycle/run-lifecycle.js';
+import { endedFirstRecordOf, endsInFirstRecord, firstRecordOf, recordsOnceEnded } from '../lifecycle/run-lifecycle.js';
 import { withHistory } from '../lifecycle/run-history.js';
 import { checkTrigger, GRAPH_OF_TARGET, planRun, retriesAutomatically, type BotSessionRef, type RunPlan, type TriggerValidation } from '../lifecycle/run-plan.js';
 import { DefinitionCatalog, DefinitionUnavailableError, StaleProjectCopyError, type ProjectCopy } from '../runs/definition-catalog.js';
@@ -32,12 +32,22 @@ import { RunExecutor } from '../runs/run-executor.js';
 import { RunLease } from '../runs/run-lease.js';
 import { keyTakenAt, readDocument } from '../runs/run-reads.repository.js';
 import { RunRecorder } from '../runs/run-recorder.js';
+import { RunStarter } from '../runs/run-starter.js';
 
 const TARGETS: Partial<Record<RunTarget, TargetType>> = {
   [RunTarget.BOT]: 'BOT',
   [RunTarget.FLOW]: 'FLOW',
   [RunTarget.AUTOMATION]: 'AUTOMATION',
 };
+
+/**
+ * How long an async run of a self-contained graph may run while its request waits for the 202
+ * (`runAsyncThenRecord`); one that needs longer runs from the queue instead.
+ */
+export const ASYNC_INLINE_RUN_MS = 20;
+
+/** A new run as recorded, before its first record's status, events and messages. */
+type NewRunBase = Omit<NewInvocation, 'status' | 'attempt' | 'lease' | 'waitingJob' | 'events' | 'messages' | 'history'>;
 
 /** Our message (the spec has none): answered 503; retry with the same idempotency key. */
 export const DATABASE_UNAVAILABLE = 'The run could not be recorded right now; retry with the same idempotency key';
@@ -46,7 +56,9 @@ export const DATABASE_UNAVAILABLE = 'The run could not be recorded right now; re
  * Starts runs for the gateway (request/reply). Async: the run is recorded QUEUED, with its
  * RunInvocation command in the outbox, before the reply; with a start time (runAt,
  * delaySeconds) it is recorded SCHEDULED with a ScheduleJob command for the scheduler instead.
- * Sync: recorded RUNNING, executed here, and the reply carries the result. The lifecycle core
+ * Sync: recorded RUNNING, executed here, and the reply carries the result. A run of a
+ * self-contained graph that starts now (sync, or async while a run slot is free) is executed
+ * first and recorded once, ended. The lifecycle core
  * decides what is recorded (`firstRecordOf`), the recorder writes it with the monthly quota
  * counted; an idempotency key already used answers with the earlier run.
  */
@@ -58,6 +70,7 @@ export class StartInvocationHandler {
     private readonly recorder: RunRecorder,
     private readonly executor: RunExecutor,
     private readonly lease: RunLease,
+    private readonly starter: RunStarter,
     @Inject(SecretBox) private readonly secrets: SecretBox,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
@@ -146,8 +159,12 @@ export class StartInvocationHandler {
       occurredAt: now,
       idempotency: request.idempotencyKey ? { projectId: request.projectId, targetType: target, mode, key: request.idempotencyKey } : null,
     };
-    const sync = rejection === null && runAt === null && mode === 'SYNC';
-    if (sync && compiled && recordsOnceEnded(plan, compiled)) return this.runThenRecord(base, info, plan, compiled, session);
+    const startsNow = rejection === null && runAt === null;
+    const sync = startsNow && mode === 'SYNC';
+    if (startsNow && compiled && recordsOnceEnded(plan, compiled)) {
+      const reply = sync ? await this.runThenRecord(base, info, plan, compiled, session) : await this.runAsyncThenRecord(base, info, plan, compiled);
+      if (reply) return reply;
+    }
     const item: NewInvocation = withHistory({ ...base, ...firstRecordOf(base, { mode, info, rejection, runAt, lease: () => this.lease.next() }) });
 
     const settled = await this.record(item);
@@ -174,18 +191,52 @@ export class StartInvocationHandler {
    * the request had not arrived; a quota refusal or a taken idempotency key found at the write
    * answers as usual and the outcome is dropped.
    */
-  private async runThenRecord(
-    base: Omit<NewInvocation, 'status' | 'attempt' | 'lease' | 'waitingJob' | 'events' | 'messages' | 'history'>,
-    info: RequestInfo,
-    plan: RunPlan,
-    compiled: CompiledDefinition,
-    session: BotSessionRef | null,
-  ): Promise<StartInvocationReply> {
+  private async runThenRecord(base: NewRunBase, info: RequestInfo, plan: RunPlan, compiled: CompiledDefinition, session: BotSessionRef | null): Promise<StartInvocationReply> {
     const outcome = await this.executor.runUnrecorded(plan, compiled, base.id);
     const ending = endingOf({ ...base, attempt: 1 }, plan, outcome, this.secrets);
-    const settled = await this.record(withHistory({ ...base, ...endedFirstRecordOf(info, ending, base.occurredAt, new Date()) }));
+    const times = { acceptedAt: base.occurredAt, startedAt: base.occurredAt, endedAt: new Date() };
+    const settled = await this.record(withHistory({ ...base, ...endedFirstRecordOf(info, ending, times) }));
     if ('reply' in settled) return settled.reply;
+    this.executor.countUnrecordedAttempt(plan, ending.change.status, outcome);
     return answer(base.id, settled.document.status, ending.liveResult, settled.document.errorMessage, session);
+  }
+
+  /**
+   * An async run of a self-contained graph, while a run slot is free, is executed as its request
+   * waits and recorded once, ended: queued, started and ended in one write, with no start command,
+   * no claim and no second write (bench/README.md, "Session 12"). The 202 still says QUEUED (the
+   * spec's answer; the run's later states are read with GET). Null when the run is to be recorded
+   * QUEUED as usual instead: no slot is free (a backlog waits in PostgreSQL and on the bus, not
+   * here), the run needed more than ASYNC_INLINE_RUN_MS (it runs again from the queue under its
+   * full limit), or it did not end (a retry).
+   */
+  private async runAsyncThenRecord(base: NewRunBase, info: RequestInfo, plan: RunPlan, compiled: CompiledDefinition): Promise<StartInvocationReply | null> {
+    const limitMs = this.executor.timeLimitMs('ASYNC');
+    const budgetMs = Math.min(limitMs, ASYNC_INLINE_RUN_MS);
+    const startedAt = new Date();
+    const outcome = await this.inFreeSlot(() => this.executor.runUnrecorded(plan, compiled, base.id, budgetMs));
+    if (outcome === null || (outcome.status === 'TIMEOUT' && budgetMs < limitMs)) return null;
+    const ending = endingOf({ ...base, attempt: 1 }, plan, outcome, this.secrets);
+    if (!endsInFirstRecord(ending)) return null;
+    const settled = await this.record(withHistory({ ...base, ...endedFirstRecordOf(info, ending, { acceptedAt: base.occurredAt, startedAt, endedAt: new Date() }) }));
+    if ('reply' in settled) return settled.reply;
+    this.executor.countUnrecordedAttempt(plan, ending.change.status, outcome);
+    return answer(base.id, 'QUEUED', null, null, null);
+  }
+
+  /**
+   * `work` in a run slot if one is free now, else null. The slot is held while the run executes,
+   * not while it is written: the write waits like any accepted request's, and holding a slot
+   * through it would send runs to the queue whenever the database is slow to commit.
+   */
+  private async inFreeSlot<T>(work: () => Promise<T>): Promise<T | null> {
+    const release = this.starter.freeSlot();
+    if (!release) return null;
+    try {
+      return await work();
+    } finally {
+      release();
+    }
   }
 
   /** Records a new run (group commit); a refusal or an idempotent replay comes back as the reply. */

@@ -23,6 +23,8 @@ export interface NewHistory extends EventOwner {
   events: InvocationEventData[];
   /** When each event happened, when they did not all happen at `occurredAt` (a run recorded once it ended). */
   eventTimes?: Date[];
+  /** Where a run recorded once it ended calls back (`endedFirstRecordOf`): its DeliverCallback goes out with the run's messages. */
+  callback?: CallbackTarget;
 }
 
 export function storedEvent(owner: EventOwner, sequence: number, at: Date, data: InvocationEventData): InvocationEvent {
@@ -54,15 +56,21 @@ export interface NewRunHistory {
   startedByTokenId: string | null;
 }
 
-/** `item` with the history it is written with. */
-export function withHistory<T extends NewHistory>(item: T): T & { history: NewRunHistory } {
+/**
+ * `item` with the history it is written with, and its DeliverCallback after its own messages
+ * when it was recorded ended with a callback (as a transition that ends a run publishes it).
+ */
+export function withHistory<T extends NewHistory & { messages: OutgoingMessage[] }>(item: T): T & { history: NewRunHistory } {
   const { events, documents } = historiesOf([item]);
+  const document = documents.get(item.id) as InvocationDocument;
+  const callback = item.callback ? deliverCallbackMessage(document, item, item.callback) : null;
   return {
     ...item,
+    messages: callback ? [...item.messages, callback] : item.messages,
     history: {
       events,
       eventMessages: events.map((event) => invocationEventMessage(event)),
-      document: documents.get(item.id) as InvocationDocument,
+      document,
       updatedAt: lastEventTime(item),
       startedByTokenId: startedBy(item),
     },

@@ -1,17 +1,18 @@
 import { decodeEnvelope, EVENT_TYPES, JobKind, ModifyOutcome, timestampDate, unpackPayloadAs } from '@runline/contracts';
-import { ENGINE_RUNTIME, type RunOutcome } from '@runline/engine';
+import { ENGINE_RUNTIME, type CompiledDefinition, type RunOutcome } from '@runline/engine';
 import { SecretBox } from '@runline/runtime';
 import { TEST_SECRETS_KEY } from '@runline/testing';
 import type { InvocationEventData, RequestInfo } from './invocation-event.js';
 import { grantOf, quotaBound, quotaGroupsOf, refundsOf, scheduledStartVerdict, type QuotaPlan } from './monthly-quota.js';
 import { callbackOnEnd } from './run-callback.js';
 import { endingOf, INTERRUPTED_MESSAGE, interruptedEnding, skippedEnding, type SuspendedState } from './run-endings.js';
-import { historiesOf, nextEvents, foldEvents, outgoingOf } from './run-history.js';
+import { historiesOf, nextEvents, foldEvents, outgoingOf, withHistory } from './run-history.js';
 import {
   cancelled,
   claimedResume,
   claimedStart,
   endedFirstRecordOf,
+  endsInFirstRecord,
   firstRecordOf,
   modifyBlockerOf,
   notScheduledOutcome,
@@ -19,6 +20,7 @@ import {
   projectRefusalOf,
   QUOTA_REFUSAL,
   rechecksQuota,
+  recordsOnceEnded,
   refusedStart,
   rescheduled,
 } from './run-lifecycle.js';
@@ -118,9 +120,41 @@ describe('run lifecycle: a new run', () => {
     const ending = endingOf({ ...run, attempt: 1, maxAttempts: 1 }, planOf({ mode: 'SYNC' }), outcomeOf(), secrets, now);
     const started = new Date(now - 5);
     const ended = new Date(now);
-    const record = endedFirstRecordOf(info, ending, started, ended);
+    const record = endedFirstRecordOf({ ...info, mode: 'SYNC' }, ending, { acceptedAt: started, startedAt: started, endedAt: ended });
     expect(record).toMatchObject({ status: 'SUCCEEDED', attempt: 1, lease: null, eventTimes: [started, ended] });
     expect(typesOf(record.events)).toEqual(['InvocationStarted', 'InvocationSucceeded']);
+  });
+
+  it('given an async run that ran before it was recorded, when it is recorded, then it was queued, started and ended in one record, with its callback and no start command', () => {
+    const ending = endingOf({ ...run, attempt: 1, maxAttempts: 3 }, planOf(), outcomeOf(), secrets, now);
+    const accepted = new Date(now - 9);
+    const started = new Date(now - 5);
+    const ended = new Date(now);
+    const record = endedFirstRecordOf(info, ending, { acceptedAt: accepted, startedAt: started, endedAt: ended });
+    expect(record).toMatchObject({ status: 'SUCCEEDED', attempt: 1, lease: null, waitingJob: null, eventTimes: [accepted, started, ended] });
+    expect(typesOf(record.events)).toEqual(['InvocationQueued', 'InvocationStarted', 'InvocationSucceeded']);
+    expect(record.events[0]).toEqual({ type: 'InvocationQueued', request: info });
+    expect(record.messages).toEqual([]);
+    const written = withHistory({ ...run, occurredAt: accepted, ...record });
+    expect(written.messages.map((message) => envelopeOf(message).type)).toEqual([EVENT_TYPES.DELIVER_CALLBACK]);
+    expect(unpackPayloadAs(envelopeOf(written.messages[0]!), EVENT_TYPES.DELIVER_CALLBACK)).toMatchObject({ invocationId: run.id, url: 'https://hooks.example.com/done' });
+    expect(written.history.document).toMatchObject({ status: 'SUCCEEDED', invocationId: run.id });
+  });
+
+  it('a run may be executed before it is recorded only when its graph is self-contained and it writes nothing else on the way', () => {
+    const compiledWith = (selfContained: boolean) => ({ graphs: { workflow: { selfContained }, bot: { selfContained } } }) as unknown as CompiledDefinition;
+    expect(recordsOnceEnded(planOf(), compiledWith(true))).toBe(true);
+    expect(recordsOnceEnded(planOf({ mode: 'SYNC' }), compiledWith(true))).toBe(true);
+    expect(recordsOnceEnded(planOf(), compiledWith(false))).toBe(false);
+    expect(recordsOnceEnded(planOf({ target: 'BOT', graph: 'bot' }), compiledWith(true))).toBe(false);
+    expect(recordsOnceEnded(planOf({ enrollmentPolicy: 'ONE_TIME', enrollmentSubject: 'c-1' }), compiledWith(true))).toBe(false);
+  });
+
+  it('only an ending that ends the run can be a first record: a retry or a pause is recorded as usual', () => {
+    const attempt = { ...run, attempt: 1, maxAttempts: 3 };
+    expect(endsInFirstRecord(endingOf(attempt, planOf(), outcomeOf(), secrets, now))).toBe(true);
+    expect(endsInFirstRecord(endingOf({ ...attempt, maxAttempts: 1 }, planOf(), outcomeOf({ status: 'FAILED', errorMessage: 'no' }), secrets, now))).toBe(true);
+    expect(endsInFirstRecord(endingOf(attempt, planOf(), outcomeOf({ status: 'FAILED', errorMessage: 'no' }), secrets, now))).toBe(false);
   });
 });
 

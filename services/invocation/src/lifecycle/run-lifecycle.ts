@@ -105,8 +105,7 @@ export function firstRecordOf(run: JobOwner, request: NewRunRequest): FirstRecor
     return { status: 'SCHEDULED', attempt: 0, lease: null, waitingJob: wait.name, events: [scheduled], messages: [wait.command] };
   }
   if (request.mode === 'ASYNC') {
-    const queued: InvocationEventData = { type: 'InvocationQueued', request: info };
-    return { status: 'QUEUED', attempt: 0, lease: null, waitingJob: null, events: [queued], messages: [runInvocationCommand(run)] };
+    return { status: 'QUEUED', attempt: 0, lease: null, waitingJob: null, events: [queuedEvent(info)], messages: [runInvocationCommand(run)] };
   }
   return { status: 'RUNNING', attempt: 1, lease: request.lease(), waitingJob: null, events: [startedEvent(info)], messages: [] };
 }
@@ -116,36 +115,61 @@ export function startedEvent(info: RequestInfo): InvocationEventData {
   return { type: 'InvocationStarted', attempt: 1, request: info };
 }
 
+/** The first event of an async run: accepted, waiting to start. */
+export function queuedEvent(info: RequestInfo): InvocationEventData {
+  return { type: 'InvocationQueued', request: info };
+}
+
 /**
- * Whether a sync run may be executed before it is recorded: its graph is self-contained (no
- * outside call, no pause), and it writes nothing else on the way (a bot turn saves its session;
- * a ONE_TIME enrollment is claimed before the run). Nothing of such a run is visible outside
- * before its one write, so a crash meanwhile leaves no trace.
+ * Whether a run that starts now may be executed before it is recorded: its graph is
+ * self-contained (no outside call, no pause), and it writes nothing else on the way (a bot turn
+ * saves its session; a ONE_TIME enrollment is claimed before the run). Nothing of such a run is
+ * visible outside before its one write, so a crash meanwhile leaves no trace: a sync caller gets
+ * no answer, an async one no 202, as if the request had not arrived. (An async run is executed
+ * so only while a run slot is free; see StartInvocationHandler.)
  */
 export function recordsOnceEnded(plan: RunPlan, compiled: CompiledDefinition): boolean {
-  if (plan.mode !== 'SYNC' || plan.target === 'BOT') return false;
+  if (plan.target === 'BOT') return false;
   if (plan.enrollmentPolicy === 'ONE_TIME' && plan.enrollmentSubject !== null) return false;
   return compiled.graphs[plan.graph]?.selfContained === true;
 }
 
 /**
- * The record of a sync run executed before it was recorded: started at `startedAt`, ended at
- * `endedAt` with `ending`, in one write.
+ * Whether an ending executed before the run was recorded can be its first record: it ends the
+ * run. A retry (QUEUED for a scheduler job) or a pause is not written so; the caller records
+ * the run as usual instead and lets it run again (a self-contained run changed nothing).
+ */
+export function endsInFirstRecord(ending: { change: { status: InvocationStatus } }): boolean {
+  const { status } = ending.change;
+  return status === 'SUCCEEDED' || status === 'FAILED' || status === 'TIMEOUT';
+}
+
+/** When a run recorded once it ended was accepted, started and ended. */
+export interface EndedRunTimes {
+  acceptedAt: Date;
+  startedAt: Date;
+  endedAt: Date;
+}
+
+/**
+ * The record of a run executed before it was recorded: an async one queued at `acceptedAt`,
+ * then (as a sync one) started at `startedAt` and ended at `endedAt` with `ending`, in one write.
  */
 export function endedFirstRecordOf(
   info: RequestInfo,
-  ending: { change: { status: InvocationStatus }; events: InvocationEventData[]; messages: BusMessage[] },
-  startedAt: Date,
-  endedAt: Date,
-): FirstRecord & { eventTimes: Date[] } {
+  ending: { change: { status: InvocationStatus; callback?: CallbackTarget }; events: InvocationEventData[]; messages: BusMessage[] },
+  times: EndedRunTimes,
+): FirstRecord & { eventTimes: Date[]; callback?: CallbackTarget } {
+  const queued = info.mode === 'ASYNC' ? [queuedEvent(info)] : [];
   return {
     status: ending.change.status,
     attempt: 1,
     lease: null,
     waitingJob: null,
-    events: [startedEvent(info), ...ending.events],
-    eventTimes: [startedAt, ...ending.events.map(() => endedAt)],
+    events: [...queued, startedEvent(info), ...ending.events],
+    eventTimes: [...queued.map(() => times.acceptedAt), times.startedAt, ...ending.events.map(() => times.endedAt)],
     messages: ending.messages,
+    ...(ending.change.callback ? { callback: ending.change.callback } : {}),
   };
 }
 

@@ -91,19 +91,30 @@ export class RunExecutor implements OnApplicationShutdown {
   }
 
   /**
-   * Runs a sync run that is not recorded yet to its end, in memory: for a self-contained graph
+   * Runs a run that is not recorded yet to its end, in memory: for a self-contained graph
    * (`recordsOnceEnded`), whose run nobody outside can see until it is recorded. The caller
-   * records the run once, with the ending of the outcome.
+   * records the run once, with the ending of the outcome. `timeoutMs` bounds it below the
+   * mode's limit (an async run executed while its request waits).
    */
-  runUnrecorded(plan: RunPlan, compiled: CompiledDefinition, invocationId: string): Promise<RunOutcome> {
+  runUnrecorded(plan: RunPlan, compiled: CompiledDefinition, invocationId: string, timeoutMs?: number): Promise<RunOutcome> {
     return inRunSpan('run', invocationId, plan, async () => {
       try {
-        return await this.runGraph(plan, compiled);
+        return await this.runGraph(plan, compiled, undefined, undefined, timeoutMs);
       } catch (error) {
         this.logger.error({ err: error }, 'run failed unexpectedly');
         return failedOutcome(plan, `Run could not be executed: ${error instanceof Error ? error.message : String(error)}`);
       }
     });
+  }
+
+  /** Times an attempt executed before it was recorded (`runUnrecorded`), once its record is written. */
+  countUnrecordedAttempt(plan: RunPlan, status: string, outcome: RunOutcome): void {
+    this.attemptDuration.observe({ target_type: plan.target, status }, outcome.trace.durationMs / 1000);
+  }
+
+  /** The engine's time limit of a run in `mode`. */
+  timeLimitMs(mode: RunPlan['mode']): number {
+    return mode === 'SYNC' ? this.config.SYNC_RUN_TIMEOUT_MS : this.config.ASYNC_RUN_TIMEOUT_MS;
   }
 
   /**
@@ -170,7 +181,7 @@ export class RunExecutor implements OnApplicationShutdown {
     return this.catalog.published(project);
   }
 
-  private runGraph(plan: RunPlan, compiled: CompiledDefinition, resume?: ResumeRequest, vars?: Record<string, unknown>): Promise<RunOutcome> {
+  private runGraph(plan: RunPlan, compiled: CompiledDefinition, resume?: ResumeRequest, vars?: Record<string, unknown>, timeoutMs?: number): Promise<RunOutcome> {
     return runGraph(
       compiled,
       {
@@ -179,7 +190,7 @@ export class RunExecutor implements OnApplicationShutdown {
         onErrorPolicy: plan.onErrorPolicy,
         limits: {
           maxSteps: this.config.RUN_MAX_STEPS,
-          timeoutMs: plan.mode === 'SYNC' ? this.config.SYNC_RUN_TIMEOUT_MS : this.config.ASYNC_RUN_TIMEOUT_MS,
+          timeoutMs: timeoutMs ?? this.timeLimitMs(plan.mode),
         },
         ...(resume ? { resume } : {}),
       },
