@@ -2,7 +2,8 @@ import { FaultLab, faultTable, SERVICES, type Fault, type FaultOutcome } from '.
 
 /**
  * The fault suite: the seven services as separate processes on a PostgreSQL and a NATS of their
- * own, runs in flight (async with callbacks, scheduled, sync, signed deliveries to an inbound
+ * own, runs in flight (async with callbacks, of an http-calling flow and of a self-contained one
+ * executed as its request waits, scheduled, sync, signed deliveries to an inbound
  * hook, and polled items), and in turn each service killed with -9, NATS restarted, PostgreSQL
  * restarted. `npm run faults` runs it
  * with 1,000 runs per fault (FAULT_RUNS); `npm test` runs it with 150.

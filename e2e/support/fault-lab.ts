@@ -64,6 +64,8 @@ export class FaultLab {
   private http!: HttpClient;
   private project!: ProjectFixture;
   private token!: string;
+  /** A project whose flow is self-contained: its async runs are executed as their requests wait. */
+  private selfContained!: { project: ProjectFixture; token: string };
   private hook!: CreatedHook;
   private environment!: NodeJS.ProcessEnv;
   private phase = 0;
@@ -148,15 +150,31 @@ export class FaultLab {
         nodes: { call: { type: 'http', method: 'GET', url: hitUrl, next: 'done' }, done: { type: 'end' } },
       },
     });
-    const settings = await this.http.patch(
-      `/v1/orgs/${this.project.orgId}/projects/${this.project.projectId}/api-settings`,
-      { defaultEnrollmentPolicy: 'EVERY_MATCH', rateLimitPerMinute: 1_000_000, defaultCallbackUrl: `${this.receiver.url}/callback`, defaultCallbackSecret: 'fault-lab-secret' },
-      { bearer: this.project.ownerJwt },
-    );
-    if (settings.status !== 200) throw new Error(`settings: ${settings.status} ${JSON.stringify(settings.body)}`);
-    this.token = (await issueToken(this.http, this.project, ['flow:trigger'])).token;
+    this.token = await this.settleProject(this.project);
+    const selfContained = await createProject(this.http, 'CHATBOT');
+    await publishDefinition(this.http, selfContained, {
+      schemaVersion: 1,
+      bot: { start: 'end', nodes: { end: { type: 'end' } } },
+      flow: {
+        trigger: { externalEnabled: true, key: 'external_event' },
+        start: 'say',
+        nodes: { say: { type: 'message', text: 'Run {{ payload.k }}', next: 'done' }, done: { type: 'end' } },
+      },
+    });
+    this.selfContained = { project: selfContained, token: await this.settleProject(selfContained) };
     // The API's highest per-hook limit: retries through an outage must not be refused as too many.
     this.hook = await createHook(this.http, this.project, { name: 'faults', rateLimitPerMinute: 100_000 });
+  }
+
+  /** Every run of `project` calls back and enrolls every match, without a rate limit in the way; its flow:trigger token. */
+  private async settleProject(project: ProjectFixture): Promise<string> {
+    const settings = await this.http.patch(
+      `/v1/orgs/${project.orgId}/projects/${project.projectId}/api-settings`,
+      { defaultEnrollmentPolicy: 'EVERY_MATCH', rateLimitPerMinute: 1_000_000, defaultCallbackUrl: `${this.receiver.url}/callback`, defaultCallbackSecret: 'fault-lab-secret' },
+      { bearer: project.ownerJwt },
+    );
+    if (settings.status !== 200) throw new Error(`settings: ${settings.status} ${JSON.stringify(settings.body)}`);
+    return (await issueToken(this.http, project, ['flow:trigger'])).token;
   }
 
   private async startPostgres(): Promise<void> {
@@ -210,9 +228,10 @@ export class FaultLab {
     const trigger = await this.http.post(`${this.flows()}/polling`, { source: pollKey, pollKey, pollEndpoint: feed, intervalMs: 1000 }, { bearer: this.token });
     if (trigger.status !== 201) throw new Error(`polling trigger: ${trigger.status} ${JSON.stringify(trigger.body)}`);
 
-    const send = async (key: string, kind: 'async' | 'scheduled' | 'sync' | 'hook'): Promise<void> => {
+    const send = async (key: string, kind: 'async' | 'self-contained' | 'scheduled' | 'sync' | 'hook'): Promise<void> => {
       const body = { event: 'e', customerId: key, k: key, ...(kind === 'scheduled' ? { delaySeconds: 2 } : {}) };
       const route = kind === 'sync' ? 'trigger' : 'trigger-async';
+      const [flows, token] = kind === 'self-contained' ? [this.flows(this.selfContained.project), this.selfContained.token] : [this.flows(), this.token];
       // A refused request is resent with the same key (a delivery with the same delivery id), as
       // the spec tells clients to; a delivery's 409 names the run an earlier attempt started.
       for (let attempt = 0; attempt < 600; attempt++) {
@@ -220,7 +239,7 @@ export class FaultLab {
           kind === 'hook'
             ? await this.deliver(key, body)
             : await this.http
-                .post<{ invocationId?: string }>(`${this.flows()}/${route}`, body, { bearer: this.token, headers: { 'x-idempotency-key': key } })
+                .post<{ invocationId?: string }>(`${flows}/${route}`, body, { bearer: token, headers: { 'x-idempotency-key': key } })
                 .catch(() => undefined);
         note(answer);
         if (answer && (answer.status < 300 || (kind === 'hook' && answer.status === 409)) && answer.body.invocationId) {
@@ -235,7 +254,7 @@ export class FaultLab {
     const load = (async () => {
       const inFlight: Promise<void>[] = [];
       for (let n = 0; n < runs; n++) {
-        const kind = n % 10 === 9 ? 'sync' : n % 10 === 8 ? 'scheduled' : n % 10 === 7 ? 'hook' : 'async';
+        const kind = n % 10 === 9 ? 'sync' : n % 10 === 8 ? 'scheduled' : n % 10 === 7 ? 'hook' : n % 10 === 6 ? 'self-contained' : 'async';
         inFlight.push(send(`r-${phase}-${n}`, kind));
         if (inFlight.length % 50 === 0) await sleep(20);
       }
@@ -369,8 +388,8 @@ export class FaultLab {
     return deliver(this.http, this.hook.id, this.hook.secret, body, { deliveryId: deliveryIdOf(key) }).catch(() => undefined);
   }
 
-  private flows(): string {
-    return `/v1/orgs/${this.project.orgId}/flows/${this.project.projectId}`;
+  private flows(project: ProjectFixture = this.project): string {
+    return `/v1/orgs/${project.orgId}/flows/${project.projectId}`;
   }
 
   private calledBack(): Set<string> {
