@@ -1,3 +1,4 @@
+import pg from 'pg';
 import { gatewayService } from '@runline/gateway-service';
 import { invocationService } from '@runline/invocation-service';
 import { schedulerService } from '@runline/scheduler-service';
@@ -96,6 +97,8 @@ describe('runs: lifecycle', () => {
         OUTBOUND_ALLOWED_CIDRS: '127.0.0.0/8',
         // One async run at a time: lets the master-switch test hold a queued run back.
         RUN_CONCURRENCY: '1',
+        // One async run executed as its request waits at a time (a self-contained flow's).
+        ASYNC_INLINE_RUNS: '1',
         ACCESS_CACHE_TTL_MS: '0',
       },
     });
@@ -290,13 +293,8 @@ describe('runs: lifecycle', () => {
       return row?.document as InvocationBody | undefined;
     };
 
-    it('while a run slot is free, is executed as its request waits and recorded once, ended: SUCCEEDED at the 202, no start command, the events of a queued run', async () => {
+    it('with room among ASYNC_INLINE_RUNS, is executed as its request waits and recorded once, ended: SUCCEEDED at the 202, no start command, the events of a queued run', async () => {
       const { project, token } = await projectWithToken('CHATBOT');
-      // RUN_CONCURRENCY is 1: the slot must not be held by a run of an earlier test.
-      await eventually('no run in the run slot', async () => {
-        const [row] = await sql(`SELECT count(*)::int AS busy FROM invocation.invocations WHERE status = 'RUNNING' OR (status = 'QUEUED' AND run_after IS NULL)`);
-        return Number(row?.busy) === 0 ? true : undefined;
-      });
       const accepted = await http.post<InvocationBody>(runUrl(project, 'flows') + '/trigger-async', everyMatch, { bearer: token });
       expect(accepted).toMatchObject({ status: 202, body: { status: 'QUEUED', scheduledFor: null } });
       const id = accepted.body.invocationId;
@@ -315,31 +313,50 @@ describe('runs: lifecycle', () => {
       expect(Date.parse(String(shown.startedAt))).toBeLessThanOrEqual(Date.parse(String(shown.completedAt)));
     });
 
-    it('while every run slot is taken, is recorded QUEUED with its start command and runs once a slot frees', async () => {
-      // RUN_CONCURRENCY is 1: run A holds the only slot at a gated endpoint.
-      const held = gate();
-      const endpoint = await server(async () => {
-        await held.opened;
-        return { status: 200, body: {} };
-      });
-      const calling = await projectWithToken('CHATBOT', callingChatbot(endpoint.url));
+    it('while ASYNC_INLINE_RUNS runs are in progress, is recorded QUEUED with its start command and runs from the queue', async () => {
+      // ASYNC_INLINE_RUNS is 1 and run A holds it until its write, which the test holds back by
+      // locking the read models' table against inserts; run B comes meanwhile.
       const { project, token } = await projectWithToken('CHATBOT');
+      const writesWaiting = async () => {
+        const [row] = await sql(
+          // (The statement's text is cut at track_activity_query_size: any statement waiting for a lock here counts.)
+          `SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+        );
+        return Number(row?.waiting);
+      };
+      const lock = new pg.Client({ connectionString: system.database.url });
+      await lock.connect();
+      let locked = true;
+      const unlock = async () => {
+        if (!locked) return;
+        locked = false;
+        await lock.query('ROLLBACK');
+      };
       try {
-        const a = await http.post<InvocationBody>(runUrl(calling.project, 'flows') + '/trigger-async', flowBody, { bearer: calling.token });
-        expect(a.status).toBe(202);
-        await eventually('run A at the endpoint', async () => (endpoint.calls.length > 0 ? true : undefined));
-
-        const b = await http.post<InvocationBody>(runUrl(project, 'flows') + '/trigger-async', everyMatch, { bearer: token });
-        expect(b).toMatchObject({ status: 202, body: { status: 'QUEUED' } });
-        expect(await viewOf(b.body.invocationId)).toMatchObject({ status: 'QUEUED' });
-        expect(await startCommandsOf(b.body.invocationId)).toBe(1);
-        held.open();
-        expect(await waitForFinalInvocation(http, project.orgId, b.body.invocationId, token)).toMatchObject({
-          status: 'SUCCEEDED',
-          result: { messages: ['Order 42'], actions: [] },
-        });
+        await lock.query('BEGIN');
+        await lock.query('LOCK TABLE invocation.invocation_views IN SHARE MODE');
+        const a = http.post<InvocationBody>(runUrl(project, 'flows') + '/trigger-async', { ...everyMatch, orderId: 'a' }, { bearer: token });
+        await eventually('run A at its write', async () => ((await writesWaiting()) >= 1 ? true : undefined));
+        const b = http.post<InvocationBody>(runUrl(project, 'flows') + '/trigger-async', { ...everyMatch, orderId: 'b' }, { bearer: token });
+        await eventually('run B at its write', async () => ((await writesWaiting()) >= 2 ? true : undefined));
+        await unlock();
+        const [first, second] = await Promise.all([a, b]);
+        expect(first).toMatchObject({ status: 202, body: { status: 'QUEUED' } });
+        expect(second).toMatchObject({ status: 202, body: { status: 'QUEUED' } });
+        expect(await startCommandsOf(first.body.invocationId)).toBe(0);
+        expect(await startCommandsOf(second.body.invocationId)).toBe(1);
+        for (const [answer, orderId] of [
+          [first, 'a'],
+          [second, 'b'],
+        ] as const) {
+          expect(await waitForFinalInvocation(http, project.orgId, answer.body.invocationId, token)).toMatchObject({
+            status: 'SUCCEEDED',
+            result: { messages: [`Order ${orderId}`], actions: [] },
+          });
+        }
       } finally {
-        held.open();
+        await unlock();
+        await lock.end();
       }
     });
 

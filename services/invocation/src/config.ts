@@ -33,6 +33,13 @@ export class InvocationConfig {
   RUN_CONCURRENCY: number = 16;
 
   /**
+   * Async runs of self-contained graphs this instance executes as their requests wait, counted
+   * until their record is written; more at once are queued like any other run. 0: none.
+   */
+  @int(0, 100_000)
+  ASYNC_INLINE_RUNS: number = 256;
+
+  /**
    * A running run is owned by its process for this long and renewed while it runs; when a
    * process dies, its runs are ended as interrupted once their lease expires.
    */

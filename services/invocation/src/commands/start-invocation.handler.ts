@@ -19,6 +19,7 @@ import { isTransientDatabaseError, TransactionRunner } from '@runline/db';
 import type { CompiledDefinition, JsonValue } from '@runline/engine';
 import { redactSecrets, type Logger } from '@runline/observability';
 import { LOGGER, SecretBox } from '@runline/runtime';
+import { InvocationConfig } from '../config.js';
 import type { RequestInfo, RunModeName, TargetType } from '../lifecycle/invocation-event.js';
 import type { InvocationDocument } from '../lifecycle/invocation.projector.js';
 import type { QuotaFigures } from '../lifecycle/monthly-quota.js';
@@ -32,7 +33,7 @@ import { RunExecutor } from '../runs/run-executor.js';
 import { RunLease } from '../runs/run-lease.js';
 import { keyTakenAt, readDocument } from '../runs/run-reads.repository.js';
 import { RunRecorder } from '../runs/run-recorder.js';
-import { RunStarter } from '../runs/run-starter.js';
+import { RunSlots } from '../runs/run-slots.js';
 
 const TARGETS: Partial<Record<RunTarget, TargetType>> = {
   [RunTarget.BOT]: 'BOT',
@@ -57,23 +58,28 @@ export const DATABASE_UNAVAILABLE = 'The run could not be recorded right now; re
  * RunInvocation command in the outbox, before the reply; with a start time (runAt,
  * delaySeconds) it is recorded SCHEDULED with a ScheduleJob command for the scheduler instead.
  * Sync: recorded RUNNING, executed here, and the reply carries the result. A run of a
- * self-contained graph that starts now (sync, or async while a run slot is free) is executed
- * first and recorded once, ended. The lifecycle core
+ * self-contained graph that starts now (sync, or async up to ASYNC_INLINE_RUNS at once) is
+ * executed first and recorded once, ended. The lifecycle core
  * decides what is recorded (`firstRecordOf`), the recorder writes it with the monthly quota
  * counted; an idempotency key already used answers with the earlier run.
  */
 @Controller()
 export class StartInvocationHandler {
+  /** Async runs executed as their requests wait (`runAsyncThenRecord`), until written. */
+  private readonly inlineRuns: RunSlots;
+
   constructor(
     private readonly transactions: TransactionRunner,
     private readonly catalog: DefinitionCatalog,
     private readonly recorder: RunRecorder,
     private readonly executor: RunExecutor,
     private readonly lease: RunLease,
-    private readonly starter: RunStarter,
     @Inject(SecretBox) private readonly secrets: SecretBox,
     @Inject(LOGGER) private readonly logger: Logger,
-  ) {}
+    @Inject(InvocationConfig) config: InvocationConfig,
+  ) {
+    this.inlineRuns = new RunSlots(config.ASYNC_INLINE_RUNS);
+  }
 
   @MessagePattern(INVOCATION_REQUEST_SUBJECTS.START_INVOCATION)
   async execute(@Payload() data: Uint8Array): Promise<Uint8Array> {
@@ -202,40 +208,32 @@ export class StartInvocationHandler {
   }
 
   /**
-   * An async run of a self-contained graph, while a run slot is free, is executed as its request
-   * waits and recorded once, ended: queued, started and ended in one write, with no start command,
-   * no claim and no second write (bench/README.md, "Session 12"). The 202 still says QUEUED (the
-   * spec's answer; the run's later states are read with GET). Null when the run is to be recorded
-   * QUEUED as usual instead: no slot is free (a backlog waits in PostgreSQL and on the bus, not
-   * here), the run needed more than ASYNC_INLINE_RUN_MS (it runs again from the queue under its
-   * full limit), or it did not end (a retry).
+   * An async run of a self-contained graph is executed as its request waits and recorded once,
+   * ended: queued, started and ended in one write, with no start command, no claim and no second
+   * write (bench/README.md, "Session 12"). The 202 still says QUEUED (the spec's answer; the
+   * run's later states are read with GET). Null when the run is to be recorded QUEUED as usual
+   * instead: ASYNC_INLINE_RUNS are in progress already (each counted until its write), the run
+   * needed more than ASYNC_INLINE_RUN_MS (it runs again from the queue under its full limit; it
+   * changed nothing), or it did not end (a retry). These runs hold no RUN_CONCURRENCY slot: the
+   * slots bound runs that wait on the outside world, and a queued backlog holding all of them
+   * must not send every new run the costlier way.
    */
   private async runAsyncThenRecord(base: NewRunBase, info: RequestInfo, plan: RunPlan, compiled: CompiledDefinition): Promise<StartInvocationReply | null> {
-    const limitMs = this.executor.timeLimitMs('ASYNC');
-    const budgetMs = Math.min(limitMs, ASYNC_INLINE_RUN_MS);
-    const startedAt = new Date();
-    const outcome = await this.inFreeSlot(() => this.executor.runUnrecorded(plan, compiled, base.id, budgetMs));
-    if (outcome === null || (outcome.status === 'TIMEOUT' && budgetMs < limitMs)) return null;
-    const ending = endingOf({ ...base, attempt: 1 }, plan, outcome, this.secrets);
-    if (!endsInFirstRecord(ending)) return null;
-    const settled = await this.record(withHistory({ ...base, ...endedFirstRecordOf(info, ending, { acceptedAt: base.occurredAt, startedAt, endedAt: new Date() }) }));
-    if ('reply' in settled) return settled.reply;
-    this.executor.countUnrecordedAttempt(plan, ending.change.status, outcome);
-    return answer(base.id, 'QUEUED', null, null, null);
-  }
-
-  /**
-   * `work` in a run slot if one is free now, else null. The slot is held while the run executes,
-   * not while it is written: the write waits like any accepted request's, and holding a slot
-   * through it would send runs to the queue whenever the database is slow to commit.
-   */
-  private async inFreeSlot<T>(work: () => Promise<T>): Promise<T | null> {
-    const release = this.starter.freeSlot();
-    if (!release) return null;
+    if (!this.inlineRuns.tryAcquire()) return null;
     try {
-      return await work();
+      const limitMs = this.executor.timeLimitMs('ASYNC');
+      const budgetMs = Math.min(limitMs, ASYNC_INLINE_RUN_MS);
+      const startedAt = new Date();
+      const outcome = await this.executor.runUnrecorded(plan, compiled, base.id, budgetMs);
+      if (outcome.status === 'TIMEOUT' && budgetMs < limitMs) return null;
+      const ending = endingOf({ ...base, attempt: 1 }, plan, outcome, this.secrets);
+      if (!endsInFirstRecord(ending)) return null;
+      const settled = await this.record(withHistory({ ...base, ...endedFirstRecordOf(info, ending, { acceptedAt: base.occurredAt, startedAt, endedAt: new Date() }) }));
+      if ('reply' in settled) return settled.reply;
+      this.executor.countUnrecordedAttempt(plan, ending.change.status, outcome);
+      return answer(base.id, 'QUEUED', null, null, null);
     } finally {
-      release();
+      this.inlineRuns.release();
     }
   }
 

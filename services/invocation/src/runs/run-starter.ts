@@ -120,21 +120,6 @@ export class RunStarter implements OnApplicationShutdown {
     });
   }
 
-  /**
-   * A run slot if one is free now (never waits), for a run executed before it is recorded;
-   * call the returned function when the run is done with it. Null when every slot is taken:
-   * the run is then recorded QUEUED and waits in PostgreSQL and on the bus like any other.
-   */
-  freeSlot(): (() => void) | null {
-    if (!this.slots.tryAcquire()) return null;
-    let released = false;
-    return () => {
-      if (released) return;
-      released = true;
-      this.slots.release();
-    };
-  }
-
   /** Why the run may not start (it fails instead), or null. */
   private async refusalOf(row: InvocationRow, from: Expectation): Promise<Refusal | null> {
     // Read afresh: a change answered while the run waited (the switch turned off, the project
