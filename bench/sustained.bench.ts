@@ -103,12 +103,10 @@ async function main(session: BenchSession): Promise<number> {
 async function compare(session: BenchSession, options: Options): Promise<number> {
   const outcomes = new Map<'runline' | 'pg-boss', Outcome>();
   for (const which of options.systems) {
-    const scope = new SystemScope(session.workDir);
+    const start = (scope: SystemScope) => (which === 'runline' ? startRunline(scope, options.dist) : startPgBossPeer(scope, options.dist, options.peer));
+    let scope = new SystemScope(session.workDir);
     session.onCleanup(`stop ${which}`, () => scope.close());
-    const system =
-      which === 'runline'
-        ? await startRunline(scope, options.dist)
-        : await startPgBossPeer(scope, options.dist, options.peer);
+    let system = await start(scope);
     if (which === 'pg-boss') {
       const { workers, batchSize, pollSeconds, poolSize } = options.peer;
       console.log(
@@ -118,8 +116,21 @@ async function compare(session: BenchSession, options: Options): Promise<number>
     } else console.log(`\n${system.label}`);
     console.log(`processes: ${system.processes.map(({ name, pid }) => `${name} ${pid}`).join(', ')}`);
     const sampler = new RssSampler(system.processes).start();
-    const result = await searchHeldRate(system, sampler, options.search, (line) => console.log(`  ${line}`));
+    let holdSampler: RssSampler | undefined;
+    // The hold runs on a fresh system: the search's overload steps leave state behind (pg-boss's
+    // job table grows with every job; a 3,200/s step left the peer unable to take even 1,160/s).
+    const fresh = async () => {
+      sampler.stop();
+      await scope.close();
+      scope = new SystemScope(session.workDir);
+      system = await start(scope);
+      console.log(`  the hold, on a fresh system: processes ${system.processes.map(({ name, pid }) => `${name} ${pid}`).join(', ')}`);
+      holdSampler = new RssSampler(system.processes).start();
+      return { system, sampler: holdSampler };
+    };
+    const result = await searchHeldRate(system, sampler, options.search, (line) => console.log(`  ${line}`), fresh);
     sampler.stop();
+    holdSampler?.stop();
     outcomes.set(which, { system, result });
     printOutcome(system, result, sampler);
     if (which === 'pg-boss' && heldRate(result) >= 0.8 * peerCap(options.peer)) {
@@ -178,6 +189,7 @@ function printOutcome(system: SustainedSystem, result: SearchResult, sampler: Rs
   } else console.log('  finished per second while draining: not measured (no load left more than a second of work behind)');
   const peaks = sampler.peaks();
   console.log(`  peak RSS over the search: ${system.processes.map(({ name }, index) => `${name} ${megabytes(peaks[index]!)} MB`).join(', ')}`);
+  if (hold) console.log(`  peak RSS during the hold: ${system.processes.map(({ name }, index) => `${name} ${megabytes(hold.peakRss[index] ?? 0)} MB`).join(', ')}`);
   const notSucceeded = result.steps.reduce((sum, step) => sum + step.notSucceeded, 0);
   if (notSucceeded > 0) console.log(`  ${notSucceeded} runs or jobs ended in a state other than success`);
 }
@@ -185,7 +197,8 @@ function printOutcome(system: SustainedSystem, result: SearchResult, sampler: Rs
 function printRunlineGoals(runline: SearchResult, peer: SearchResult | undefined): void {
   const held = heldRate(runline);
   if (peer) {
-    const ratio = held / heldRate(peer);
+    // No held rate on either side: there is no ratio, and no goal met.
+    const ratio = held > 0 && heldRate(peer) > 0 ? held / heldRate(peer) : Number.NaN;
     console.log(`  Runline held ${held}/s, pg-boss ${heldRate(peer)}/s: ${Number.isFinite(ratio) ? ratio.toFixed(2) : 'n/a'} x (goal >= ${RATIO_GOAL}): ${verdict(ratio >= RATIO_GOAL)}`);
   }
   const hold = runline.hold;

@@ -71,22 +71,35 @@ export interface SearchResult {
   aborted?: string;
 }
 
+/** A system started anew for the hold, with the sampler of its processes. */
+export interface FreshSystem {
+  system: SustainedSystem;
+  sampler: RssSampler;
+}
+
+/** The load a fresh system gets, at half the rate, before its hold (its code compiled, its pools open). */
+const WARM_UP_SECONDS = 10;
+
 /**
  * Finds the highest arrival rate `system` holds: doubling from `startRate` until a rate is not
  * held (or halving until one is), a few bisections between the last held rate and the first
  * not held, each at `stepSeconds`; then the rate found is held for `holdSeconds` (stepping
  * down 15% at a time, at most twice, if it is not held that long). Between loads the backlog
- * is drained, so no load starts with work left over.
+ * is drained, so no load starts with work left over. With `fresh`, the hold runs on a system
+ * started anew (after a warm-up at half the rate): what the search's overloads leave behind (a
+ * bloated job table, grown heaps) must not decide the hold.
  */
 export async function searchHeldRate(
   system: SustainedSystem,
   sampler: RssSampler,
   settings: SearchSettings,
   log: (line: string) => void,
+  fresh?: () => Promise<FreshSystem>,
 ): Promise<SearchResult> {
   const steps: Step[] = [];
+  let on: FreshSystem = { system, sampler };
   const test = async (rate: number, seconds: number): Promise<Step> => {
-    const result = await loadStep(system, sampler, rate, seconds, settings);
+    const result = await loadStep(on.system, on.sampler, rate, seconds, settings);
     steps.push(result);
     log(describeStep(result));
     if (!result.drain.done) throw new SearchAborted(`the backlog of ${rate}/s did not drain within ${settings.drainTimeoutMs / 1000} s`);
@@ -123,6 +136,11 @@ export async function searchHeldRate(
     }
     if (held === undefined) return { steps, hold: undefined };
     if (settings.holdSeconds <= settings.stepSeconds) return { steps, hold: steps.filter((step) => step.held && step.rate === held).at(-1) };
+    if (fresh) {
+      on = await fresh();
+      const warmUp = await loadStep(on.system, on.sampler, roundRate(held / 2), WARM_UP_SECONDS, settings);
+      log(`warm-up of the fresh system, not judged: ${describeStep(warmUp)}`);
+    }
     for (let attempt = 0; attempt < 3; attempt += 1) {
       const hold = await test(held, settings.holdSeconds);
       if (hold.held) return { steps, hold };
