@@ -117,10 +117,12 @@ async function compare(session: BenchSession, options: Options): Promise<number>
     console.log(`processes: ${system.processes.map(({ name, pid }) => `${name} ${pid}`).join(', ')}`);
     const sampler = new RssSampler(system.processes).start();
     let holdSampler: RssSampler | undefined;
-    // The hold runs on a fresh system: the search's overload steps leave state behind (pg-boss's
-    // job table grows with every job; a 3,200/s step left the peer unable to take even 1,160/s).
+    // Each attempt at the hold runs on a fresh system: the search's overload steps and earlier
+    // attempts leave state behind (pg-boss's job table keeps every job: after a 3,200/s step the
+    // peer could not take even 1,160/s).
     const fresh = async () => {
       sampler.stop();
+      holdSampler?.stop();
       await scope.close();
       scope = new SystemScope(session.workDir);
       system = await start(scope);

@@ -85,9 +85,9 @@ const WARM_UP_SECONDS = 10;
  * held (or halving until one is), a few bisections between the last held rate and the first
  * not held, each at `stepSeconds`; then the rate found is held for `holdSeconds` (stepping
  * down 15% at a time, at most twice, if it is not held that long). Between loads the backlog
- * is drained, so no load starts with work left over. With `fresh`, the hold runs on a system
- * started anew (after a warm-up at half the rate): what the search's overloads leave behind (a
- * bloated job table, grown heaps) must not decide the hold.
+ * is drained, so no load starts with work left over. With `fresh`, each attempt at the hold
+ * runs on a system started anew (after a warm-up at half the rate): what the search's overloads
+ * or an earlier attempt leave behind (a bloated job table, grown heaps) must not decide it.
  */
 export async function searchHeldRate(
   system: SustainedSystem,
@@ -136,12 +136,12 @@ export async function searchHeldRate(
     }
     if (held === undefined) return { steps, hold: undefined };
     if (settings.holdSeconds <= settings.stepSeconds) return { steps, hold: steps.filter((step) => step.held && step.rate === held).at(-1) };
-    if (fresh) {
-      on = await fresh();
-      const warmUp = await loadStep(on.system, on.sampler, roundRate(held / 2), WARM_UP_SECONDS, settings);
-      log(`warm-up of the fresh system, not judged: ${describeStep(warmUp)}`);
-    }
     for (let attempt = 0; attempt < 3; attempt += 1) {
+      if (fresh) {
+        on = await fresh();
+        const warmUp = await loadStep(on.system, on.sampler, roundRate(held / 2), WARM_UP_SECONDS, settings);
+        log(`warm-up of the fresh system, not judged: ${describeStep(warmUp)}`);
+      }
       const hold = await test(held, settings.holdSeconds);
       if (hold.held) return { steps, hold };
       held = roundRate(held * 0.85);
