@@ -337,6 +337,8 @@ describe('runs: lifecycle', () => {
         await lock.query('LOCK TABLE invocation.invocation_views IN SHARE MODE');
         const a = http.post<InvocationBody>(runUrl(project, 'flows') + '/trigger-async', { ...everyMatch, orderId: 'a' }, { bearer: token });
         await eventually('run A at its write', async () => ((await writesWaiting()) >= 1 ? true : undefined));
+        const metrics = await (await fetch(`${system.url('invocation')}/metrics`)).text();
+        expect(metrics).toMatch(/^runline_invocation_inline_runs_in_progress\{[^}]*\} 1$/m);
         const b = http.post<InvocationBody>(runUrl(project, 'flows') + '/trigger-async', { ...everyMatch, orderId: 'b' }, { bearer: token });
         await eventually('run B at its write', async () => ((await writesWaiting()) >= 2 ? true : undefined));
         await unlock();

@@ -68,6 +68,9 @@ describe('service metrics', () => {
     expect(sample(invocation, 'runline_invocation_run_attempt_duration_seconds_count', { target_type: 'AUTOMATION', status: 'FAILED' })).toBeGreaterThanOrEqual(2);
     expect(invocation).toMatch(/^runline_invocation_runs_executing\{[^}]*service="invocation"[^}]*\} \d+$/m);
     expect(invocation).toMatch(/^runline_invocation_runs_waiting_for_slot\{[^}]*\} 0$/m);
+    // Every run above was answered, so none executed as its request waited is still unwritten
+    // (runs-lifecycle sees it at 1 while a write is held back).
+    expect(invocation).toMatch(/^runline_invocation_inline_runs_in_progress\{[^}]*\} 0$/m);
     // Everything committed has gone out by now: nothing waits in the outbox.
     await eventually('the outbox drained', async () => {
       const text = await scrape('invocation');

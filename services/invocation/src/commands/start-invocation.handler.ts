@@ -18,7 +18,8 @@ import {
 import { isTransientDatabaseError, TransactionRunner } from '@runline/db';
 import type { CompiledDefinition, JsonValue } from '@runline/engine';
 import { redactSecrets, type Logger } from '@runline/observability';
-import { LOGGER, SecretBox } from '@runline/runtime';
+import { Gauge, type Registry } from 'prom-client';
+import { LOGGER, METRICS_REGISTRY, SecretBox } from '@runline/runtime';
 import { InvocationConfig } from '../config.js';
 import type { RequestInfo, RunModeName, TargetType } from '../lifecycle/invocation-event.js';
 import type { InvocationDocument } from '../lifecycle/invocation.projector.js';
@@ -77,8 +78,18 @@ export class StartInvocationHandler {
     @Inject(SecretBox) private readonly secrets: SecretBox,
     @Inject(LOGGER) private readonly logger: Logger,
     @Inject(InvocationConfig) config: InvocationConfig,
+    @Inject(METRICS_REGISTRY) registry: Registry,
   ) {
-    this.inlineRuns = new RunSlots(config.ASYNC_INLINE_RUNS);
+    const inlineRuns = new RunSlots(config.ASYNC_INLINE_RUNS);
+    this.inlineRuns = inlineRuns;
+    new Gauge({
+      name: 'runline_invocation_inline_runs_in_progress',
+      help: 'Async runs executed as their requests wait, not yet written (at most ASYNC_INLINE_RUNS; more are queued).',
+      registers: [registry],
+      collect() {
+        this.set(inlineRuns.held);
+      },
+    });
   }
 
   @MessagePattern(INVOCATION_REQUEST_SUBJECTS.START_INVOCATION)
@@ -225,7 +236,10 @@ export class StartInvocationHandler {
       const budgetMs = Math.min(limitMs, ASYNC_INLINE_RUN_MS);
       const startedAt = new Date();
       const outcome = await this.executor.runUnrecorded(plan, compiled, base.id, budgetMs);
-      if (outcome.status === 'TIMEOUT' && budgetMs < limitMs) return null;
+      if (outcome.status === 'TIMEOUT' && budgetMs < limitMs) {
+        this.logger.debug({ invocationId: base.id, budgetMs }, 'async run needed more than a request may wait for it; it runs from the queue');
+        return null;
+      }
       const ending = endingOf({ ...base, attempt: 1 }, plan, outcome, this.secrets);
       if (!endsInFirstRecord(ending)) return null;
       const settled = await this.record(withHistory({ ...base, ...endedFirstRecordOf(info, ending, { acceptedAt: base.occurredAt, startedAt, endedAt: new Date() }) }));
