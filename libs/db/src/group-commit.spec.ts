@@ -24,6 +24,24 @@ describe('GroupCommit', () => {
     expect(batches).toEqual([[1], [2, 3, 4]]);
   });
 
+  it('with gatherTurn, writes what arrives in one turn of the event loop together, the first item too, and the next turn\'s in its own', async () => {
+    const batches: number[][] = [];
+    const commit = new GroupCommit<number, number>(
+      async (items) => {
+        batches.push(items);
+        return items.map((item) => item * 10);
+      },
+      2,
+      256,
+      true,
+    );
+    const turn = [1, 2, 3].map((item) => commit.submit(item));
+    expect(batches).toEqual([]);
+    await expect(Promise.all(turn)).resolves.toEqual([10, 20, 30]);
+    await expect(commit.submit(4)).resolves.toBe(40);
+    expect(batches).toEqual([[1, 2, 3], [4]]);
+  });
+
   it('keeps up to maxConcurrent writes in flight and caps the batch size', async () => {
     const gate = deferred();
     const batches: number[][] = [];

@@ -41,7 +41,8 @@ export class RunRecorder implements OnModuleInit {
   onModuleInit(): void {
     // Two transactions in flight: while one commits, the next batch fills (larger batches, fewer
     // commits per run than with more parallel transactions; bench/README.md).
-    this.commit = new GroupCommit((items) => this.writeBatch(items), 2);
+    // New runs of one turn share a statement (a burst of requests read off one socket).
+    this.commit = new GroupCommit((items) => this.writeBatch(items), 2, 256, true);
     this.transitions = new GroupCommit((items) => this.writeTransitions(items), 2);
   }
 
