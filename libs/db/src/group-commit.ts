@@ -14,6 +14,7 @@ interface Pending<TItem, TResult> {
 export class GroupCommit<TItem, TResult> {
   private queue: Array<Pending<TItem, TResult>> = [];
   private inFlight = 0;
+  private flushScheduled = false;
 
   /**
    * @param write writes a batch in one transaction; returns one result per item, in order.
@@ -25,8 +26,6 @@ export class GroupCommit<TItem, TResult> {
    *   latency at 1,000-1,200 runs/s, bench/README.md "Session 12"); idle, it costs the rest of
    *   the turn.
    */
-  private flushScheduled = false;
-
   constructor(
     private readonly write: BatchWriter<TItem, TResult>,
     private readonly maxConcurrent = 4,

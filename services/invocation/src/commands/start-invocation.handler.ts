@@ -16,7 +16,7 @@ import {
   type StartInvocationRequest,
 } from '@runline/contracts';
 import { isTransientDatabaseError, TransactionRunner } from '@runline/db';
-import type { CompiledDefinition, JsonValue } from '@runline/engine';
+import type { CompiledDefinition, JsonValue, RunOutcome } from '@runline/engine';
 import { redactSecrets, type Logger } from '@runline/observability';
 import { Gauge, type Registry } from 'prom-client';
 import { LOGGER, METRICS_REGISTRY, SecretBox } from '@runline/runtime';
@@ -24,8 +24,8 @@ import { InvocationConfig } from '../config.js';
 import type { RequestInfo, RunModeName, TargetType } from '../lifecycle/invocation-event.js';
 import type { InvocationDocument } from '../lifecycle/invocation.projector.js';
 import type { QuotaFigures } from '../lifecycle/monthly-quota.js';
-import { endingOf } from '../lifecycle/run-endings.js';
-import { endedFirstRecordOf, endsInFirstRecord, firstRecordOf, recordsOnceEnded } from '../lifecycle/run-lifecycle.js';
+import { endingOf, type Ending } from '../lifecycle/run-endings.js';
+import { endedFirstRecordOf, endsInFirstRecord, firstRecordOf, recordsOnceEnded, type EndedRunTimes } from '../lifecycle/run-lifecycle.js';
 import { withHistory } from '../lifecycle/run-history.js';
 import { checkTrigger, GRAPH_OF_TARGET, planRun, retriesAutomatically, type BotSessionRef, type RunPlan, type TriggerValidation } from '../lifecycle/run-plan.js';
 import { DefinitionCatalog, DefinitionUnavailableError, StaleProjectCopyError, type ProjectCopy } from '../runs/definition-catalog.js';
@@ -211,10 +211,8 @@ export class StartInvocationHandler {
   private async runThenRecord(base: NewRunBase, info: RequestInfo, plan: RunPlan, compiled: CompiledDefinition, session: BotSessionRef | null): Promise<StartInvocationReply> {
     const outcome = await this.executor.runUnrecorded(plan, compiled, base.id);
     const ending = endingOf({ ...base, attempt: 1 }, plan, outcome, this.secrets);
-    const times = { acceptedAt: base.occurredAt, startedAt: base.occurredAt, endedAt: new Date() };
-    const settled = await this.record(withHistory({ ...base, ...endedFirstRecordOf(info, ending, times) }));
+    const settled = await this.recordEnded(base, info, plan, outcome, ending, { acceptedAt: base.occurredAt, startedAt: base.occurredAt, endedAt: new Date() });
     if ('reply' in settled) return settled.reply;
-    this.executor.countUnrecordedAttempt(plan, ending.change.status, outcome);
     return answer(base.id, settled.document.status, ending.liveResult, settled.document.errorMessage, session);
   }
 
@@ -242,13 +240,26 @@ export class StartInvocationHandler {
       }
       const ending = endingOf({ ...base, attempt: 1 }, plan, outcome, this.secrets);
       if (!endsInFirstRecord(ending)) return null;
-      const settled = await this.record(withHistory({ ...base, ...endedFirstRecordOf(info, ending, { acceptedAt: base.occurredAt, startedAt, endedAt: new Date() }) }));
+      const settled = await this.recordEnded(base, info, plan, outcome, ending, { acceptedAt: base.occurredAt, startedAt, endedAt: new Date() });
       if ('reply' in settled) return settled.reply;
-      this.executor.countUnrecordedAttempt(plan, ending.change.status, outcome);
       return answer(base.id, 'QUEUED', null, null, null);
     } finally {
       this.inlineRuns.release();
     }
+  }
+
+  /** Records a run executed before it was recorded, ended with `ending` (`record`'s answer); its attempt is timed once written. */
+  private async recordEnded(
+    base: NewRunBase,
+    info: RequestInfo,
+    plan: RunPlan,
+    outcome: RunOutcome,
+    ending: Ending,
+    times: EndedRunTimes,
+  ): Promise<{ document: InvocationDocument } | { reply: StartInvocationReply }> {
+    const settled = await this.record(withHistory({ ...base, ...endedFirstRecordOf(info, ending, times) }));
+    if (!('reply' in settled)) this.executor.countUnrecordedAttempt(plan, ending.change.status, outcome);
+    return settled;
   }
 
   /** Records a new run (group commit); a refusal or an idempotent replay comes back as the reply. */
