@@ -3,9 +3,10 @@
 // process), each attempt recorded with its CallbackAttempted event through the outbox. The
 // baseline, measured in the same run against the same receiver: a raw signed-POST loop with
 // keep-alive connections. Prints both rates and the ratio. Needs `npm run build`, PostgreSQL
-// and NATS (NATS_URL, default nats://127.0.0.1:4222).
+// and NATS (NATS_URL, default nats://127.0.0.1:4222). `BENCH_CPU_PROFILE=1`: the callback
+// service runs under `--cpu-prof`; its profile of the measured deliveries is summarized at the end.
 //
-//   npm run bench:callbacks [-- --count 5000]
+//   npm run bench:callbacks [-- --count 5000] [--dist <another build's dist/>]
 import { randomBytes, randomUUID } from 'node:crypto';
 import { execFileSync } from 'node:child_process';
 import { mkdirSync, readFileSync } from 'node:fs';
@@ -18,18 +19,27 @@ import type * as Bus from '@runline/bus';
 import type * as Contracts from '@runline/contracts';
 import type * as Runtime from '@runline/runtime';
 import { openBenchDatabase } from './support/bench-database.js';
+import { profileFiles, summarizeProfile } from './support/cpu-profile.js';
+import type { ClockWindow } from './support/measurement.js';
+import { indent } from './support/report.js';
+import { monotonicMicros } from './support/rounds.js';
 import { callbackBody, signedPostLoop } from './support/callback-load.js';
 import { freePort, startChildServer, type ChildServer } from './support/child-server.js';
 import { BENCH_DIR, REPO_ROOT } from './support/cli.js';
 import { deleteStreamsWithPrefix } from './support/nats-streams.js';
 
-const { values } = parseArgs({ options: { count: { type: 'string', default: '5000' }, concurrency: { type: 'string', default: '64' } } });
+const { values } = parseArgs({
+  options: { count: { type: 'string', default: '5000' }, concurrency: { type: 'string', default: '64' }, dist: { type: 'string', default: path.join(REPO_ROOT, 'dist') } },
+});
 const count = Number(values.count);
 const concurrency = Number(values.concurrency);
-const dist = path.join(REPO_ROOT, 'dist');
+// Another build (round 1's, say) is measured by the same benchmark code.
+const dist = path.resolve(values.dist);
 const register = path.join(BENCH_DIR, 'register.mjs');
 const workDir = path.join(os.tmpdir(), `runline-bench-callbacks-${randomBytes(4).toString('hex')}`);
 mkdirSync(workDir, { recursive: true });
+const profile = process.env.BENCH_CPU_PROFILE === '1';
+const profileDir = path.join(workDir, 'profiles');
 const load = <T>(relative: string): Promise<T> => import(pathToFileURL(path.join(dist, 'node_modules', '@runline', relative, 'index.js')).href) as Promise<T>;
 
 const contracts = await load<typeof Contracts>('contracts');
@@ -47,6 +57,7 @@ const natsUrl = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
 const prefix = `bench${randomBytes(5).toString('hex')}`;
 const database = await openBenchDatabase(process.env);
 const secretsKey = randomBytes(24).toString('hex');
+let measured: ClockWindow | undefined;
 try {
   const receiverPort = await freePort();
   const controlPort = await freePort();
@@ -63,10 +74,9 @@ try {
   const receiverUrl = `https://127.0.0.1:${receiverPort}/hook`;
 
   const servicePort = await freePort();
-  children.push(
-    await startChildServer({
+  const service = await startChildServer({
       name: 'callback',
-      args: ['--import', register, path.join(BENCH_DIR, 'servers', 'callback-service.server.ts')],
+      args: [...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), '--import', register, path.join(BENCH_DIR, 'servers', 'callback-service.server.ts')],
       env: {
         ...process.env, RUNLINE_DIST: dist, DATABASE_URL: database.url, NATS_URL: natsUrl, BUS_PREFIX: prefix, PORT: String(servicePort),
         HOST: '127.0.0.1', SECRETS_KEY: secretsKey, OUTBOUND_ALLOWED_CIDRS: '127.0.0.0/8', NODE_EXTRA_CA_CERTS: certFile,
@@ -76,8 +86,8 @@ try {
       readyPath: '/health/ready',
       logFile: path.join(workDir, 'callback.log'),
       readyTimeoutMs: 60_000,
-    }),
-  );
+    });
+  children.push(service);
 
   const ca = readFileSync(certFile, 'utf8');
   // Warm-up of both paths (connections, JIT), then the measured runs.
@@ -112,7 +122,11 @@ try {
   await deliver(commands(500));
 
   const baseline = await signedPostLoop(receiverUrl, ca, count, concurrency);
+  const startUs = monotonicMicros();
+  const cpuBefore = service.cpuSeconds();
   const system = await deliver(commands(count));
+  const cpuAfter = service.cpuSeconds();
+  measured = { startUs, endUs: monotonicMicros() };
   const baselineAgain = await signedPostLoop(receiverUrl, ca, count, concurrency);
   const baselineRate = (baseline + baselineAgain) / 2;
   await bus.close();
@@ -120,9 +134,15 @@ try {
   console.log(`callback deliveries: ${count} per measurement, baseline concurrency ${concurrency}`);
   console.log(`  raw signed POST loop (baseline, mean of before/after): ${baselineRate.toFixed(0)}/s (${baseline.toFixed(0)}, ${baselineAgain.toFixed(0)})`);
   console.log(`  callback service (NATS → deliver → record + CallbackAttempted): ${system.toFixed(0)}/s`);
+  // Steadier than the rate on a shared machine: what one delivery costs the service itself.
+  if (cpuBefore !== undefined && cpuAfter !== undefined) console.log(`  callback service CPU per delivery: ${(((cpuAfter - cpuBefore) * 1e6) / count).toFixed(0)} µs`);
   console.log(`  ratio: ${((system / baselineRate) * 100).toFixed(1)}% of the baseline (goal ≥ 30% and ≥ 1000/s)`);
 } finally {
   for (const child of children.reverse()) await child.stop();
   await deleteStreamsWithPrefix(natsUrl, prefix).catch(() => undefined);
   await database.drop();
+}
+for (const file of measured ? profileFiles(profileDir) : []) {
+  console.log(`\nCPU profile of the callback service (open in Chrome DevTools or speedscope): ${file}`);
+  console.log(`the measured deliveries:\n${indent(summarizeProfile(file, [measured]))}`);
 }

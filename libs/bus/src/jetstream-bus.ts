@@ -25,6 +25,7 @@ import {
 } from '@nats-io/transport-node';
 import type { BusLogger } from './bus-logger.js';
 import { errorMessage } from './bus-logger.js';
+import './nats-request-cancel.js';
 import {
   BusNoRespondersError,
   BusUnavailableError,
@@ -428,8 +429,12 @@ class JetStreamSubscription implements Subscription {
         deliveryCount: m.info.deliveryCount,
       },
       {
+        // Not ackAck: waiting for the server's confirmation cost a request (a reply, a timer)
+        // per message. An ack that is lost brings the message again after ack-wait, and every
+        // handler is idempotent on its message id (at-least-once delivery), so the
+        // confirmation bought nothing.
         ack: async () => {
-          await m.ackAck();
+          m.ack();
         },
         nak: async (delayMs?: number) => {
           m.nak(delayMs);
