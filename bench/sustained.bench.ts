@@ -50,6 +50,7 @@ ${formatUsage([
   ['--rates <list>', 'rates to try instead of the doubling search, e.g. 200,300,400'],
   ['--bisections <n>', 'bisections between the last rate held and the first not held (default 2)'],
   ['--drain-timeout <s>', 'how long to wait for a backlog to finish after a load (default 300)'],
+  ['--same-system', 'search on one system (the hold still on fresh ones); default: each step on a fresh one,\nwarmed up for 10 s at half its rate'],
   ['--p99-limit <ms>', 'the accept p99 a held rate allows (default 25, the issue\'s); higher finds throughput\nlimits on a machine too loaded for latency, and the report says so'],
   ['--quick', 'a short run: steps of 10 s, a hold of 20 s, 1 bisection, memory phases of 20 s'],
   ['--peer-workers <n>', 'pg-boss workers in the peer (default 2)'],
@@ -115,26 +116,23 @@ async function compare(session: BenchSession, options: Options): Promise<number>
       );
     } else console.log(`\n${system.label}`);
     console.log(`processes: ${system.processes.map(({ name, pid }) => `${name} ${pid}`).join(', ')}`);
-    const sampler = new RssSampler(system.processes).start();
-    let holdSampler: RssSampler | undefined;
-    // Each attempt at the hold runs on a fresh system: the search's overload steps and earlier
-    // attempts leave state behind (pg-boss's job table keeps every job: after a 3,200/s step the
-    // peer could not take even 1,160/s).
+    let sampler = new RssSampler(system.processes).start();
+    // Each step (unless --same-system) and each attempt at the hold runs on a fresh system:
+    // loads leave state behind (pg-boss's job table keeps every job: after a 3,200/s step the
+    // peer could not take even 1,160/s; Runline failed 600/s right after 800/s).
     const fresh = async () => {
       sampler.stop();
-      holdSampler?.stop();
       await scope.close();
       scope = new SystemScope(session.workDir);
       system = await start(scope);
-      console.log(`  the hold, on a fresh system: processes ${system.processes.map(({ name, pid }) => `${name} ${pid}`).join(', ')}`);
-      holdSampler = new RssSampler(system.processes).start();
-      return { system, sampler: holdSampler };
+      console.log(`  a fresh system: processes ${system.processes.map(({ name, pid }) => `${name} ${pid}`).join(', ')}`);
+      sampler = new RssSampler(system.processes).start();
+      return { system, sampler };
     };
     const result = await searchHeldRate(system, sampler, options.search, (line) => console.log(`  ${line}`), fresh);
     sampler.stop();
-    holdSampler?.stop();
     outcomes.set(which, { system, result });
-    printOutcome(system, result, sampler);
+    printOutcome(system, result);
     if (which === 'pg-boss' && heldRate(result) >= 0.8 * peerCap(options.peer)) {
       console.log(`  NOTE: the held rate is near the workers' cap of ${peerCap(options.peer)}/s: raise --peer-batch or --peer-workers`);
     }
@@ -164,7 +162,7 @@ async function compare(session: BenchSession, options: Options): Promise<number>
   return clean ? 0 : 1;
 }
 
-function printOutcome(system: SustainedSystem, result: SearchResult, sampler: RssSampler): void {
+function printOutcome(system: SustainedSystem, result: SearchResult): void {
   const { hold } = result;
   console.log(`${system.label}:`);
   if (result.aborted) console.log(`  search ended early: ${result.aborted}`);
@@ -189,7 +187,8 @@ function printOutcome(system: SustainedSystem, result: SearchResult, sampler: Rs
         `during which ${draining.finishedPerSecond.toFixed(0)}/s finished)`,
     );
   } else console.log('  finished per second while draining: not measured (no load left more than a second of work behind)');
-  const peaks = sampler.peaks();
+  // Each process's peak over every judged load (the steps may each have had a system of their own).
+  const peaks = system.processes.map((_, index) => Math.max(0, ...result.steps.map((step) => step.peakRss[index] ?? 0)));
   console.log(`  peak RSS over the search: ${system.processes.map(({ name }, index) => `${name} ${megabytes(peaks[index]!)} MB`).join(', ')}`);
   if (hold) console.log(`  peak RSS during the hold: ${system.processes.map(({ name }, index) => `${name} ${megabytes(hold.peakRss[index] ?? 0)} MB`).join(', ')}`);
   const notSucceeded = result.steps.reduce((sum, step) => sum + step.notSucceeded, 0);
@@ -264,7 +263,7 @@ async function embeddedMemory(session: BenchSession, options: Options): Promise<
     const sampler = new RssSampler(system.processes).start();
     const result = await searchHeldRate(system, sampler, options.search, (line) => console.log(`  ${line}`));
     sampler.stop();
-    printOutcome(system, result, sampler);
+    printOutcome(system, result);
     await scope.close();
     // On a machine too loaded for the p99, the rate it kept up with still loads the memory as
     // the goal means; the report says which one was doubled.
@@ -357,6 +356,7 @@ function parseOptions(argv: string[]): Options {
       'drain-timeout': { type: 'string', default: '300' },
       'p99-limit': { type: 'string', default: String(ACCEPT_P99_LIMIT_MS) },
       quick: { type: 'boolean', default: false },
+      'same-system': { type: 'boolean', default: false },
       'peer-workers': { type: 'string', default: '2' },
       'peer-batch': { type: 'string', default: '500' },
       'peer-pool': { type: 'string', default: '10' },
@@ -389,6 +389,7 @@ function parseOptions(argv: string[]): Options {
       bisections,
       drainTimeoutMs: positiveInteger('--drain-timeout', values['drain-timeout']) * 1000,
       p99LimitMs: positiveInteger('--p99-limit', values['p99-limit']),
+      freshSteps: !values['same-system'],
     },
     peer: {
       workers: positiveInteger('--peer-workers', values['peer-workers']),

@@ -23,6 +23,13 @@ export interface SearchSettings {
   drainTimeoutMs: number;
   /** ACCEPT_P99_LIMIT_MS unless raised, to find throughput limits on a machine too loaded for latency. */
   p99LimitMs: number;
+  /**
+   * With a `fresh` system to be had: every step of the search, not only the hold, runs on a
+   * system started anew after a warm-up at half its rate. Otherwise a step's verdict depends on
+   * the steps before it (the same search once failed 600/s and 500/s right after 800/s missed
+   * its p99 by 0.11 ms: tables, streams and heaps grown by 60,000 runs).
+   */
+  freshSteps: boolean;
 }
 
 /** What draining the backlog of one step took. */
@@ -77,7 +84,7 @@ export interface FreshSystem {
   sampler: RssSampler;
 }
 
-/** The load a fresh system gets, at half the rate, before its hold (its code compiled, its pools open). */
+/** The load a fresh system gets, at half the rate, before it is judged (its code compiled, its pools open). */
 const WARM_UP_SECONDS = 10;
 
 /**
@@ -86,8 +93,9 @@ const WARM_UP_SECONDS = 10;
  * not held, each at `stepSeconds`; then the rate found is held for `holdSeconds` (stepping
  * down 15% at a time, at most twice, if it is not held that long). Between loads the backlog
  * is drained, so no load starts with work left over. With `fresh`, each attempt at the hold
- * runs on a system started anew (after a warm-up at half the rate): what the search's overloads
- * or an earlier attempt leave behind (a bloated job table, grown heaps) must not decide it.
+ * (and with `freshSteps` every step) runs on a system started anew, after a warm-up at half
+ * the rate: what the search's overloads or an earlier attempt leave behind (a
+ * bloated job table, grown heaps) must not decide it.
  */
 export async function searchHeldRate(
   system: SustainedSystem,
@@ -98,7 +106,18 @@ export async function searchHeldRate(
 ): Promise<SearchResult> {
   const steps: Step[] = [];
   let on: FreshSystem = { system, sampler };
-  const test = async (rate: number, seconds: number): Promise<Step> => {
+  let used = false;
+  /**
+   * `onFresh` (and a `fresh` to be had): on a system started anew for this load (the first load
+   * takes the one given, started for it), warmed up at half `rate` first, not judged.
+   */
+  const test = async (rate: number, seconds: number, onFresh = settings.freshSteps): Promise<Step> => {
+    if (onFresh && fresh) {
+      if (used) on = await fresh();
+      const warmUp = await loadStep(on.system, on.sampler, roundRate(rate / 2), WARM_UP_SECONDS, settings);
+      log(`warm-up of the fresh system, not judged: ${describeStep(warmUp)}`);
+    }
+    used = true;
     const result = await loadStep(on.system, on.sampler, rate, seconds, settings);
     steps.push(result);
     log(describeStep(result));
@@ -137,12 +156,7 @@ export async function searchHeldRate(
     if (held === undefined) return { steps, hold: undefined };
     if (settings.holdSeconds <= settings.stepSeconds) return { steps, hold: steps.filter((step) => step.held && step.rate === held).at(-1) };
     for (let attempt = 0; attempt < 3; attempt += 1) {
-      if (fresh) {
-        on = await fresh();
-        const warmUp = await loadStep(on.system, on.sampler, roundRate(held / 2), WARM_UP_SECONDS, settings);
-        log(`warm-up of the fresh system, not judged: ${describeStep(warmUp)}`);
-      }
-      const hold = await test(held, settings.holdSeconds);
+      const hold = await test(held, settings.holdSeconds, true);
       if (hold.held) return { steps, hold };
       held = roundRate(held * 0.85);
     }
