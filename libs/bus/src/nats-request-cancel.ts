@@ -1,6 +1,6 @@
 /**
  * A fix for a cost inside nats.js 3.x (3.3.0 here; 3.4.0 is the same): every request that got
- * its reply, a JetStream publish's acknowledgement and an `ackAck` among them, ends with
+ * its reply (every JetStream publish waits for one: its acknowledgement) ends with
  * `RequestOne.cancel()`, which builds `new RequestError("cancelled")` (a captured stack trace)
  * only to reject a promise that is already settled. `noAsyncTraces` does not reach it. It was
  * 2.4% of the callback service's CPU and 2.7% of the invocation service's (bench/README.md
