@@ -204,7 +204,12 @@ describe('web console: sign-in, health, logs and the run page', () => {
     expect(second.filter((id) => first.includes(id))).toEqual([]);
     // Two statuses at once are merged newest first, each page with no repeat.
     await page.getByRole('checkbox', { name: 'failed' }).check();
+    // The page's text is already "Page 1: 200 runs" from the failed runs alone: wait for the
+    // merged read (only it asks for TIMEOUT) and for its end (the pager is disabled while it loads).
+    const timeoutRead = page.waitForResponse((response) => new URL(response.url()).searchParams.get('status') === 'TIMEOUT');
     await page.getByRole('checkbox', { name: 'timeout' }).check();
+    await timeoutRead;
+    await page.getByRole('button', { name: 'Older runs', disabled: false }).waitFor();
     await page.getByText('Page 1: 200 runs, new runs appear by themselves.').waitFor();
     const merged = await runIds(page);
     await page.getByRole('button', { name: 'Older runs' }).click();
