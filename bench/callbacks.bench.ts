@@ -19,7 +19,7 @@ import type * as Bus from '@runline/bus';
 import type * as Contracts from '@runline/contracts';
 import type * as Runtime from '@runline/runtime';
 import { openBenchDatabase } from './support/bench-database.js';
-import { profileFiles, summarizeProfile } from './support/cpu-profile.js';
+import { cpuProfileFlags, profileFiles, summarizeProfile } from './support/cpu-profile.js';
 import type { ClockWindow } from './support/measurement.js';
 import { indent } from './support/report.js';
 import { monotonicMicros } from './support/rounds.js';
@@ -38,7 +38,6 @@ const dist = path.resolve(values.dist);
 const register = path.join(BENCH_DIR, 'register.mjs');
 const workDir = path.join(os.tmpdir(), `runline-bench-callbacks-${randomBytes(4).toString('hex')}`);
 mkdirSync(workDir, { recursive: true });
-const profile = process.env.BENCH_CPU_PROFILE === '1';
 const profileDir = path.join(workDir, 'profiles');
 const load = <T>(relative: string): Promise<T> => import(pathToFileURL(path.join(dist, 'node_modules', '@runline', relative, 'index.js')).href) as Promise<T>;
 
@@ -75,18 +74,18 @@ try {
 
   const servicePort = await freePort();
   const service = await startChildServer({
-      name: 'callback',
-      args: [...(profile ? ['--cpu-prof', `--cpu-prof-dir=${profileDir}`] : []), '--import', register, path.join(BENCH_DIR, 'servers', 'callback-service.server.ts')],
-      env: {
-        ...process.env, RUNLINE_DIST: dist, DATABASE_URL: database.url, NATS_URL: natsUrl, BUS_PREFIX: prefix, PORT: String(servicePort),
-        HOST: '127.0.0.1', SECRETS_KEY: secretsKey, OUTBOUND_ALLOWED_CIDRS: '127.0.0.0/8', NODE_EXTRA_CA_CERTS: certFile,
-        RUN_MIGRATIONS: 'true', LOG_LEVEL: 'warn',
-      },
-      port: servicePort,
-      readyPath: '/health/ready',
-      logFile: path.join(workDir, 'callback.log'),
-      readyTimeoutMs: 60_000,
-    });
+    name: 'callback',
+    args: [...cpuProfileFlags(profileDir), '--import', register, path.join(BENCH_DIR, 'servers', 'callback-service.server.ts')],
+    env: {
+      ...process.env, RUNLINE_DIST: dist, DATABASE_URL: database.url, NATS_URL: natsUrl, BUS_PREFIX: prefix, PORT: String(servicePort),
+      HOST: '127.0.0.1', SECRETS_KEY: secretsKey, OUTBOUND_ALLOWED_CIDRS: '127.0.0.0/8', NODE_EXTRA_CA_CERTS: certFile,
+      RUN_MIGRATIONS: 'true', LOG_LEVEL: 'warn',
+    },
+    port: servicePort,
+    readyPath: '/health/ready',
+    logFile: path.join(workDir, 'callback.log'),
+    readyTimeoutMs: 60_000,
+  });
   children.push(service);
 
   const ca = readFileSync(certFile, 'utf8');

@@ -12,6 +12,7 @@ import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { formatUsage, parseArgsOrExplain, positiveInteger, REPO_ROOT, UsageError } from './support/cli.js';
 import { percentile, runAtRate } from './support/constant-rate.js';
+import { CPU_PROFILE_REQUESTED } from './support/cpu-profile.js';
 import {
   ACCEPT_P99_LIMIT_MS,
   BACKLOG_LIMIT_SECONDS,
@@ -154,7 +155,7 @@ async function compare(session: BenchSession, options: Options): Promise<number>
     console.log(`  NOTE: --p99-limit ${options.search.p99LimitMs}: the held rates and their ratio in this run allow that p99, not the issue's ${ACCEPT_P99_LIMIT_MS} ms`);
   }
   if (!clean) console.log('  INVALID: a backlog did not drain, or some work did not succeed (see the steps above)');
-  await session.finish({ clean, keepWork: process.env.BENCH_CPU_PROFILE === '1' });
+  await session.finish({ clean, keepWork: CPU_PROFILE_REQUESTED });
   if (runline && peer) {
     const ratio = heldRate(runline.result) / heldRate(peer.result);
     console.log(`held rate ratio: ${Number.isFinite(ratio) ? ratio.toFixed(2) : 'n/a'}`);

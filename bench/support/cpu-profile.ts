@@ -11,6 +11,14 @@ interface CpuProfile {
   timeDeltas: number[];
 }
 
+/** `BENCH_CPU_PROFILE=1`: the benchmark runs the system's processes under `--cpu-prof` (and keeps their profiles). */
+export const CPU_PROFILE_REQUESTED = process.env.BENCH_CPU_PROFILE === '1';
+
+/** Node flags that write a process's profile into `dir` when it stops, if one was requested. */
+export function cpuProfileFlags(dir: string): string[] {
+  return CPU_PROFILE_REQUESTED ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [];
+}
+
 /**
  * The main-thread `.cpuprofile` files in `dir`, one per profiled process that exited normally.
  * Names are `CPU.<date>.<time>.<pid>.<thread>.<sequence>.cpuprofile`; thread 0 is the main

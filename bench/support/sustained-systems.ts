@@ -8,6 +8,7 @@ import { openBenchDatabase } from './bench-database.js';
 import { freePort, logTail, startChildServer, type ChildServer } from './child-server.js';
 import { BENCH_DIR } from './cli.js';
 import { authorizedJson, checkAnswers, setUpFlowTrigger } from './console-setup.js';
+import { cpuProfileFlags } from './cpu-profile.js';
 import type { LoadTarget } from './load.js';
 import { deleteStreamsWithPrefix } from './nats-streams.js';
 import type { WatchedProcess } from './rss-sampler.js';
@@ -286,7 +287,7 @@ function npmStartCommand(): { env: Record<string, string>; nodeFlags: string[] }
  * the work directory's `profiles/` when it stops (kept: the run then keeps its work directory).
  */
 function profiling(workDir: string): string[] {
-  return process.env.BENCH_CPU_PROFILE === '1' ? ['--cpu-prof', `--cpu-prof-dir=${path.join(workDir, 'profiles')}`] : [];
+  return cpuProfileFlags(path.join(workDir, 'profiles'));
 }
 
 async function migrate(scope: SystemScope, dist: string, service: string, env: NodeJS.ProcessEnv): Promise<void> {
