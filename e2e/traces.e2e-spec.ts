@@ -23,6 +23,8 @@ import { eventually, startLocalServer, type InvocationBody, type LocalServer } f
 import { PollingEndpoint, reportingChatbot } from './support/polling-endpoint.js';
 
 const TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-01$/;
+/** Any W3C traceparent, sampled or not (without an exporter a trace we start ourselves is not sampled). */
+const ANY_TRACEPARENT = /^00-([0-9a-f]{32})-([0-9a-f]{16})-0[01]$/;
 /** What a customer's own tracing would send: trace and span ids the system has never seen. */
 const CALLER_TRACE_ID = '4bf92f3577b34da6a3ce929d0e0e4736';
 const CALLER_SPAN_ID = '00f067aa0ba902b7';
@@ -32,6 +34,17 @@ const parseTraceparent = (value: unknown): { traceId: string; spanId: string } =
   if (!match) throw new Error(`not a sampled W3C traceparent: ${String(value)}`);
   return { traceId: match[1]!, spanId: match[2]! };
 };
+const parseAnyTraceparent = (value: unknown): { traceId: string; spanId: string; flags: string } => {
+  const match = ANY_TRACEPARENT.exec(String(value));
+  if (!match) throw new Error(`not a W3C traceparent: ${String(value)}`);
+  return { traceId: match[1]!, spanId: match[2]!, flags: String(value).slice(-2) };
+};
+/** The attributes every outbound request's span has: the server (never the path) and the answer. */
+const clientAttributes = (method: string, status: number) => ({
+  'http.request.method': method,
+  'server.address': '127.0.0.1',
+  'http.response.status_code': status,
+});
 
 /**
  * The callback service in this process (so its spans reach the in-memory exporter), with an
@@ -143,20 +156,30 @@ describe.each(['jetstream', 'in-process'] as const)('one trace from the HTTP req
       ['invocation', 'run', SpanKind.INTERNAL],
       ['callback', `${CALLBACK_COMMAND_SUBJECTS.DELIVER_CALLBACK} process`, SpanKind.CONSUMER],
       ['callback', 'callback attempt', SpanKind.INTERNAL],
-      ['callback', 'POST', SpanKind.CLIENT],
+      ['callback', 'callback POST', SpanKind.CLIENT],
     ]);
     // The gateway's span is the child of the caller's.
     expect(ancestry(receiverFacing, spans)[0]!.parentSpanContext?.spanId).toBe(CALLER_SPAN_ID);
+    // The callback's POST is a span of its own, child of the attempt's, and the receiver's traceparent names it.
+    const attemptSpan = ancestry(receiverFacing, spans).at(-2)!;
+    expect(atReceiver.spanId).not.toBe(attemptSpan.spanContext().spanId);
+    expect(receiverFacing.parentSpanContext?.spanId).toBe(attemptSpan.spanContext().spanId);
+    expect(receiverFacing.attributes).toMatchObject(clientAttributes('POST', 200));
     // The http node's request is a client span of the run, and its traceparent names it.
-    const nodeSpan = spans.find((span) => span.spanContext().spanId === parseTraceparent(nodeTraceparents[0]).spanId)!;
-    expect(ancestry(nodeSpan, spans).map((span) => [serviceOf(span), span.name])).toEqual([
-      ['gateway', 'POST /v1/orgs/:orgId/automations/:projectId/trigger-async'],
-      ['invocation', `${INVOCATION_REQUEST_SUBJECTS.START_INVOCATION} process`],
-      ['invocation', `${INVOCATION_COMMAND_SUBJECTS.RUN_INVOCATION} process`],
-      ['invocation', 'run'],
-      ['invocation', 'POST'],
+    const atNode = parseTraceparent(nodeTraceparents[0]);
+    const nodeSpan = spans.find((span) => span.spanContext().spanId === atNode.spanId)!;
+    expect(nodeSpan).toBeDefined();
+    expect(ancestry(nodeSpan, spans).map((span) => [serviceOf(span), span.name, span.kind])).toEqual([
+      ['gateway', 'POST /v1/orgs/:orgId/automations/:projectId/trigger-async', SpanKind.SERVER],
+      ['invocation', `${INVOCATION_REQUEST_SUBJECTS.START_INVOCATION} process`, SpanKind.SERVER],
+      ['invocation', `${INVOCATION_COMMAND_SUBJECTS.RUN_INVOCATION} process`, SpanKind.CONSUMER],
+      ['invocation', 'run', SpanKind.INTERNAL],
+      ['invocation', 'http node call', SpanKind.CLIENT],
     ]);
-    expect(nodeSpan.attributes['http.response.status_code']).toBe(200);
+    const runSpan = ancestry(nodeSpan, spans).at(-2)!;
+    expect(nodeSpan.parentSpanContext?.spanId).toBe(runSpan.spanContext().spanId);
+    expect([CALLER_SPAN_ID, runSpan.spanContext().spanId]).not.toContain(atNode.spanId);
+    expect(nodeSpan.attributes).toMatchObject({ ...clientAttributes('POST', 200), 'runline.node_id': 'call' });
   });
 
   it('runs a scheduled run in the trace of the request that scheduled it (the job carries it)', async () => {
@@ -184,7 +207,7 @@ describe.each(['jetstream', 'in-process'] as const)('one trace from the HTTP req
       ['scheduler', `${SCHEDULER_COMMAND_SUBJECTS.SCHEDULE_JOB} process`],
       ['invocation', `${SCHEDULER_EVENT_SUBJECTS.SCHEDULED_JOB_FIRED} process`],
       ['invocation', 'run'],
-      ['invocation', 'POST'],
+      ['invocation', 'http node call'],
     ]);
   });
 
@@ -225,9 +248,136 @@ describe.each(['jetstream', 'in-process'] as const)('one trace from the HTTP req
       return found.some((span) => span.name === 'poll') && orphansOf(found, undefined).length === 0 ? found : undefined;
     });
     const pollGet = spans.find((span) => span.spanContext().spanId === polled.spanId)!;
+    expect(pollGet).toBeDefined();
     expect(ancestry(pollGet, spans).map((span) => [serviceOf(span), span.name, span.kind])).toEqual([
       ['polling', 'poll', SpanKind.INTERNAL],
-      ['polling', 'GET', SpanKind.CLIENT],
+      ['polling', 'poll GET', SpanKind.CLIENT],
     ]);
+    const pollSpan = ancestry(pollGet, spans)[0]!;
+    expect(polled.spanId).not.toBe(pollSpan.spanContext().spanId);
+    expect(pollGet.attributes).toMatchObject(clientAttributes('GET', 200));
+    // The polled item's run sends its http node's request in a span of its own, under that run's span.
+    const seenAt = parseTraceparent(seen!.headers.traceparent);
+    const reportChain = await eventually("the item run's request span, linked to the poll", async () => {
+      const found = spansOf(polled.traceId);
+      const reportSpan = found.find((span) => span.spanContext().spanId === seenAt.spanId);
+      const chain = reportSpan && ancestry(reportSpan, found);
+      return chain?.[0]!.spanContext().spanId === pollSpan.spanContext().spanId ? chain : undefined;
+    });
+    const reportSpan = reportChain.at(-1)!;
+    expect(reportChain.slice(-2).map((span) => [serviceOf(span), span.name, span.kind])).toEqual([
+      ['invocation', 'run', SpanKind.INTERNAL],
+      ['invocation', 'http node report', SpanKind.CLIENT],
+    ]);
+    expect(reportSpan.attributes).toMatchObject({ ...clientAttributes('POST', 200), 'runline.node_id': 'report' });
+  });
+});
+
+/**
+ * Without an exporter (the default: no `OTEL_EXPORTER_OTLP_ENDPOINT`) nothing is recorded, but
+ * every outbound request still names a span of its own in its `traceparent` (W3C: a new span id
+ * for each request), in the trace of the run, the poll or the callback it belongs to: never the
+ * caller's span id, and never the same id for two requests.
+ */
+describe.each(['jetstream', 'in-process'] as const)('each outbound request names a span of its own, without an exporter (%s bus)', (bus) => {
+  let tracing: Tracing;
+  let system: TestSystem;
+  let http: HttpClient;
+  let certificate: TestCertificate;
+  let receiver: HttpsReceiver;
+  let nodeTarget: LocalServer;
+  let pollEndpoint: PollingEndpoint;
+  const nodeTraceparents: string[] = [];
+  let automation: ProjectFixture;
+  let automationToken: string;
+
+  beforeAll(async () => {
+    tracing = startTracing({ serviceName: 'runline-e2e', environment: {} });
+    expect(tracing.exporting).toBe(false);
+    certificate = await selfSignedCertificate();
+    receiver = await startHttpsReceiver(certificate);
+    nodeTarget = await startLocalServer((_call, request) => {
+      nodeTraceparents.push(String(request.headers.traceparent));
+      return { status: 200, body: { ok: true } };
+    });
+    pollEndpoint = await PollingEndpoint.start();
+    system = await startTestSystem([gatewayService, invocationService, callbackTrusting(certificate), pollingService, schedulerService], {
+      bus,
+      environment: { OUTBOUND_ALLOWED_CIDRS: '127.0.0.0/8', ACCESS_CACHE_TTL_MS: '0' },
+    });
+    http = new HttpClient(system.url('gateway'));
+    automation = await createPublishedProject(http, 'AUTOMATION', {
+      schemaVersion: 1,
+      workflow: {
+        trigger: { externalEnabled: true, key: 'external_event' },
+        start: 'first',
+        nodes: {
+          first: { type: 'http', method: 'POST', url: `${nodeTarget.url}/orders`, body: "{ 'orderId': payload.orderId }", next: 'second' },
+          second: { type: 'http', method: 'GET', url: `${nodeTarget.url}/orders/again`, next: 'done' },
+          done: { type: 'return', value: "{ 'ok': true }" },
+        },
+      },
+    });
+    automationToken = (await issueToken(http, automation, ['automation:trigger'])).token;
+  }, 60_000);
+
+  afterAll(async () => {
+    await system?.stop();
+    await tracing?.shutdown();
+    await receiver?.close();
+    await nodeTarget?.close();
+    await pollEndpoint?.close();
+    await certificate?.remove();
+  });
+
+  it("sends the caller's trace on from each http node request and the callback, each under a new span id", async () => {
+    const before = nodeTraceparents.length;
+    const answer = await http.post<InvocationBody>(
+      `/v1/orgs/${automation.orgId}/automations/${automation.projectId}/trigger-async`,
+      { payload: { orderId: 'o-1' }, webhookUrl: `${receiver.url}/untraced`, webhookSecret: 'whs-trace' },
+      { bearer: automationToken, headers: { traceparent: `00-${CALLER_TRACE_ID}-${CALLER_SPAN_ID}-01` } },
+    );
+    expect(answer.status).toBe(202);
+    const [callback] = await eventually('the callback', async () => (receiver.at('/untraced').length > 0 ? receiver.at('/untraced') : undefined), 20_000);
+    const sent = [...nodeTraceparents.slice(before), String(callback!.headers.traceparent)].map(parseAnyTraceparent);
+    expect(sent).toHaveLength(3);
+    for (const header of sent) {
+      // The run's trace (the caller's), its sampled flag passed on as it came.
+      expect(header).toMatchObject({ traceId: CALLER_TRACE_ID, flags: '01' });
+      // Not the caller's span (which is all the unrecorded run's span context carries): a new one.
+      expect(header.spanId).not.toBe(CALLER_SPAN_ID);
+    }
+    // Two requests of one run and its callback: three spans.
+    expect(new Set(sent.map((header) => header.spanId)).size).toBe(3);
+  });
+
+  it('gives a sync run without traceparent a trace of its own, and its request a span of its own', async () => {
+    const before = nodeTraceparents.length;
+    const answer = await http.post<InvocationBody>(
+      `/v1/orgs/${automation.orgId}/automations/${automation.projectId}/trigger`,
+      { payload: { orderId: 'o-2' } },
+      { bearer: automationToken },
+    );
+    expect(answer.status).toBe(200);
+    const [first, second] = nodeTraceparents.slice(before).map(parseAnyTraceparent);
+    expect(first!.traceId).not.toBe(CALLER_TRACE_ID);
+    expect(second!.traceId).toBe(first!.traceId);
+    expect(second!.spanId).not.toBe(first!.spanId);
+  });
+
+  it("sends each poll's GET and the polled item's run's request under spans of their own, in the poll's trace", async () => {
+    const chatbot = await createPublishedProject(http, 'CHATBOT', reportingChatbot(pollEndpoint.url));
+    const token = (await issueToken(http, chatbot, ['flow:trigger'])).token;
+    const url = pollEndpoint.script('/api/untraced', [{ json: [{ id: 1, event: 'order.created', customerId: 'c-1' }] }, { json: [] }]);
+    const created = await http.post(`/v1/orgs/${chatbot.orgId}/flows/${chatbot.projectId}/polling`, { source: 'crm', pollKey: 'untraced', pollEndpoint: url }, { bearer: token });
+    expect(created.status).toBe(201);
+
+    const [poll] = await eventually('the first poll', async () => (pollEndpoint.callsTo('/api/untraced').length > 0 ? pollEndpoint.callsTo('/api/untraced') : undefined));
+    const [seen] = await eventually("the polled item's run", async () => (pollEndpoint.callsTo('/seen/untraced').length > 0 ? pollEndpoint.callsTo('/seen/untraced') : undefined));
+    const polled = parseAnyTraceparent(poll!.headers.traceparent);
+    const reported = parseAnyTraceparent(seen!.headers.traceparent);
+    expect(reported.traceId).toBe(polled.traceId);
+    // The GET is the poll's request, the report the run's: two spans (both children of spans nobody recorded).
+    expect(reported.spanId).not.toBe(polled.spanId);
   });
 });

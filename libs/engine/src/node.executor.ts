@@ -179,6 +179,7 @@ async function executeHttp(node: CompiledNodeOf<'http'>, context: NodeContext): 
   }
 
   const answer = await callWithDeadline(context.ports, context.deadline, {
+    nodeId: node.id,
     method: node.method,
     url,
     headers,

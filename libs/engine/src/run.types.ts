@@ -97,6 +97,8 @@ export interface RunRequest {
 
 /** An outbound call made by an `http` node, ready for the outbound guard. */
 export interface HttpCall {
+  /** The http node making the call (names the request's span in traces). */
+  readonly nodeId?: NodeId;
   readonly method: HttpMethod;
   /** Rendered from the node's template; the guard decides whether it may be called. */
   readonly url: string;

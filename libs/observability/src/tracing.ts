@@ -8,7 +8,9 @@
  * tracer carries the caller's span context on unchanged (`startSpan` below gives a request
  * without one a trace of its own), so a `traceparent` is still continued and sent on and logs
  * still carry trace ids, without the cost of recording spans nobody reads (about 45 µs of CPU
- * per gateway request, bench/README.md "Traces").
+ * per gateway request, bench/README.md "Traces"). Only a request that leaves the system (an http
+ * node's, a poll's, a callback's: `@runline/outbound`) then gets a span id of its own, unrecorded,
+ * so the `traceparent` it sends never names the caller's span (W3C: a new id per request).
  *
  * The libs that make spans (bus, outbound, contracts) use only `@opentelemetry/api`, which is a
  * no-op until this provider is registered.

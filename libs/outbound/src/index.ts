@@ -10,6 +10,9 @@
  *   callback URL when it is configured.
  * - Every failure is an `OutboundError` with a `code` and a message safe to show a customer;
  *   refusals are `OutboundRefusedError` (code `REFUSED`).
+ * - Each request runs in a CLIENT span of its own (named by `OutboundRequest.span`, else the
+ *   method), child of the active span, and sends that span's W3C `traceparent`: a new span id
+ *   for every request, also when no exporter records spans.
  * - `isPublicUnicast` and `parseAllowedCidrs` are the address rules on their own.
  */
 export {
@@ -19,4 +22,5 @@ export {
   type OutboundResponse,
 } from './outbound.guard.js';
 export { OutboundError, OutboundRefusedError, type OutboundErrorCode } from './outbound.error.js';
+export { type OutboundSpan } from './outbound-tracing.js';
 export { isPublicUnicast, parseAllowedCidrs, type AllowedCidr } from './address.policy.js';

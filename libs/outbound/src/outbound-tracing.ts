@@ -1,28 +1,43 @@
-import { context, propagation, SpanKind, SpanStatusCode, trace } from '@opentelemetry/api';
+import { randomUUID } from 'node:crypto';
+import { context, isSpanContextValid, propagation, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type SpanOptions } from '@opentelemetry/api';
+
+/** How the span of one outbound request is named (`http node <id>`, `poll GET`, `callback POST`); the method by default. */
+export interface OutboundSpan {
+  name: string;
+  /** Added to the span's own (method, server address and port, scheme, response status). */
+  attributes?: Attributes;
+}
 
 /**
- * Runs one outbound exchange in a CLIENT span (child of the active span: the run, the callback
- * attempt, the poll) and sends its W3C `traceparent` on, unless the caller set that header
- * itself (an http node's author may mean to). `@opentelemetry/api` only: without a registered
- * tracer provider no header is added. Attributes name the server, never the path or query,
- * which may carry what a customer would not want recorded.
+ * Runs one outbound exchange in a CLIENT span of its own (child of the active span: the run, the
+ * callback attempt, the poll) and sends that span's W3C `traceparent` on, unless the caller set
+ * that header itself (an http node's author may mean to). `@opentelemetry/api` only: without
+ * any trace context (tracing not started, no span active) no header is added. Attributes name
+ * the server, never the path or query, which may carry what a customer would not want recorded.
  */
 export async function inClientSpan<T extends { status: number }>(
   method: string,
   url: string,
   headers: Record<string, string>,
   send: () => Promise<T>,
+  named: OutboundSpan = { name: method },
 ): Promise<T> {
   const target = parseUrl(url);
-  const span = trace.getTracer('@runline').startSpan(method, {
-    kind: SpanKind.CLIENT,
-    attributes: {
-      'http.request.method': method,
-      ...(target ? { 'server.address': target.hostname, 'url.scheme': target.protocol.replace(':', '') } : {}),
-      ...(target?.port ? { 'server.port': Number(target.port) } : {}),
+  const parent = context.active();
+  const span = startClientSpan(
+    named.name,
+    {
+      kind: SpanKind.CLIENT,
+      attributes: {
+        ...named.attributes,
+        'http.request.method': method,
+        ...(target ? { 'server.address': target.hostname, 'url.scheme': target.protocol.replace(':', '') } : {}),
+        ...(target?.port ? { 'server.port': Number(target.port) } : {}),
+      },
     },
-  });
-  const active = trace.setSpan(context.active(), span);
+    parent,
+  );
+  const active = trace.setSpan(parent, span);
   if (!Object.keys(headers).some((name) => name.toLowerCase() === 'traceparent')) propagation.inject(active, headers);
   try {
     const response = await context.with(active, send);
@@ -35,6 +50,27 @@ export async function inClientSpan<T extends { status: number }>(
   } finally {
     span.end();
   }
+}
+
+/**
+ * A span under `parent` whose span id is its own, recorded or not. A registered SDK tracer
+ * provider sees to that itself (a span it does not sample still gets a new id). Without one
+ * (no exporter configured: `startTracing` registers none) the API's no-op tracer hands back the
+ * parent's span context as the "new" span, so a request would name its caller's span as its own
+ * parent. Here it gets a span context of its own instead: the parent's trace, flags and trace
+ * state, a new span id (W3C: a new parent-id for every outbound request), recorded nowhere.
+ */
+export function startClientSpan(name: string, options: SpanOptions, parent: Context): Span {
+  const span = trace.getTracer('@runline').startSpan(name, options, parent);
+  const parentContext = trace.getSpanContext(parent);
+  if (!parentContext || !isSpanContextValid(parentContext) || span.spanContext().spanId !== parentContext.spanId) return span;
+  const { traceId, traceFlags, traceState } = parentContext;
+  return trace.wrapSpanContext({ traceId, spanId: newSpanId(), traceFlags, ...(traceState ? { traceState } : {}) });
+}
+
+/** 16 random hex digits, never all zero (a UUID's version digit is 4). randomUUID draws from a cached pool. */
+function newSpanId(): string {
+  return randomUUID().replaceAll('-', '').slice(0, 16);
 }
 
 function parseUrl(url: string): URL | undefined {

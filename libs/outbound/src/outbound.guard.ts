@@ -4,7 +4,7 @@ import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
 import { isInRanges, parseAllowedCidrs, refusalReason, type AllowedCidr } from './address.policy.js';
 import { OutboundError, OutboundRefusedError } from './outbound.error.js';
-import { inClientSpan } from './outbound-tracing.js';
+import { inClientSpan, type OutboundSpan } from './outbound-tracing.js';
 
 /** One outbound HTTP request. */
 export interface OutboundRequest {
@@ -21,6 +21,11 @@ export interface OutboundRequest {
   httpsOnly?: boolean;
   /** Cap on the response body; the guard's default otherwise. */
   maxResponseBytes?: number;
+  /**
+   * The name (and any attributes of its own) of the request's CLIENT span, whose id the
+   * `traceparent` sent names; by default the span is named after the method.
+   */
+  span?: OutboundSpan;
 }
 
 /** The answer, whatever its status: a 3xx is returned, never followed. */
@@ -125,11 +130,16 @@ export class OutboundGuard {
     const body = req.body === undefined ? undefined : toBuffer(req.body);
     const headers = outgoingHeaders(req.headers ?? {}, body);
 
-    return inClientSpan(method, req.url, headers, () =>
-      withDeadline(timeoutMs, req.signal, async (signal) => {
-        const target = await this.vet(req.url, req.httpsOnly ?? false, signal);
-        return this.send(target, { method, headers, body }, maxBytes, signal);
-      }),
+    return inClientSpan(
+      method,
+      req.url,
+      headers,
+      () =>
+        withDeadline(timeoutMs, req.signal, async (signal) => {
+          const target = await this.vet(req.url, req.httpsOnly ?? false, signal);
+          return this.send(target, { method, headers, body }, maxBytes, signal);
+        }),
+      req.span,
     );
   }
 

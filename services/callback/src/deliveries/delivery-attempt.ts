@@ -53,6 +53,7 @@ async function attempt(
       timeoutMs: ACK_WINDOW_MS,
       httpsOnly: true,
       maxResponseBytes,
+      span: { name: 'callback POST' },
     });
     const acknowledged = response.status >= 200 && response.status < 300;
     return {

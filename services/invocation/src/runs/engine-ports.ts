@@ -22,6 +22,8 @@ async function guardedHttp(outbound: OutboundGuard, call: HttpCall): Promise<Htt
     body: call.body,
     timeoutMs: call.timeoutMs,
     signal: call.signal,
+    // The request's own span, child of the run's: its traceparent names it.
+    span: call.nodeId === undefined ? { name: 'http node' } : { name: `http node ${call.nodeId}`, attributes: { 'runline.node_id': call.nodeId } },
   });
   return { status: response.status, headers: response.headers, body: parseBody(response.headers['content-type'], response.body) };
 }

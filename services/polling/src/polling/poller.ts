@@ -198,6 +198,7 @@ export class Poller implements OnApplicationBootstrap, OnApplicationShutdown {
         headers,
         timeoutMs: this.config.POLLING_REQUEST_TIMEOUT_MS,
         maxResponseBytes: this.config.POLLING_MAX_RESPONSE_BYTES,
+        span: { name: 'poll GET' },
       });
     } catch (error) {
       if (error instanceof OutboundError) return { problem: `Poll request failed: ${error.message}` };
