@@ -12,7 +12,7 @@
 import path from 'node:path';
 import { pathToFileURL } from 'node:url';
 import Fastify from 'fastify';
-import PgBoss from 'pg-boss';
+import { PgBoss } from 'pg-boss';
 import pg from 'pg';
 
 const QUEUE = 'flow-run';
