@@ -129,7 +129,7 @@ nats_identity() {
   local info
   info=$(exec 3<>"/dev/tcp/127.0.0.1/$1" && IFS= read -r -t 2 line <&3 && echo "$line") 2>/dev/null || info=""
   [ -n "$info" ] || { echo "not answering on 127.0.0.1:$1"; return; }
-  echo "$(field "$info" version) at 127.0.0.1:$1, server $(field "$info" server_name) ($(field "$info" server_id | cut -c1-12)…), jetstream $(field "$info" jetstream), $NATS_ORIGIN"
+  echo "$(field "$info" version) at 127.0.0.1:$1, server $(field "$info" server_name), jetstream $(field "$info" jetstream), $NATS_ORIGIN"
 }
 
 field() { sed -n "s/.*\"$2\":\"\{0,1\}\([^\",]*\)\"\{0,1\}[,}].*/\1/p" <<<"$1"; }
