@@ -6,6 +6,7 @@ import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
 import { startEmbeddedPostgres, type EmbeddedPostgres } from '@runline/db';
+import { retry } from '@runline/runtime';
 import { HttpClient, queryDatabase, TEST_CONSOLE_JWT_SECRET, TEST_SECRETS_KEY, type HttpResult } from '@runline/testing';
 import { createProject, issueToken, publishDefinition, type ProjectFixture } from '../gateway-fixtures.js';
 import { createHook, deliver, type CreatedHook } from './hook-deliveries.js';
@@ -47,6 +48,14 @@ export function describeFault(fault: Fault): string {
 }
 
 const FINAL = new Set(['SUCCEEDED', 'FAILED', 'TIMEOUT', 'CANCELLED']);
+
+/** The API did not take a run (yet): the client resends it. */
+class NotAccepted extends Error {
+  constructor(key: string) {
+    super(`run ${key} was never accepted`);
+  }
+}
+
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 /**
@@ -234,7 +243,7 @@ export class FaultLab {
       const [flows, token] = kind === 'self-contained' ? [this.flows(this.selfContained.project), this.selfContained.token] : [this.flows(), this.token];
       // A refused request is resent with the same key (a delivery with the same delivery id), as
       // the spec tells clients to; a delivery's 409 names the run an earlier attempt started.
-      for (let attempt = 0; attempt < 600; attempt++) {
+      const trySend = async () => {
         const answer =
           kind === 'hook'
             ? await this.deliver(key, body)
@@ -247,9 +256,9 @@ export class FaultLab {
           if (kind !== 'sync') asyncKeys.add(key);
           return;
         }
-        await sleep(100);
-      }
-      throw new Error(`run ${key} was never accepted`);
+        throw new NotAccepted(key);
+      };
+      await retry(trySend, { maxAttempts: 600, baseDelayMs: 100, factor: 1, retryable: (error) => error instanceof NotAccepted });
     };
     const load = (async () => {
       const inFlight: Promise<void>[] = [];

@@ -29,4 +29,4 @@ export { startEmbeddedPostgres, type EmbeddedPostgres, type EmbeddedPostgresOpti
 export { returningRows } from './returning-rows.js';
 export { IndexInboxProcessedAt1763700000900 } from './migrations/1763700000900-index-inbox-processed-at.js';
 export { DEFAULT_INBOX_RETENTION_MS, INBOX_PRUNE_BATCH, InboxPruner, type InboxPrunerLogger, type InboxPrunerOptions } from './inbox-pruner.js';
-export { isTransientDatabaseError, retryTransient, type TransientRetryOptions } from './transient-errors.js';
+export { isTransientDatabaseError } from './transient-errors.js';

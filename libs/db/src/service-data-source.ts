@@ -55,7 +55,7 @@ export function createServiceDataSource(options: ServiceDataSourceOptions): Data
  * client; an idle pooled client has the pool's listener, but a client checked out between two
  * queries has none, and an `error` event without a listener is thrown. With this listener the
  * cut is logged here and reaches the code as the next query's rejection, which the retries of
- * transient errors (`retryTransient`) handle. Call it after `initialize()`.
+ * transient errors (`retryTransient` in @runline/runtime) handle. Call it after `initialize()`.
  */
 export function handleConnectionCuts(dataSource: DataSource, onCut: (error: Error) => void): void {
   const pool = (dataSource.driver as unknown as { master?: PgPoolLike }).master;

@@ -1,4 +1,4 @@
-import { isTransientDatabaseError, retryTransient } from './transient-errors.js';
+import { isTransientDatabaseError } from './transient-errors.js';
 
 const cut = Object.assign(new Error('terminating connection due to administrator command'), { code: '57P01' });
 
@@ -22,20 +22,5 @@ describe('transient database errors', () => {
     ['not an error', 'nope'],
   ])('%s is not', (_what, error) => {
     expect(isTransientDatabaseError(error)).toBe(false);
-  });
-
-  it('retries a transient failure until it succeeds, and rethrows anything else at once', async () => {
-    let calls = 0;
-    await expect(retryTransient(async () => (++calls < 3 ? Promise.reject(cut) : 'done'), { baseDelayMs: 1 })).resolves.toBe('done');
-    expect(calls).toBe(3);
-
-    let other = 0;
-    const bug = new TypeError('bug');
-    await expect(retryTransient(async () => { other++; throw bug; }, { baseDelayMs: 1 })).rejects.toBe(bug);
-    expect(other).toBe(1);
-  });
-
-  it('gives up after maxElapsedMs with the last error', async () => {
-    await expect(retryTransient(() => Promise.reject(cut), { baseDelayMs: 5, maxElapsedMs: 30 })).rejects.toBe(cut);
   });
 });

@@ -2,7 +2,8 @@
  * Errors that say "the database could not do it right now", not "this statement is wrong": a
  * connection that was cut or could not be made, a server shutting down or starting, too many
  * connections, a serialization failure or deadlock. The same statement may well succeed a
- * moment later, so callers retry (with backoff) or answer 503, and never end a run for it.
+ * moment later, so callers retry (with backoff: `retryTransient` in @runline/runtime) or answer
+ * 503, and never end a run for it.
  *
  * SQLSTATE classes: 08 connection exception, 57P01-57P03 admin shutdown / crash shutdown /
  * cannot connect now, 53300 too many connections, 40001 serialization failure, 40P01 deadlock.
@@ -29,34 +30,4 @@ export function isTransientDatabaseError(error: unknown): boolean {
     current = candidate.driverError ?? candidate.cause;
   }
   return false;
-}
-
-export interface TransientRetryOptions {
-  /** Give up (rethrow the last error) after this long. Default 30 000 ms. */
-  maxElapsedMs?: number;
-  /** First wait; doubles per attempt up to 2 s. Default 50 ms. */
-  baseDelayMs?: number;
-  /** Called before each wait, e.g. to log. */
-  onRetry?: (error: unknown, attempt: number) => void;
-}
-
-/**
- * Runs `work`, and again after a growing wait while it fails with a transient database error,
- * for at most `maxElapsedMs`. Any other error is thrown at once. `work` must be safe to repeat:
- * a statement guarded by the state it expects (a transition from RUNNING under our lease), or
- * a read.
- */
-export async function retryTransient<T>(work: () => Promise<T>, options: TransientRetryOptions = {}): Promise<T> {
-  const deadline = Date.now() + (options.maxElapsedMs ?? 30_000);
-  let delay = options.baseDelayMs ?? 50;
-  for (let attempt = 1; ; attempt++) {
-    try {
-      return await work();
-    } catch (error) {
-      if (!isTransientDatabaseError(error) || Date.now() + delay > deadline) throw error;
-      options.onRetry?.(error, attempt);
-      await new Promise((resolve) => setTimeout(resolve, delay));
-      delay = Math.min(delay * 2, 2000);
-    }
-  }
 }

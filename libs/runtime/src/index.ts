@@ -4,9 +4,20 @@
  * `runStandalone` (a service as its own process), config validation at boot, and the tokens
  * under which the runtime hands infrastructure to service modules, and `FireTimer`, the one armed
  * timer for the earliest due item of a service that fires things on time.
+ *
+ * `retry` is the one way code retries in process: on p-retry, with an exponential backoff and
+ * jitter, a limit on tries, a deadline, a predicate for what is worth another try, the wait the
+ * other side asked for (Retry-After) and an AbortSignal. `retryTransient` is its policy for
+ * transient database errors (`isTransientDatabaseError` of @runline/db).
+ *
+ * `boundedCache` is the one in-memory cache: an lru-cache `LRUCache` with at most so many
+ * entries (the least recently used goes first) and, when given, a TTL.
  */
 export { ConfigError, IsBusPrefix, IsCidrList, IsNatsUrl, IsPort, IsPostgresUrl, loadConfig, parseCidrList } from './config.js';
 export { SecretBox } from './secret-box.js';
+export { retry, SYSTEM_RETRY_CLOCK, type RetryClock, type RetryOptions } from './retry.js';
+export { retryTransient, type TransientRetryOptions } from './transient-retry.js';
+export { boundedCache, type BoundedCache, type BoundedCacheOptions } from './bounded-cache.js';
 export { PassLoop } from './pass-loop.js';
 export { CONTENDED_RETRY_MS, FireTimer, MAX_TIMER_DELAY_MS, systemTimers, type TimerPort } from './fire-timer.js';
 export { HealthController } from './health.controller.js';

@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { Counter, type Registry } from 'prom-client';
-import { METRICS_REGISTRY } from '@runline/runtime';
+import { boundedCache, METRICS_REGISTRY, type BoundedCache } from '@runline/runtime';
 import { ProjectVersions } from '../changes/project-versions.js';
 import { GatewayConfig } from '../config.js';
 import type { TokenScope } from '../entities/api-token.entity.js';
@@ -31,10 +31,12 @@ export interface ProjectRecord {
 
 interface Cached<T> {
   value: T | null;
-  expiresAt: number;
   /** The config_version of the project the entry belongs to, when it was read; null: none. */
   version: number | null;
 }
+
+/** Entries kept per cache: a flood of distinct keys evicts the least recently used rather than growing memory. */
+const ENTRY_LIMIT = 100_000;
 
 /**
  * What the external pipeline reads on every call (the token by its hash, the project and its
@@ -47,8 +49,8 @@ interface Cached<T> {
  */
 @Injectable()
 export class AccessDirectory {
-  private readonly tokens = new Map<string, Cached<TokenRecord>>();
-  private readonly projects = new Map<string, Cached<ProjectRecord>>();
+  private readonly tokens: BoundedCache<string, Cached<TokenRecord>>;
+  private readonly projects: BoundedCache<string, Cached<ProjectRecord>>;
   private readonly ttlMs: number;
   private readonly databaseReads: Counter<'kind'>;
 
@@ -60,6 +62,8 @@ export class AccessDirectory {
     @Inject(METRICS_REGISTRY) registry: Registry,
   ) {
     this.ttlMs = config.ACCESS_CACHE_TTL_MS;
+    this.tokens = boundedCache({ maxEntries: ENTRY_LIMIT, ttlMs: this.ttlMs });
+    this.projects = boundedCache({ maxEntries: ENTRY_LIMIT, ttlMs: this.ttlMs });
     this.databaseReads = new Counter({
       name: 'runline_gateway_access_reads_total',
       help: 'Database reads by the external pipeline (cache misses), by kind.',
@@ -96,7 +100,10 @@ export class AccessDirectory {
   }
 
   evictTokensOfProject(projectId: string): void {
-    for (const [hash, entry] of this.tokens) if (entry.value?.projectId === projectId) this.tokens.delete(hash);
+    // Collected first: deleting from an LRUCache while iterating it may skip or repeat entries.
+    const ofProject: string[] = [];
+    for (const [hash, entry] of this.tokens) if (entry.value?.projectId === projectId) ofProject.push(hash);
+    for (const hash of ofProject) this.tokens.delete(hash);
   }
 
   evictProject(projectId: string): void {
@@ -104,15 +111,14 @@ export class AccessDirectory {
   }
 
   private async cached<T>(
-    cache: Map<string, Cached<T>>,
+    cache: BoundedCache<string, Cached<T>>,
     key: string,
     since: number,
     projectOf: (value: T) => string,
     load: () => Promise<{ value: T | null; version: number | null }>,
   ): Promise<T | null> {
-    const now = Date.now();
     const hit = cache.get(key);
-    if (hit && hit.expiresAt > now) {
+    if (hit) {
       // A miss (null) stays cached only for the TTL: nothing it depends on has a version.
       if (hit.value === null) return null;
       const known = this.versions.current(projectOf(hit.value), since);
@@ -120,8 +126,8 @@ export class AccessDirectory {
       if (current?.config === hit.version) return hit.value;
     }
     const loaded = await load();
-    if (cache.size > 100_000) cache.clear(); // bound memory under a flood of distinct keys
-    cache.set(key, { value: loaded.value, version: loaded.version, expiresAt: now + this.ttlMs });
+    // A TTL of 0 turns the cache off.
+    if (this.ttlMs > 0) cache.set(key, { value: loaded.value, version: loaded.version });
     return loaded.value;
   }
 }

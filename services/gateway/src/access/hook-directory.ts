@@ -9,7 +9,7 @@ import {
   WEBHOOK_QUERY_SUBJECTS,
   type InboundHookCopy,
 } from '@runline/contracts';
-import { METRICS_REGISTRY } from '@runline/runtime';
+import { boundedCache, METRICS_REGISTRY, type BoundedCache } from '@runline/runtime';
 import { ProjectVersions, type ProjectVersion } from '../changes/project-versions.js';
 import { GatewayConfig } from '../config.js';
 import { DomainError } from '../errors/domain-error.js';
@@ -34,10 +34,9 @@ interface Entry {
   hook: HookRecord | null;
   /** The project's config_version read before the hook was loaded; null for no hook (or no project). */
   version: number | null;
-  expiresAt: number;
 }
 
-/** Past this many ids the copies are dropped at once: a flood of distinct ids must not grow memory. */
+/** Copies kept at most: a flood of distinct ids evicts the least recently used rather than growing memory. */
 const ENTRY_LIMIT = 100_000;
 
 /**
@@ -64,7 +63,7 @@ const ENTRY_LIMIT = 100_000;
  */
 @Injectable()
 export class HookDirectory {
-  private readonly entries = new Map<string, Entry>();
+  private readonly entries: BoundedCache<string, Entry>;
   private readonly ttlMs: number;
   private readonly loads: Counter;
 
@@ -75,6 +74,7 @@ export class HookDirectory {
     @Inject(METRICS_REGISTRY) registry: Registry,
   ) {
     this.ttlMs = config.ACCESS_CACHE_TTL_MS;
+    this.entries = boundedCache<string, Entry>({ maxEntries: ENTRY_LIMIT, ttlMs: this.ttlMs });
     this.loads = new Counter({
       name: 'runline_gateway_hook_loads_total',
       help: 'Inbound hooks loaded from the webhook service (copies missing, stale or past their TTL).',
@@ -88,8 +88,10 @@ export class HookDirectory {
    */
   async hook(hookId: string, since: number): Promise<HookRecord | null> {
     const id = hookId.toLowerCase();
-    const entry = this.entries.get(id);
-    const live = entry !== undefined && entry.expiresAt > Date.now();
+    // A copy past its TTL is kept: it stands in while the webhook service does not answer.
+    const entry = this.entries.get(id, { allowStale: true, noDeleteOnStaleGet: true });
+    // A TTL of 0 turns the cache off: no copy is ever live.
+    const live = entry !== undefined && this.ttlMs > 0 && this.entries.getRemainingTTL(id) > 0;
     if (live && entry.hook === null) return null;
 
     if (entry?.hook) {
@@ -121,8 +123,7 @@ export class HookDirectory {
   }
 
   private keep(id: string, hook: HookRecord | null, version: number | null): HookRecord | null {
-    if (this.entries.size > ENTRY_LIMIT) this.entries.clear();
-    this.entries.set(id, { hook, version, expiresAt: Date.now() + this.ttlMs });
+    this.entries.set(id, { hook, version });
     return hook;
   }
 

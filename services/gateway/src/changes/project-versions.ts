@@ -1,4 +1,5 @@
 import { Injectable } from '@nestjs/common';
+import { boundedCache } from '@runline/runtime';
 import { DomainError } from '../errors/domain-error.js';
 import { API_ERRORS } from '../errors/error-messages.js';
 import { ProjectRepository } from '../repositories/project.repository.js';
@@ -21,6 +22,7 @@ interface Waiter {
   reject: (error: unknown) => void;
 }
 
+/** Projects whose versions are kept at most; past it the one asked for least recently goes. */
 const KNOWN_LIMIT = 100_000;
 
 /**
@@ -35,7 +37,7 @@ const KNOWN_LIMIT = 100_000;
  */
 @Injectable()
 export class ProjectVersions {
-  private readonly known = new Map<string, Known>();
+  private readonly known = boundedCache<string, Known>({ maxEntries: KNOWN_LIMIT });
   private waiting = new Map<string, Waiter[]>();
   private reading = false;
 
@@ -75,7 +77,6 @@ export class ProjectVersions {
     try {
       const rows = await this.projects.versionsOf(ids);
       const versions = new Map(rows.map((row) => [row.id, { config: row.config_version, plan: row.plan_version }]));
-      if (this.known.size > KNOWN_LIMIT) this.known.clear();
       for (const [projectId, queue] of waiting) {
         const version = versions.get(projectId) ?? null;
         const earlier = this.known.get(projectId);

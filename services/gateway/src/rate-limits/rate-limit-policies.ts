@@ -1,4 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
+import { boundedCache, type BoundedCache } from '@runline/runtime';
 import { ProjectVersions, type ProjectVersion } from '../changes/project-versions.js';
 import { GatewayConfig } from '../config.js';
 import { ProjectRepository } from '../repositories/project.repository.js';
@@ -7,10 +8,12 @@ import { effectivePolicy, type RateLimitPolicy } from './rate-limit-policy.js';
 interface Cached {
   orgId: string;
   policy: RateLimitPolicy;
-  expiresAt: number;
   /** The project's config_version and its organization's plan_version the policy was read at. */
   version: ProjectVersion;
 }
+
+/** Projects kept at most: a flood of distinct ids evicts the least recently used rather than growing memory. */
+const ENTRY_LIMIT = 100_000;
 
 /**
  * Each project's effective rate limit (project settings, else plan, else default), held in
@@ -21,7 +24,7 @@ interface Cached {
  */
 @Injectable()
 export class RateLimitPolicies {
-  private readonly cache = new Map<string, Cached>();
+  private readonly cache: BoundedCache<string, Cached>;
   private readonly ttlMs: number;
 
   constructor(
@@ -30,6 +33,7 @@ export class RateLimitPolicies {
     @Inject(GatewayConfig) config: GatewayConfig,
   ) {
     this.ttlMs = config.ACCESS_CACHE_TTL_MS;
+    this.cache = boundedCache({ maxEntries: ENTRY_LIMIT, ttlMs: this.ttlMs });
   }
 
   /**
@@ -39,7 +43,7 @@ export class RateLimitPolicies {
    */
   policy(projectId: string, since: number): RateLimitPolicy | Promise<RateLimitPolicy> {
     const hit = this.cache.get(projectId);
-    if (hit && hit.expiresAt > Date.now()) {
+    if (hit) {
       const known = this.versions.current(projectId, since);
       if (!(known instanceof Promise)) return sameVersion(known, hit.version) ? hit.policy : this.load(projectId);
       return known.then((current) => (sameVersion(current, hit.version) ? hit.policy : this.load(projectId)));
@@ -48,12 +52,11 @@ export class RateLimitPolicies {
   }
 
   private async load(projectId: string): Promise<RateLimitPolicy> {
-    const now = Date.now();
     const row = await this.projects.rateLimitSettingsOf(projectId);
     const unset = { limit: null, windowMs: null };
     const policy = effectivePolicy(row?.project ?? unset, row?.plan ?? unset);
-    if (this.cache.size > 100_000) this.cache.clear();
-    this.cache.set(projectId, { orgId: row?.orgId ?? '', policy, expiresAt: now + this.ttlMs, version: { config: row?.configVersion ?? 0, plan: row?.planVersion ?? 0 } });
+    // A TTL of 0 (ACCESS_CACHE_TTL_MS) turns the cache off.
+    if (this.ttlMs > 0) this.cache.set(projectId, { orgId: row?.orgId ?? '', policy, version: { config: row?.configVersion ?? 0, plan: row?.planVersion ?? 0 } });
     return policy;
   }
 
@@ -62,7 +65,10 @@ export class RateLimitPolicies {
   }
 
   evictOrganization(orgId: string): void {
-    for (const [projectId, entry] of this.cache) if (entry.orgId === orgId) this.cache.delete(projectId);
+    // Collected first: deleting from an LRUCache while iterating it may skip or repeat entries.
+    const ofOrganization: string[] = [];
+    for (const [projectId, entry] of this.cache) if (entry.orgId === orgId) ofOrganization.push(projectId);
+    for (const projectId of ofOrganization) this.cache.delete(projectId);
   }
 }
 

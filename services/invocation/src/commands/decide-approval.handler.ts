@@ -12,9 +12,9 @@ import {
   type DecideApprovalReply,
   type DecideApprovalRequest,
 } from '@runline/contracts';
-import { retryTransient, TransactionRunner } from '@runline/db';
+import { TransactionRunner } from '@runline/db';
 import type { Logger } from '@runline/observability';
-import { LOGGER, SecretBox } from '@runline/runtime';
+import { LOGGER, retryTransient, SecretBox } from '@runline/runtime';
 import { InvocationConfig } from '../config.js';
 import { approvalCheck, approvalDecided } from '../lifecycle/run-approvals.js';
 import type { ApprovalDecisionName, SuspendedState } from '../lifecycle/run-endings.js';

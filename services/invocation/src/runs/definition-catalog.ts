@@ -2,7 +2,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { GroupCommit } from '@runline/db';
 import { compileDefinition, validateDefinition, type CompiledDefinition, type Definition, type ProjectType } from '@runline/engine';
-import { SecretBox } from '@runline/runtime';
+import { boundedCache, SecretBox } from '@runline/runtime';
 import { InvocationConfig } from '../config.js';
 import type { ProjectDefaults } from '../lifecycle/run-plan.js';
 
@@ -38,6 +38,7 @@ export class StaleProjectCopyError extends Error {
 
 export class DefinitionUnavailableError extends Error {}
 
+/** Copies and compiled definitions kept at most each; past it the least recently used goes. */
 const CACHE_LIMIT = 1000;
 const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const POLL_MS = 20;
@@ -55,8 +56,8 @@ const PROJECT_TTL_MS = 1000;
  */
 @Injectable()
 export class DefinitionCatalog {
-  private readonly compiled = new Map<string, CompiledDefinition>();
-  private readonly projects = new Map<string, { copy: ProjectCopy; expiresAt: number }>();
+  private readonly compiled = boundedCache<string, CompiledDefinition>({ maxEntries: CACHE_LIMIT });
+  private readonly projects = boundedCache<string, ProjectCopy>({ maxEntries: CACHE_LIMIT, ttlMs: PROJECT_TTL_MS });
   private readonly reads = new GroupCommit<string, ProjectCopy | null>((projectIds) => this.readProjects(projectIds), 2);
 
   constructor(
@@ -74,14 +75,11 @@ export class DefinitionCatalog {
     const configVersion = wanted.configVersion ?? 0;
     const publishedVersion = wanted.publishedVersion ?? 0;
     const cached = this.projects.get(projectId);
-    if (!wanted.fresh && cached && cached.expiresAt > Date.now() && isAtLeast(cached.copy, configVersion, publishedVersion)) return cached.copy;
+    if (!wanted.fresh && cached && isAtLeast(cached, configVersion, publishedVersion)) return cached;
     const deadline = Date.now() + this.config.DEFINITION_WAIT_MS;
     for (;;) {
       const copy = await this.reads.submit(projectId);
-      if (copy) {
-        if (this.projects.size >= CACHE_LIMIT) this.projects.clear();
-        this.projects.set(projectId, { copy, expiresAt: Date.now() + PROJECT_TTL_MS });
-      }
+      if (copy) this.projects.set(projectId, copy);
       if (copy && isAtLeast(copy, configVersion, publishedVersion)) return copy;
       if (Date.now() >= deadline) {
         if (copy && copy.configVersion < configVersion) throw new StaleProjectCopyError(projectId, configVersion, copy.configVersion);
@@ -104,7 +102,6 @@ export class DefinitionCatalog {
     const definition = rows[0]?.published_definition;
     if (!definition) throw new DefinitionUnavailableError('The project has no published definition; publish it first');
     const compiled = compileDefinition(definition);
-    if (this.compiled.size >= CACHE_LIMIT) this.compiled.clear();
     this.compiled.set(`${project.projectId}:${rows[0].published_version}`, compiled);
     return compiled;
   }

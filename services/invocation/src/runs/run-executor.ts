@@ -1,11 +1,11 @@
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
 import { DataSource } from 'typeorm';
-import { retryTransient, TransactionRunner } from '@runline/db';
+import { TransactionRunner } from '@runline/db';
 import { runGraph, type CompiledDefinition, type JsonValue, type ResumeRequest, type RunOutcome, type RunPorts } from '@runline/engine';
 import { inSpan, type Logger } from '@runline/observability';
 import { OutboundGuard } from '@runline/outbound';
 import { Histogram, type Registry } from 'prom-client';
-import { LOGGER, METRICS_REGISTRY, SecretBox } from '@runline/runtime';
+import { LOGGER, METRICS_REGISTRY, retryTransient, SecretBox } from '@runline/runtime';
 import { InvocationConfig } from '../config.js';
 import type { InvocationDocument } from '../lifecycle/invocation.projector.js';
 import { endingOf, failedOutcome, skippedEnding, type Ending, type SuspendedState } from '../lifecycle/run-endings.js';

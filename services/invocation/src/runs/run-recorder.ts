@@ -10,6 +10,7 @@
 import { Injectable, type OnModuleInit } from '@nestjs/common';
 import type { EntityManager } from 'typeorm';
 import { GroupCommit, isTransientDatabaseError, TransactionRunner, type TransactionContext } from '@runline/db';
+import { boundedCache } from '@runline/runtime';
 import {
   grantOf,
   QUOTA_HINT_MS,
@@ -26,6 +27,9 @@ import { insertInvocations, insertInvocationsAtOnce, type InsertOutcome, type Ne
 import { transitionKnownBatch, type KnownOutcome, type KnownTransition } from './run-transitions.repository.js';
 import { addUsage, lockedUsage, plansOf, scheduledStartCount, takenKeys, withinSavepoint } from './usage-counters.repository.js';
 
+/** Organizations hinted at most; past it the least recently hinted goes (and pays for both again). */
+const QUOTA_HINTS_KEPT = 10_000;
+
 /** What became of one request: recorded, answered from an earlier run, or refused by the quota. */
 export type QuotaOutcome = InsertOutcome | { created: false; quotaExceeded: QuotaFigures } | { created: false; quotaUnavailable: string };
 
@@ -33,8 +37,8 @@ export type QuotaOutcome = InsertOutcome | { created: false; quotaExceeded: Quot
 export class RunRecorder implements OnModuleInit {
   private commit!: GroupCommit<NewInvocation, QuotaOutcome>;
   private transitions!: GroupCommit<KnownTransition, { outcome: KnownOutcome } | { error: unknown }>;
-  /** Organizations last seen with a monthly quota, until when (ms): their batches skip the one-statement attempt. */
-  private readonly quotaBoundUntil = new Map<string, number>();
+  /** Organizations seen with a monthly quota in the last QUOTA_HINT_MS: their batches skip the one-statement attempt. */
+  private readonly quotaBound = boundedCache<string, true>({ maxEntries: QUOTA_HINTS_KEPT, ttlMs: QUOTA_HINT_MS });
 
   constructor(private readonly transactions: TransactionRunner) {}
 
@@ -95,10 +99,10 @@ export class RunRecorder implements OnModuleInit {
    * do not pay for both.
    */
   private async writeBatch(items: NewInvocation[]): Promise<QuotaOutcome[]> {
-    const now = Date.now();
-    const hinted = (item: NewInvocation) => (this.quotaBoundUntil.get(item.orgId) ?? 0) > now;
-    const counted = items.filter(hinted);
-    let free = items.filter((item) => !hinted(item));
+    // Asked once per item: a hint that expires meanwhile must not put it in both lists, or neither.
+    const hinted = items.map((item) => this.quotaBound.has(item.orgId));
+    const counted = items.filter((_item, index) => hinted[index]);
+    let free = items.filter((_item, index) => !hinted[index]);
     const outcomes = new Map<NewInvocation, QuotaOutcome>();
     if (free.length > 0) {
       const written = await insertInvocationsAtOnce(this.transactions, free);
@@ -106,7 +110,7 @@ export class RunRecorder implements OnModuleInit {
         free.forEach((item, index) => outcomes.set(item, written.outcomes[index]!));
         free = [];
       } else {
-        this.rememberQuotaBound(written.quotaBound, now);
+        for (const orgId of written.quotaBound) this.quotaBound.set(orgId, true);
       }
     }
     const rest = [...counted, ...free];
@@ -115,12 +119,6 @@ export class RunRecorder implements OnModuleInit {
       rest.forEach((item, index) => outcomes.set(item, results[index]!));
     }
     return items.map((item) => outcomes.get(item)!);
-  }
-
-  /** Hints that these organizations have a quota; the hints of others, expired, are dropped. */
-  private rememberQuotaBound(orgIds: readonly string[], now: number): void {
-    for (const [orgId, until] of this.quotaBoundUntil) if (until <= now) this.quotaBoundUntil.delete(orgId);
-    for (const orgId of orgIds) this.quotaBoundUntil.set(orgId, now + QUOTA_HINT_MS);
   }
 }
 

@@ -1,9 +1,9 @@
 import { setTimeout as sleep } from 'node:timers/promises';
 import { Inject, Injectable, type OnApplicationShutdown } from '@nestjs/common';
-import { GroupCommit, retryTransient, TransactionRunner } from '@runline/db';
+import { GroupCommit, TransactionRunner } from '@runline/db';
 import type { Logger } from '@runline/observability';
 import { Gauge, type Registry } from 'prom-client';
-import { LOGGER, METRICS_REGISTRY, SecretBox } from '@runline/runtime';
+import { LOGGER, METRICS_REGISTRY, retryTransient, SecretBox } from '@runline/runtime';
 import { InvocationConfig } from '../config.js';
 import {
   claimedResume,

@@ -1,5 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import { JobChangeOutcome } from '@runline/contracts';
+import { retry } from '@runline/runtime';
 import type { JobKindName, JobStatus } from '../entities/scheduled-job.entity.js';
 import { jobStatus, type JobFields } from '../jobs/scheduled-jobs.repository.js';
 
@@ -30,30 +31,38 @@ export interface JobChange<T> {
   recordMissing(): Promise<T | null>;
 }
 
+/** The job's ScheduleJob committed between the change's statements: the change is tried again. */
+class RacedWithScheduleJob extends Error {
+  constructor(name: string) {
+    super(`change of job ${name} kept racing with its ScheduleJob`);
+  }
+}
+
 /**
  * Applies `change` to job `name` in the caller's transaction: CHANGED with what was done, or the
- * outcome of a job that no longer waits (fired, cancelled). Retries when the job's ScheduleJob
- * commits between the statements.
+ * outcome of a job that no longer waits (fired, cancelled). Retries at once when the job's
+ * ScheduleJob commits between the statements.
  */
-export async function decideJobChange<T>(
+export function decideJobChange<T>(
   manager: EntityManager,
   name: string,
   change: JobChange<T>,
 ): Promise<{ outcome: JobChangeOutcome; changed: T | null }> {
-  for (let attempt = 1; attempt <= RACE_ATTEMPTS; attempt++) {
+  const decide = async () => {
     const changed = await change.changeWaiting();
     if (changed !== null) return { outcome: JobChangeOutcome.CHANGED, changed };
     const status = await jobStatus(manager, name);
     if (status === null) {
       const recorded = await change.recordMissing();
       if (recorded !== null) return { outcome: JobChangeOutcome.CHANGED, changed: recorded };
-      continue; // Its ScheduleJob committed meanwhile: change that.
+      throw new RacedWithScheduleJob(name); // Its ScheduleJob committed meanwhile: change that.
     }
     const settled = outcomeOfSettled(status);
     if (settled !== null) return { outcome: settled, changed: null };
     // SCHEDULED although the change found it not waiting: it was inserted meanwhile.
-  }
-  throw new Error(`change of job ${name} kept racing with its ScheduleJob`);
+    throw new RacedWithScheduleJob(name);
+  };
+  return retry(decide, { maxAttempts: RACE_ATTEMPTS, baseDelayMs: 0, retryable: (error) => error instanceof RacedWithScheduleJob });
 }
 
 /** The job a cancel or reschedule request describes, for a row made before its ScheduleJob. */

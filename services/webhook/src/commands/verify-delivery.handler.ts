@@ -12,8 +12,8 @@ import {
   WEBHOOK_REQUEST_SUBJECTS,
   type VerifyDeliveryReply,
 } from '@runline/contracts';
-import { GroupCommit, retryTransient, TransactionRunner } from '@runline/db';
-import { METRICS_REGISTRY, SecretBox } from '@runline/runtime';
+import { GroupCommit, TransactionRunner } from '@runline/db';
+import { METRICS_REGISTRY, retryTransient, SecretBox } from '@runline/runtime';
 import {
   DELIVERY_VERDICTS_METRIC,
   deliveryKeyOf,

@@ -1,4 +1,4 @@
-import type { TransientRetryOptions } from '@runline/db';
+import type { TransientRetryOptions } from '@runline/runtime';
 
 /**
  * The reads on a delivery's path (a hook for the gateway's copy, a hook or subscription to

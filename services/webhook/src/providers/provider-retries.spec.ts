@@ -1,6 +1,7 @@
+import type { RetryClock } from '@runline/runtime';
 import { ProviderError } from './provider-adapter.js';
 import { retryAfterMs } from './provider-http.js';
-import { withProviderRetries, type RetryClock } from './provider-retries.js';
+import { withProviderRetries } from './provider-retries.js';
 
 /** A clock that moves only when the code under test sleeps. */
 function fakeClock(): RetryClock & { waits: number[] } {

@@ -1,7 +1,8 @@
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { create, fromBinary, GetHookForGatewayReplySchema, GetHookForGatewayRequestSchema, toBinary, WEBHOOK_QUERY_SUBJECTS } from '@runline/contracts';
-import { retryTransient, TransactionRunner } from '@runline/db';
+import { TransactionRunner } from '@runline/db';
+import { retryTransient } from '@runline/runtime';
 import { WebhookConfig } from '../config.js';
 import { DELIVERY_READ_RETRY } from '../hooks/delivery-read-retry.js';
 import { inboundHookCopy } from '../hooks/inbound-hook.message.js';

@@ -1,5 +1,6 @@
 import { createHmac } from 'node:crypto';
 import fc from 'fast-check';
+import { fuzzParameters } from '@runline/testing';
 import type { IncomingDelivery } from '@runline/signatures';
 import { ShopifySignatureScheme, parseShopifyHmac } from './shopify-signature.scheme.js';
 
@@ -43,7 +44,7 @@ describe('Shopify signature parser (fuzz)', () => {
         expect(() => scheme.deliveryIdOf(deliveryOf(headers, body))).not.toThrow();
         expect(() => scheme.eventNameOf(deliveryOf(headers, body))).not.toThrow();
       }),
-      { numRuns: 3000 },
+      fuzzParameters(3000),
     );
   });
 
@@ -55,7 +56,7 @@ describe('Shopify signature parser (fuzz)', () => {
         fc.pre(changed !== real);
         expect(scheme.verify(deliveryOf({ 'x-shopify-hmac-sha256': changed }, body), SECRET)).toEqual({ ok: false, failure: 'invalid-signature' });
       }),
-      { numRuns: 1000 },
+      fuzzParameters(1000),
     );
   });
 
@@ -65,7 +66,7 @@ describe('Shopify signature parser (fuzz)', () => {
         fc.pre(!Buffer.from(signed).equals(Buffer.from(sent)));
         expect(scheme.verify(deliveryOf({ 'x-shopify-hmac-sha256': shopifySign(signed) }, sent), SECRET).ok).toBe(false);
       }),
-      { numRuns: 500 },
+      fuzzParameters(500),
     );
   });
 
@@ -80,12 +81,13 @@ describe('Shopify signature parser (fuzz)', () => {
         const parsed = parseShopifyHmac(header);
         expect(parsed === null || parsed.length === 32).toBe(true);
       }),
-      { numRuns: 5000 },
+      fuzzParameters(5000),
     );
     fc.assert(
       fc.property(fc.uint8Array({ minLength: 32, maxLength: 32 }), (digest) => {
         expect(parseShopifyHmac(Buffer.from(digest).toString('base64'))?.equals(Buffer.from(digest))).toBe(true);
       }),
+      fuzzParameters(),
     );
   });
 });

@@ -1,5 +1,6 @@
 import fc from 'fast-check';
 import Stripe from 'stripe';
+import { fuzzParameters } from '@runline/testing';
 import { parseStripeSignature, StripeSignatureScheme } from './stripe-signature.scheme.js';
 
 const SECRET = 'whsec_fuzz_0123456789abcdefghijklmnop';
@@ -28,7 +29,7 @@ describe('Stripe-Signature under fuzzing', () => {
         scheme.deliveryIdOf({ rawBody: Buffer.from(body, 'utf8'), headers: {}, receivedAt: NOW });
         scheme.eventNameOf({ rawBody: Buffer.from(body, 'utf8'), headers: {}, receivedAt: NOW });
       }),
-      { numRuns: 2000 },
+      fuzzParameters(2000),
     );
   });
 
@@ -42,7 +43,7 @@ describe('Stripe-Signature under fuzzing', () => {
         for (const digest of parsed.signatures) expect(digest.length).toBe(32);
         expect(parsed.timestamp).toMatch(/^[0-9]{1,12}$/);
       }),
-      { numRuns: 2000 },
+      fuzzParameters(2000),
     );
   });
 
@@ -56,7 +57,7 @@ describe('Stripe-Signature under fuzzing', () => {
         expect(scheme.verify({ ...at, rawBody: Buffer.from(body, 'utf8') }, SECRET)).toEqual({ ok: true });
         expect(scheme.verify({ ...at, rawBody: Buffer.from(`${body} `, 'utf8') }, SECRET).ok).toBe(false);
       }),
-      { numRuns: 300 },
+      fuzzParameters(300),
     );
   });
 });
