@@ -1,32 +1,39 @@
-import { chmod, mkdtemp, rm } from 'node:fs/promises';
+import { execFile } from 'node:child_process';
+import { chmod, mkdtemp, readFile, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import path from 'node:path';
+import { promisify } from 'node:util';
 import { HttpClient } from '@runline/testing';
 import { deliver } from './support/hook-deliveries.js';
-import { compiledEntry, freePort, runNode, waitForOk, type RunningProcess } from './support/processes.js';
+import { compiledEntry, freePort, REPO_ROOT, runNode, waitForOk, type RunningProcess } from './support/processes.js';
 
 /**
  * `npm start`'s process (compiled launcher): embedded PostgreSQL, the in-process bus, all seven
- * services, the demo organization, and a banner whose curl lines work when pasted.
+ * services, the demo organization, a banner that comes first and whose curl lines work when
+ * pasted, and the README's first run.
  */
 describe('embedded mode (npm start)', () => {
+  /** Where `npm start` is run from: the data directory is its `.runline`, as by default. */
+  let workDir: string;
   let dataDir: string;
   let port: number;
   let launcher: RunningProcess | undefined;
 
   beforeAll(async () => {
     // Under /tmp, which every user can enter: embedded PostgreSQL runs as `postgres` when we are root.
-    dataDir = await mkdtemp(path.join(tmpdir(), 'runline-launcher-'));
-    await chmod(dataDir, 0o755);
+    workDir = await mkdtemp(path.join(tmpdir(), 'runline-launcher-'));
+    await chmod(workDir, 0o755);
+    dataDir = path.join(workDir, '.runline');
     port = await freePort();
   });
   afterAll(async () => {
     await launcher?.stop();
-    await rm(dataDir, { recursive: true, force: true });
+    await rm(workDir, { recursive: true, force: true });
   });
 
-  const start = async () => {
-    const env = { PATH: process.env.PATH, PORT: String(port), RUNLINE_DATA_DIR: dataDir, LOG_LEVEL: 'warn' };
+  /** Without LOG_LEVEL, as a newcomer runs it: the services' lines go to the log file. */
+  const start = async (extraEnv: NodeJS.ProcessEnv = {}) => {
+    const env = { PATH: process.env.PATH, PORT: String(port), RUNLINE_DATA_DIR: dataDir, ...extraEnv };
     launcher = runNode(compiledEntry('launcher/main.js'), [], env);
     await waitForOk(`http://127.0.0.1:${port}/health/ready`, launcher, 90_000);
     const deadline = Date.now() + 30_000;
@@ -47,6 +54,21 @@ describe('embedded mode (npm start)', () => {
     expect(banner).toContain('(created now)');
     // Nothing the frameworks deprecate is in use (Node prints such warnings once per process).
     expect(banner).not.toMatch(/Deprecation|DeprecationWarning|\[FSTDEP\d+\]/);
+
+    // The banner comes first (at most five lines before it); every log line is in the file it names.
+    const lines = banner.split('\n');
+    const linesBeforeBanner = lines.slice(0, lines.findIndex((line) => line.includes('Runline is running'))).filter((line) => line.trim());
+    expect(linesBeforeBanner.slice(5)).toEqual([]);
+    const logFile = path.join(dataDir, 'runline.log');
+    expect(banner).toContain(`Log:       ${logFile} (this terminal shows only warnings and errors`);
+    const logLines = (await readFile(logFile, 'utf8')).split('\n').filter(Boolean);
+    expect(logLines.filter((line) => line.includes('"level":30')).length).toBeGreaterThan(20);
+    expect(logLines.some((line) => line.includes('"msg":"migrations applied"'))).toBe(true);
+    // The demo's variables for the README's first run, readable by their owner only.
+    const demoEnv = path.join(dataDir, 'demo.env');
+    expect(banner).toContain(`source ${demoEnv}`);
+    expect((await stat(demoEnv)).mode & 0o777).toBe(0o600);
+    expect(await readFile(demoEnv, 'utf8')).toContain(`export AUTOMATION_TOKEN='${automationToken}'`);
 
     const curlLines = banner.split('\n').filter((line) => line.trim().startsWith('curl '));
     expect(curlLines.length).toBeGreaterThanOrEqual(4);
@@ -83,10 +105,50 @@ describe('embedded mode (npm start)', () => {
     expect(await page.text()).toContain('<div id="root"></div>');
     expect(await running.stop()).toBe(0);
     launcher = undefined;
-  });
+  }, 120_000);
+
+  it("runs the README's first run as pasted, and the README shows the console line as it is printed", async () => {
+    const running = await start();
+    const readme = await readFile(path.join(REPO_ROOT, 'README.md'), 'utf8');
+    const blocks = [...readme.matchAll(/^```bash\n([\s\S]*?)^```$/gm)].map((match) => match[1]!);
+    const firstRun = blocks.find((block) => block.includes('source .runline/demo.env'));
+    expect(firstRun).toBeDefined();
+    // What the README says each curl answers.
+    expect(firstRun).toContain('"status":"QUEUED"');
+    expect(firstRun).toContain('"result":{"ok":true,"orderId":"42"}');
+    expect(firstRun).toContain('"result":{"messages":["Hi Ada"]');
+
+    // Run from the directory `npm start` ran in, as a reader pastes it.
+    const { stdout } = await promisify(execFile)('bash', ['-e', '-c', firstRun!], { cwd: workDir, env: { PATH: process.env.PATH } });
+    const answers = stdout
+      .split('\n')
+      .filter((line) => line.trim())
+      .map((line) => JSON.parse(line) as Record<string, unknown>);
+    expect(answers).toHaveLength(3);
+    expect(answers[0]).toEqual({ invocationId: expect.any(String), status: 'QUEUED', scheduledFor: null });
+    expect(answers[1]).toMatchObject({ invocationId: answers[0]!.invocationId, targetType: 'AUTOMATION', mode: 'ASYNC' });
+    // An async run may still be on its way when it is read: the README says so; then it ends as shown.
+    const [org, automationToken] = ['ORG', 'AUTOMATION_TOKEN'].map((name) => new RegExp(`${name}=(\\S+)`).exec(running.output())![1]!);
+    const run = ['QUEUED', 'RUNNING'].includes(String(answers[1]!.status))
+      ? await readUntilFinal(`http://127.0.0.1:${port}/v1/orgs/${org}/external-invocations/${String(answers[0]!.invocationId)}`, automationToken!)
+      : answers[1];
+    expect(run).toMatchObject({ status: 'SUCCEEDED', result: { ok: true, orderId: '42' } });
+    expect(answers[2]).toMatchObject({ status: 'SUCCEEDED', result: { messages: ['Hi Ada'] }, sessionId: expect.any(String) });
+
+    // The console line in the README is the one `npm start` prints on the default port.
+    const printed = /^Console: +http:\/\/127\.0\.0\.1:\d+\/console\/#token=\S+$/m.exec(running.output())?.[0];
+    expect(printed).toBeDefined();
+    const asDocumented = printed!.replace(`127.0.0.1:${port}/`, '127.0.0.1:3000/').replace(/#token=\S+$/, '#token=…');
+    expect(readme.split('\n')).toContain(asDocumented);
+    expect(await running.stop()).toBe(0);
+    launcher = undefined;
+  }, 120_000);
 
   it('on a second start keeps the demo organization and prints fresh tokens, revoking the old ones', async () => {
-    const first = await start().then((l) => l.output());
+    // A LOG_LEVEL set by the user is honoured on the terminal.
+    const first = await start({ LOG_LEVEL: 'info' }).then((l) => l.output());
+    expect(first).toContain(`Log:       ${path.join(dataDir, 'runline.log')} and this terminal, at LOG_LEVEL=info`);
+    expect(first).toMatch(/^\{"level":30,.*"msg":"schema up to date"/m);
     expect(first).toContain('(from an earlier start; tokens below are new)');
     const token = /CHATBOT_TOKEN=(\S+)/.exec(first)![1];
     const org = /ORG=(\S+)/.exec(first)![1];
@@ -96,7 +158,7 @@ describe('embedded mode (npm start)', () => {
       headers: { authorization: `Bearer ${token}` },
     });
     expect(answer.status).toBe(401);
-  });
+  }, 180_000);
 });
 
 /** Runs a printed `curl -s [-X METHOD] URL [-H "Name: value"]...` line with fetch, as a shell would. */

@@ -26,4 +26,3 @@ for (const service of ['gateway', 'invocation', 'scheduler', 'polling', 'dead-le
   writeFileSync(path.join(dist, 'services', service, 'main.js'), "import './src/main.js';\n");
 }
 writeFileSync(path.join(dist, 'launcher', 'main.js'), "import './src/main.js';\n");
-console.log(`linked ${linked} packages into dist/node_modules`);

@@ -9,6 +9,10 @@ export function consoleSignInLink(gatewayUrl: string, consoleJwt: string): strin
 export function startBanner(options: {
   gatewayUrl: string;
   demo: DemoCredentials;
+  /** `<data dir>/demo.env`, the demo's variables for the README's first run. */
+  demoEnvFile: string;
+  /** Where the log lines go (launcher-logs.ts). */
+  logDescription: string;
   usingDevelopmentJwtSecret: boolean;
   databaseDescription: string;
   busDescription: string;
@@ -22,6 +26,7 @@ export function startBanner(options: {
     `Gateway:   ${url}`,
     `Database:  ${options.databaseDescription}`,
     `Bus:       ${options.busDescription}`,
+    `Log:       ${options.logDescription}`,
     options.usingDevelopmentJwtSecret
       ? 'Console JWTs are signed with the DEVELOPMENT secret (set CONSOLE_JWT_SECRET in production).'
       : 'Console JWTs are verified with CONSOLE_JWT_SECRET.',
@@ -33,6 +38,7 @@ export function startBanner(options: {
     `  CONSOLE_JWT=${demo.consoleJwt}`,
     `  CHATBOT_TOKEN=${demo.chatbotToken}`,
     `  AUTOMATION_TOKEN=${demo.automationToken}`,
+    `  (the same, with RUNLINE_URL, as shell exports: source ${options.demoEnvFile})`,
     '',
     'Try (each line works as pasted):',
     `  curl -s ${url}/v1/orgs/${demo.orgId}/projects/${demo.chatbotProjectId}/api-settings -H "Authorization: Bearer ${demo.consoleJwt}"`,

@@ -29,7 +29,8 @@ const DEMO_USER = 'demo-owner';
  * Creates the demo organization (a CHATBOT and an AUTOMATION project, definitions published)
  * on first start, through the console API like any client. Every start prints fresh API
  * tokens and revokes the previous ones, so the printed credentials always work and tokens do
- * not pile up. Raw tokens are never written to disk.
+ * not pile up. `demo.json` never holds a raw token; the launcher writes the printed ones to
+ * `demo.env` (mode 0600, see demo-env.ts) for the README's first run.
  */
 export async function seedDemo(options: { gatewayUrl: string; jwtSecret: string; dataDir: string; databaseKey: string }): Promise<DemoCredentials> {
   const consoleJwt = jwt.sign({ sub: DEMO_USER, roles: ['platform-admin'] }, options.jwtSecret, { algorithm: 'HS256', expiresIn: '30d' });

@@ -1,4 +1,5 @@
-import { IsOptional, IsString, MinLength } from 'class-validator';
+import { IsIn, IsOptional, IsString, MinLength } from 'class-validator';
+import type { LevelWithSilent } from 'pino';
 import { IsBusPrefix, IsCidrList, IsNatsUrl, IsPort, IsPostgresUrl } from '@runline/runtime';
 
 /** Development defaults, printed at start so nobody mistakes them for production values. */
@@ -28,7 +29,7 @@ export class LauncherConfig {
   @IsString()
   HOST: string = '127.0.0.1';
 
-  /** Embedded PostgreSQL data, demo details. Default `.runline` in the working directory. */
+  /** Embedded PostgreSQL data, the demo's details and `demo.env`, the log file. Default `.runline` in the working directory. */
   @IsString()
   RUNLINE_DATA_DIR: string = '.runline';
 
@@ -46,4 +47,12 @@ export class LauncherConfig {
   @IsOptional()
   @IsCidrList()
   OUTBOUND_ALLOWED_CIDRS?: string;
+
+  /**
+   * Unset: every line at `info` goes to `runline.log` in RUNLINE_DATA_DIR and the terminal shows
+   * warnings and errors only. Set: that level, on both.
+   */
+  @IsOptional()
+  @IsIn(['fatal', 'error', 'warn', 'info', 'debug', 'trace', 'silent'])
+  LOG_LEVEL?: LevelWithSilent;
 }

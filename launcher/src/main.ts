@@ -4,26 +4,31 @@ import { startEmbeddedPostgres, type EmbeddedPostgres } from '@runline/db';
 import { createLogger, startTracing } from '@runline/observability';
 import { loadConfig, migrateServices, startService, type RunningService } from '@runline/runtime';
 import { startBanner } from './banner.js';
+import { writeDemoEnv } from './demo-env.js';
 import { seedDemo } from './demo-seed.js';
 import { DEVELOPMENT_CONSOLE_JWT_SECRET, DEVELOPMENT_SECRETS_KEY, LauncherConfig } from './launcher.config.js';
+import { launcherLogs } from './launcher-logs.js';
 import { ALL_SERVICES } from './services.js';
 
 /**
  * `npm start`: all seven services in one process. Embedded PostgreSQL and the in-process bus by
  * default; a real server and NATS when DATABASE_URL / NATS_URL are set.
  */
-const logger = createLogger({ service: 'launcher' });
 let config: LauncherConfig;
 try {
   config = loadConfig(LauncherConfig);
 } catch (error) {
-  logger.fatal((error as Error).message);
+  createLogger({ service: 'launcher', level: 'info' }).fatal((error as Error).message);
   process.exit(1);
 }
 
 // One tracer provider for the process; every service's spans name it in `runline.service`.
 const tracing = startTracing({ serviceName: 'runline' });
 const dataDir = path.resolve(config.RUNLINE_DATA_DIR);
+// Every logger of the process writes to the log file, and warnings (or LOG_LEVEL) to the terminal.
+const logs = launcherLogs({ dataDir, logLevel: config.LOG_LEVEL });
+const serviceLogger = (service: string) => createLogger({ service, level: logs.level, destination: logs.destination });
+const logger = serviceLogger('launcher');
 const running: RunningService[] = [];
 let embeddedPostgres: EmbeddedPostgres | undefined;
 let bus: Bus | undefined;
@@ -54,7 +59,7 @@ async function start(): Promise<void> {
         httpPort: isGateway ? config.PORT : 0,
         httpHost: config.HOST,
         environment,
-        logger: createLogger({ service: definition.name }),
+        logger: serviceLogger(definition.name),
       }),
     );
   }
@@ -66,10 +71,13 @@ async function start(): Promise<void> {
     dataDir,
     databaseKey: config.DATABASE_URL ?? `embedded:${dataDir}`,
   });
+  const demoEnvFile = await writeDemoEnv(dataDir, gatewayUrl, demo);
   process.stdout.write(
     startBanner({
       gatewayUrl,
       demo,
+      demoEnvFile,
+      logDescription: logs.description,
       usingDevelopmentJwtSecret: !config.CONSOLE_JWT_SECRET && !process.env.CONSOLE_JWT_PUBLIC_KEY,
       databaseDescription: config.DATABASE_URL ? 'DATABASE_URL' : `embedded PostgreSQL, data in ${path.join(dataDir, 'pgdata')}`,
       busDescription: config.NATS_URL ? `NATS JetStream at ${config.NATS_URL}` : 'in-process bus',

@@ -170,9 +170,8 @@ describe('subjects', () => {
     expect(matches('invocation.evt.>', 'invocation.qry.get-invocation')).toBe(false);
   });
 
-  it("is listed in the README's events section: every stream and every subject", () => {
-    const readme = readFileSync(fileURLToPath(new URL('../../../README.md', import.meta.url)), 'utf8');
-    const section = readme.slice(readme.indexOf('## Events for internal services'), readme.indexOf('## Development'));
+  it('is listed in docs/events.md: every stream and every subject', () => {
+    const section = readFileSync(fileURLToPath(new URL('../../../docs/events.md', import.meta.url)), 'utf8');
     const invocationRow = section.split('\n').find((line) => line.startsWith('| `INVOCATION_EVENTS`')) ?? '';
     const every = [
       GATEWAY_EVENT_SUBJECTS, INVOCATION_EVENT_SUBJECTS, INVOCATION_COMMAND_SUBJECTS, INVOCATION_REQUEST_SUBJECTS, INVOCATION_QUERY_SUBJECTS,

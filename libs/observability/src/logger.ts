@@ -1,5 +1,5 @@
 import type { LoggerService } from '@nestjs/common';
-import { pino, type Logger } from 'pino';
+import { pino, type DestinationStream, type Logger } from 'pino';
 import { traceFields } from './tracing.js';
 
 export type { Logger } from 'pino';
@@ -32,8 +32,8 @@ const REDACTED_PATHS = [
 export interface LoggerOptions {
   service: string;
   level?: string;
-  /** Where lines go; tests pass a stream to inspect them. Default: stdout. */
-  destination?: NodeJS.WritableStream;
+  /** Where lines go; tests pass a stream to inspect them, `npm start` a file and the terminal. Default: stdout. */
+  destination?: DestinationStream;
 }
 
 /** A JSON logger for one service, with secret redaction built in and the active trace's ids on each line. */
