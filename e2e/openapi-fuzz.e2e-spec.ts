@@ -103,6 +103,9 @@ describe('fuzz from the published document', () => {
     if (!validate) {
       const ajv = new Ajv2020({ strict: false, allErrors: false });
       ajv.addFormat('date-time', { validate: (value: string) => !Number.isNaN(Date.parse(value)) });
+      ajv.addFormat('date', { validate: (value: string) => /^\d{4}-\d{2}-\d{2}$/.test(value) });
+      // Every id of ours the document marks as a UUID must be one in the answers too.
+      ajv.addFormat('uuid', /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i);
       ajv.addFormat('url', true);
       validate = ajv.compile({ ...schema, components: document.components });
       validators.set(key, validate);

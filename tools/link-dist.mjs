@@ -9,7 +9,6 @@ const root = path.resolve(import.meta.dirname, '..');
 const dist = path.join(root, 'dist');
 const { paths } = JSON.parse(readFileSync(path.join(root, 'tsconfig.base.json'), 'utf8')).compilerOptions;
 
-let linked = 0;
 for (const [alias, [target]] of Object.entries(paths)) {
   // Test helpers and the examples are run from source, never built.
   if (alias === '@runline/testing' || alias.endsWith('-example')) continue;
@@ -19,7 +18,6 @@ for (const [alias, [target]] of Object.entries(paths)) {
   writeFileSync(path.join(packageDir, 'package.json'), JSON.stringify({ name: alias, type: 'module', main: 'index.js' }, null, 2) + '\n');
   const relative = path.relative(packageDir, compiled).split(path.sep).join('/');
   writeFileSync(path.join(packageDir, 'index.js'), `export * from '${relative}';\n`);
-  linked++;
 }
 
 for (const service of ['gateway', 'invocation', 'scheduler', 'polling', 'dead-letter', 'callback', 'webhook']) {

@@ -8,18 +8,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Not allowed: inbound hooks take POST only */
-        get: operations["getHooksId"];
-        /** Not allowed: inbound hooks take POST only */
-        put: operations["putHooksId"];
-        /** Receives a signed delivery and starts a run of the hook’s project */
+        get?: never;
+        put?: never;
+        /**
+         * Receives a signed delivery and starts a run of the hook’s project
+         * @description Starts an async run of the hook’s project with the JSON body (a chatbot’s flow with the top-level fields as payload, an automation’s workflow with the body as payload) and answers 202. Signed with the hook’s secret: `X-Runline-Signature: sha256=<hex HMAC-SHA256>` of the raw body, or of `<timestamp>.<raw body>` with `X-Runline-Timestamp` (within 300 s). A managed subscription’s `endpoint` is this URL too: its provider signs with its own scheme (`Stripe-Signature`, `X-Shopify-Hmac-Sha256`, `X-Hub-Signature-256`), and only the subscribed events start runs. A repeated `X-Runline-Delivery` within 24 h answers 409 and runs nothing. A body that fails the trigger check answers 422 and is kept as a dead letter. Only POST is accepted: any other method on this URL answers 405 `Method not allowed` with `Allow: POST` (those methods are not listed as operations, having no successful answer).
+         */
         post: operations["postHooksId"];
-        /** Not allowed: inbound hooks take POST only */
-        delete: operations["deleteHooksId"];
+        delete?: never;
         options?: never;
         head?: never;
-        /** Not allowed: inbound hooks take POST only */
-        patch: operations["patchHooksId"];
+        patch?: never;
         trace?: never;
     };
     "/v1/orgs": {
@@ -29,10 +28,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The caller’s organizations, with the caller’s role */
+        /**
+         * The caller’s organizations, with the caller’s role
+         * @description Every organization the signed-in user is a member of, with their role in it (OWNER, EDITOR or VIEWER).
+         */
         get: operations["getOrgs"];
         put?: never;
-        /** Creates an organization; the caller becomes its OWNER */
+        /**
+         * Creates an organization; the caller becomes its OWNER
+         * @description Any signed-in user (console JWT) may create an organization; they become its OWNER.
+         */
         post: operations["postOrgs"];
         delete?: never;
         options?: never;
@@ -47,10 +52,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Dead-letter events of the automation project, newest first */
+        /**
+         * Dead-letter events of the automation project, newest first
+         * @description Lists the project’s dead letters, newest first, a page at a time (`total` counts them all). Caller: an API token of the project with the `automation:trigger` scope.
+         */
         get: operations["getOrgsOrgIdAutomationsProjectIdDeadLetters"];
         put?: never;
-        /** Replays one dead-letter event (`?id=`) */
+        /**
+         * Replays one dead-letter event (`?id=`)
+         * @description Runs the project again with the event’s stored payload; an event is replayed at most once, whether or not the replay succeeds. Do not replay a failed poll: the next poll fetches again by itself. Caller: an API token of the project with the `automation:trigger` scope.
+         */
         post: operations["postOrgsOrgIdAutomationsProjectIdDeadLetters"];
         delete?: never;
         options?: never;
@@ -67,7 +78,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Runs the automation and waits for it */
+        /**
+         * Runs the automation and waits for it
+         * @description Runs the published workflow (the draft with `runtimeStage: app`) with `payload`, after checking it against the Trigger node; `result` is what the workflow returns. A run that fails answers 500 with its `invocationId`. Automation projects only. Caller: an API token of the project with the `automation:trigger` scope (`Authorization: Bearer` or `x-api-key`). Rate limited per token and endpoint (the `X-RateLimit-*` headers); every run but a dry run counts against the monthly quota.
+         */
         post: operations["postOrgsOrgIdAutomationsProjectIdTrigger"];
         delete?: never;
         options?: never;
@@ -84,7 +98,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Starts or schedules a run of the automation */
+        /**
+         * Starts or schedules a run of the automation
+         * @description As the sync automation trigger, but answers 202 at once: QUEUED, or SCHEDULED with `scheduledFor` when `runAt` or `delaySeconds` is given. A failed run is retried as the Trigger node says, then kept as a dead letter; its end is POSTed to the callback, signed. Automation projects only. Caller: an API token of the project with the `automation:trigger` scope (`Authorization: Bearer` or `x-api-key`). Rate limited per token and endpoint (the `X-RateLimit-*` headers); every run but a dry run counts against the monthly quota.
+         */
         post: operations["postOrgsOrgIdAutomationsProjectIdTriggerAsync"];
         delete?: never;
         options?: never;
@@ -101,7 +118,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sends a message to the chatbot without waiting (callback optional) */
+        /**
+         * Sends a message to the chatbot without waiting (callback optional)
+         * @description Queues one message for the published chatbot and answers 202 at once; read the run with GET /external-invocations/{invocationId}, or have its end POSTed to `webhookUrl`, signed with `webhookSecret` (`X-Service-Signature`). It never schedules: `runAt` and `delaySeconds` are ignored. Chatbot projects only. Caller: an API token of the project with the `bot:invoke` scope (`Authorization: Bearer` or `x-api-key`). Rate limited per token and endpoint (the `X-RateLimit-*` headers); every run but a dry run counts against the monthly quota.
+         */
         post: operations["postOrgsOrgIdBotsProjectIdInvoke"];
         delete?: never;
         options?: never;
@@ -118,7 +138,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Sends a message to the chatbot and waits for its answer */
+        /**
+         * Sends a message to the chatbot and waits for its answer
+         * @description Runs the published chatbot with one message and answers its replies (`result.messages`, `result.actions`). Reuse `sessionId` to continue a conversation; without it, `userId` is the session; with neither, a new session starts. Chatbot projects only. Caller: an API token of the project with the `bot:invoke` scope (`Authorization: Bearer` or `x-api-key`). Rate limited per token and endpoint (the `X-RateLimit-*` headers); every run but a dry run counts against the monthly quota.
+         */
         post: operations["postOrgsOrgIdBotsProjectIdMessage"];
         delete?: never;
         options?: never;
@@ -133,14 +156,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Reads one run: the token that started it, or any member of the organization (console JWT) */
+        /**
+         * Reads one run: the token that started it, or any member of the organization (console JWT)
+         * @description The full invocation: status, timing, the request as stored, result, trace, steps and callback attempts, with secrets redacted. Poll every few seconds until the status is final (SUCCEEDED, FAILED, TIMEOUT, CANCELLED). Caller: the API token that started the run (with the scope of the run’s target), or a console JWT of a member of the organization.
+         */
         get: operations["getOrgsOrgIdExternalInvocationsInvocationId"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
         head?: never;
-        /** Cancels or reschedules a scheduled run (token or console member with edit access); approves or rejects a paused one (console only) */
+        /**
+         * Cancels or reschedules a scheduled run (token or console member with edit access); approves or rejects a paused one (console only)
+         * @description `cancel` (no other field) and `reschedule` (`runAt` or `delaySeconds`, the scheduling rules) apply to an async run that is still SCHEDULED; the token that started it, or a console member with edit access, may send them. `approve` and `reject` (optional `comment`) resume an automation paused at an Approval node; only a signed-in member with edit access may. Answers the invocation after the change.
+         */
         patch: operations["patchOrgsOrgIdExternalInvocationsInvocationId"];
         trace?: never;
     };
@@ -151,7 +180,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Run logs, newest first, with keyset pagination */
+        /**
+         * Run logs, newest first, with keyset pagination
+         * @description The organization’s runs (or one project’s), newest first, filtered by status, target, mode, trigger source, time or an id; follow `nextCursor` for the next page. Dashboard only: a console JWT of any member.
+         */
         get: operations["getOrgsOrgIdExternalInvocationsLogs"];
         put?: never;
         post?: never;
@@ -168,7 +200,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Invocation health: counts, durations, callbacks, a series and recent runs */
+        /**
+         * Invocation health: counts, durations, callbacks, a series and recent runs
+         * @description Counts by outcome, median and 95th percentile durations, callback deliveries, runs per hour or day, and the ten most recent runs, over a window (the last 24 h by default). Dashboard only: a console JWT of any member.
+         */
         get: operations["getOrgsOrgIdExternalInvocationsMetrics"];
         put?: never;
         post?: never;
@@ -185,10 +220,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Dead-letter events of the chatbot project, newest first */
+        /**
+         * Dead-letter events of the chatbot project, newest first
+         * @description Lists the project’s dead letters, newest first, a page at a time (`total` counts them all). Caller: an API token of the project with the `flow:trigger` scope.
+         */
         get: operations["getOrgsOrgIdFlowsProjectIdDeadLetters"];
         put?: never;
-        /** Replays one dead-letter event (`?id=`) */
+        /**
+         * Replays one dead-letter event (`?id=`)
+         * @description Runs the project again with the event’s stored payload; an event is replayed at most once, whether or not the replay succeeds. Do not replay a failed poll: the next poll fetches again by itself. Caller: an API token of the project with the `flow:trigger` scope.
+         */
         post: operations["postOrgsOrgIdFlowsProjectIdDeadLetters"];
         delete?: never;
         options?: never;
@@ -203,12 +244,21 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** Lists the project’s polling triggers (or the one `pollKey` names) */
+        /**
+         * Lists the project’s polling triggers (or the one `pollKey` names)
+         * @description Each trigger with its last poll, last seen value and next poll. `authHeader` is included: treat the answer as sensitive. Caller: an API token of the chatbot project with the `flow:trigger` scope.
+         */
         get: operations["getOrgsOrgIdFlowsProjectIdPolling"];
         put?: never;
-        /** Registers (or updates, by pollKey) a polling trigger */
+        /**
+         * Registers (or updates, by pollKey) a polling trigger
+         * @description The service GETs `pollEndpoint` (with `authHeader` as Authorization) every `intervalMs`, the first poll straight away, and runs the flow once per item whose `dedupeField` value is new; the item’s fields plus `source` and `_pollKey` are the payload. A failed poll, and an item whose run fails, become dead letters. Registering a `pollKey` again updates it. Caller: an API token of the chatbot project with the `flow:trigger` scope.
+         */
         post: operations["postOrgsOrgIdFlowsProjectIdPolling"];
-        /** Removes the polling trigger `pollKey` names */
+        /**
+         * Removes the polling trigger `pollKey` names
+         * @description Stops polling: no further poll is made for this key. Caller: an API token of the chatbot project with the `flow:trigger` scope.
+         */
         delete: operations["deleteOrgsOrgIdFlowsProjectIdPolling"];
         options?: never;
         head?: never;
@@ -224,7 +274,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Runs the chatbot project’s flow and waits for it */
+        /**
+         * Runs the chatbot project’s flow and waits for it
+         * @description Runs the flow with the body’s top-level fields as its payload, after checking them against the Trigger node (its key, and the expected keys `event` and `customerId`); `dryRun: true` only checks. A run that fails answers 500 with its `invocationId`. Chatbot projects only. Caller: an API token of the project with the `flow:trigger` scope (`Authorization: Bearer` or `x-api-key`). Rate limited per token and endpoint (the `X-RateLimit-*` headers); every run but a dry run counts against the monthly quota.
+         */
         post: operations["postOrgsOrgIdFlowsProjectIdTrigger"];
         delete?: never;
         options?: never;
@@ -241,7 +294,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Starts or schedules a run of the chatbot project’s flow */
+        /**
+         * Starts or schedules a run of the chatbot project’s flow
+         * @description Answers 202 at once: QUEUED, or SCHEDULED with `scheduledFor` when `runAt` or `delaySeconds` is given. An immediate run is checked against the Trigger node first; a scheduled one is not checked when it fires (check it with `dryRun: true` when scheduling). Its end is POSTed to `webhookUrl` (or the project’s default callback), signed. Chatbot projects only. Caller: an API token of the project with the `flow:trigger` scope (`Authorization: Bearer` or `x-api-key`). Rate limited per token and endpoint (the `X-RateLimit-*` headers); every run but a dry run counts against the monthly quota.
+         */
         post: operations["postOrgsOrgIdFlowsProjectIdTriggerAsync"];
         delete?: never;
         options?: never;
@@ -258,7 +314,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Adds a member (OWNER) */
+        /**
+         * Adds a member (OWNER)
+         * @description Adds a user (by their sign-in subject) with a role: OWNER, EDITOR (edit access to every project) or VIEWER (read only). Caller: an OWNER of the organization.
+         */
         post: operations["postOrgsOrgIdMembers"];
         delete?: never;
         options?: never;
@@ -273,9 +332,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The plan and this period’s usage (any member) */
+        /**
+         * The plan and this period’s usage (any member)
+         * @description The plan’s limits, the start of the current billing period and the runs counted in it so far (dry runs are not counted). Caller: any member of the organization.
+         */
         get: operations["getOrgsOrgIdPlan"];
-        /** Sets the organization’s plan (platform-admin) */
+        /**
+         * Sets the organization’s plan (platform-admin)
+         * @description Sets the monthly quota, the plan’s rate limit and the renewal day; every field is required, null means “not limited by the plan”. Caller: a platform administrator (the `platform-admin` role in the console JWT).
+         */
         put: operations["putOrgsOrgIdPlan"];
         post?: never;
         delete?: never;
@@ -291,10 +356,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The organization’s projects */
+        /**
+         * The organization’s projects
+         * @description Every live project of the organization with its type and published version. Caller: any member.
+         */
         get: operations["getOrgsOrgIdProjects"];
         put?: never;
-        /** Creates a project */
+        /**
+         * Creates a project
+         * @description Creates an empty chatbot or automation project, with the default API settings; save a definition and publish it before its runs can start. Caller: a member with edit access (OWNER or EDITOR).
+         */
         post: operations["postOrgsOrgIdProjects"];
         delete?: never;
         options?: never;
@@ -309,11 +380,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One project */
+        /**
+         * One project
+         * @description The project with its published and draft versions. Caller: any member.
+         */
         get: operations["getOrgsOrgIdProjectsProjectId"];
         put?: never;
         post?: never;
-        /** Deletes the project (OWNER); its tokens and polls stop */
+        /**
+         * Deletes the project (OWNER); its tokens and polls stop
+         * @description Deletes the project: its API tokens are refused from then on and its polling triggers stop. Caller: an OWNER.
+         */
         delete: operations["deleteOrgsOrgIdProjectsProjectId"];
         options?: never;
         head?: never;
@@ -327,14 +404,20 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The project’s API settings */
+        /**
+         * The project’s API settings
+         * @description The master switch (Enable External API), the default enrollment and on-error policies, the default callback and the project’s rate limit. The callback secret is never shown, only whether it is set. Caller: any member.
+         */
         get: operations["getOrgsOrgIdProjectsProjectIdApiSettings"];
         put?: never;
         post?: never;
         delete?: never;
         options?: never;
         head?: never;
-        /** Changes the project’s API settings */
+        /**
+         * Changes the project’s API settings
+         * @description Changes the settings sent and leaves the others; null clears the default callback, its secret and the rate limit (back to the plan’s). Switching the external API off refuses every token call with 403 at once. Caller: a member with edit access.
+         */
         patch: operations["patchOrgsOrgIdProjectsProjectIdApiSettings"];
         trace?: never;
     };
@@ -345,10 +428,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The project’s live tokens, with their last use */
+        /**
+         * The project’s live tokens, with their last use
+         * @description Each token that is not revoked, by name and prefix, with its scopes, expiry and last use; never the token itself. Caller: any member.
+         */
         get: operations["getOrgsOrgIdProjectsProjectIdApiTokens"];
         put?: never;
-        /** Issues an API token (shown once) */
+        /**
+         * Issues an API token (shown once)
+         * @description Issues a token of this project with the given scopes (and an optional expiry). The token is in this answer only; it is stored hashed. Caller: a member with edit access.
+         */
         post: operations["postOrgsOrgIdProjectsProjectIdApiTokens"];
         delete?: never;
         options?: never;
@@ -366,7 +455,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Revokes a token; it is refused on its next call */
+        /**
+         * Revokes a token; it is refused on its next call
+         * @description Revokes the token: its next call gets 401. Caller: a member with edit access.
+         */
         delete: operations["deleteOrgsOrgIdProjectsProjectIdApiTokensTokenId"];
         options?: never;
         head?: never;
@@ -380,7 +472,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The project’s dead-letter events */
+        /**
+         * The project’s dead-letter events
+         * @description The console’s form of GET /flows/{projectId}/dead-letters, for chatbot and automation projects alike. Caller: any member.
+         */
         get: operations["getOrgsOrgIdProjectsProjectIdDeadLetters"];
         put?: never;
         post?: never;
@@ -399,7 +494,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Replays one dead-letter event */
+        /**
+         * Replays one dead-letter event
+         * @description Runs the project again with the event’s stored payload, at most once per event. Caller: a member with edit access.
+         */
         post: operations["postOrgsOrgIdProjectsProjectIdDeadLettersIdReplay"];
         delete?: never;
         options?: never;
@@ -416,7 +514,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Replays every unreplayed event matching the filter, each at most once (`dryRun` counts only) */
+        /**
+         * Replays every unreplayed event matching the filter, each at most once (`dryRun` counts only)
+         * @description Replays the events not yet replayed that match `filter` (source, target type, time), each at most once; with `dryRun: true` it only counts them. Events still being replayed are `pending`, those left for a next call `remaining`. Caller: a member with edit access.
+         */
         post: operations["postOrgsOrgIdProjectsProjectIdDeadLettersReplay"];
         delete?: never;
         options?: never;
@@ -431,9 +532,15 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The draft or the published definition */
+        /**
+         * The draft or the published definition
+         * @description The definition of one stage (`stage=draft` or `stage=published`) with its version. Caller: any member.
+         */
         get: operations["getOrgsOrgIdProjectsProjectIdDefinition"];
-        /** Saves the draft definition */
+        /**
+         * Saves the draft definition
+         * @description Checks the definition (a chatbot’s `bot` and `flow`, an automation’s `workflow`) and saves it as the new draft; a definition with problems answers 400 with each in `details`. Publishing makes it the one runs use. Caller: a member with edit access.
+         */
         put: operations["putOrgsOrgIdProjectsProjectIdDefinition"];
         post?: never;
         delete?: never;
@@ -449,10 +556,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The project’s polling triggers */
+        /**
+         * The project’s polling triggers
+         * @description Each trigger with its last poll, last seen value and next poll (`authHeader` included). Caller: any member.
+         */
         get: operations["getOrgsOrgIdProjectsProjectIdPollingTriggers"];
         put?: never;
-        /** Registers (or updates) a polling trigger */
+        /**
+         * Registers (or updates) a polling trigger
+         * @description The console’s form of POST /flows/{projectId}/polling: the same trigger, registered by a member with edit access instead of a token.
+         */
         post: operations["postOrgsOrgIdProjectsProjectIdPollingTriggers"];
         delete?: never;
         options?: never;
@@ -467,11 +580,17 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One polling trigger */
+        /**
+         * One polling trigger
+         * @description The trigger with this `pollKey`, as a list of at most one. Caller: any member.
+         */
         get: operations["getOrgsOrgIdProjectsProjectIdPollingTriggersPollKey"];
         put?: never;
         post?: never;
-        /** Removes a polling trigger */
+        /**
+         * Removes a polling trigger
+         * @description Stops polling for this key. Caller: a member with edit access.
+         */
         delete: operations["deleteOrgsOrgIdProjectsProjectIdPollingTriggersPollKey"];
         options?: never;
         head?: never;
@@ -487,7 +606,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Publishes the draft */
+        /**
+         * Publishes the draft
+         * @description Makes the draft the published definition: the runs that start from now on use it. Caller: a member with edit access.
+         */
         post: operations["postOrgsOrgIdProjectsProjectIdPublish"];
         delete?: never;
         options?: never;
@@ -502,7 +624,10 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** A ready request for one run endpoint (a template’s body, or the keys the trigger expects), with curl, JavaScript and Python */
+        /**
+         * A ready request for one run endpoint (a template’s body, or the keys the trigger expects), with curl, JavaScript and Python
+         * @description Builds the request for `endpoint` (a run endpoint name such as `flows.trigger`): the URL, the headers (a fresh idempotency key) and a body, from the template `templateId` or from the keys the published trigger expects, with snippets to copy. The token is the `$RUNLINE_TOKEN` placeholder. Caller: any member.
+         */
         get: operations["getOrgsOrgIdProjectsProjectIdRequestExample"];
         put?: never;
         post?: never;
@@ -519,10 +644,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The project’s request templates */
+        /**
+         * The project’s request templates
+         * @description Saved request bodies, each for one run endpoint of the project’s type. Caller: any member.
+         */
         get: operations["getOrgsOrgIdProjectsProjectIdTemplates"];
         put?: never;
-        /** Adds a template */
+        /**
+         * Adds a template
+         * @description Saves a request body for one run endpoint (`flows.trigger`, `automations.trigger-async`, …) of the project’s type; a body that holds a secret is refused. Caller: a member with edit access.
+         */
         post: operations["postOrgsOrgIdProjectsProjectIdTemplates"];
         delete?: never;
         options?: never;
@@ -537,12 +668,21 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** One template */
+        /**
+         * One template
+         * @description One saved request body. Caller: any member.
+         */
         get: operations["getOrgsOrgIdProjectsProjectIdTemplatesId"];
-        /** Replaces a template */
+        /**
+         * Replaces a template
+         * @description Replaces the template’s name, endpoint and body, with the same rules as adding one. Caller: a member with edit access.
+         */
         put: operations["putOrgsOrgIdProjectsProjectIdTemplatesId"];
         post?: never;
-        /** Deletes a template */
+        /**
+         * Deletes a template
+         * @description Deletes the template. Caller: a member with edit access.
+         */
         delete: operations["deleteOrgsOrgIdProjectsProjectIdTemplatesId"];
         options?: never;
         head?: never;
@@ -556,10 +696,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The project’s managed subscriptions (no credentials) */
+        /**
+         * The project’s managed subscriptions (no credentials)
+         * @description Each subscription with its provider, events, status, endpoint, the provider’s id and any failure reason; never the credentials. Caller: any member.
+         */
         get: operations["getOrgsOrgIdProjectsProjectIdWebhookSubscriptions"];
         put?: never;
-        /** Subscribes the project to a provider’s events (Stripe, Shopify, GitHub): the webhook is created at the provider */
+        /**
+         * Subscribes the project to a provider’s events (Stripe, Shopify, GitHub): the webhook is created at the provider
+         * @description Creates the webhook at the provider through its API, pointing at an inbound URL of ours, for the comma-separated `events`. Credentials: stripe `{secretKey}`; shopify `{storeDomain, accessToken, apiSecret}`; github `{token, repository, webhookSecret?}`; they are sealed at rest and never returned. A provider error still saves the subscription, FAILED with the provider’s message. The project needs a published definition. Caller: a member with edit access.
+         */
         post: operations["postOrgsOrgIdProjectsProjectIdWebhookSubscriptions"];
         delete?: never;
         options?: never;
@@ -577,7 +723,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Removes the webhook at the provider, then marks the subscription REVOKED; its endpoint then answers 410 */
+        /**
+         * Removes the webhook at the provider, then marks the subscription REVOKED; its endpoint then answers 410
+         * @description Deletes the webhook at the provider first; only then is the subscription REVOKED, and deliveries to its endpoint answer 410. Caller: a member with edit access.
+         */
         delete: operations["deleteOrgsOrgIdProjectsProjectIdWebhookSubscriptionsSubscriptionId"];
         options?: never;
         head?: never;
@@ -593,7 +742,10 @@ export interface paths {
         };
         get?: never;
         put?: never;
-        /** Tries a FAILED subscription again at the provider */
+        /**
+         * Tries a FAILED subscription again at the provider
+         * @description Creates the webhook at the provider again, with the stored credentials. Caller: a member with edit access.
+         */
         post: operations["postOrgsOrgIdProjectsProjectIdWebhookSubscriptionsSubscriptionIdRetry"];
         delete?: never;
         options?: never;
@@ -608,10 +760,16 @@ export interface paths {
             path?: never;
             cookie?: never;
         };
-        /** The project’s inbound hooks (no secrets) */
+        /**
+         * The project’s inbound hooks (no secrets)
+         * @description Each hook with its URL, status and rate limit; never its secret. Caller: any member.
+         */
         get: operations["getOrgsOrgIdProjectsProjectIdWebhooks"];
         put?: never;
-        /** Creates an inbound hook (its secret is shown once) */
+        /**
+         * Creates an inbound hook (its secret is shown once)
+         * @description Creates a URL (`url`, under PUBLIC_BASE_URL) that starts a run of the project for each delivery signed with `secret`, which is generated when not given and shown only here. Caller: a member with edit access.
+         */
         post: operations["postOrgsOrgIdProjectsProjectIdWebhooks"];
         delete?: never;
         options?: never;
@@ -629,7 +787,10 @@ export interface paths {
         get?: never;
         put?: never;
         post?: never;
-        /** Revokes an inbound hook; its URL then answers 410 */
+        /**
+         * Revokes an inbound hook; its URL then answers 410
+         * @description Revokes the hook: deliveries to its URL answer 410 from then on. Caller: a member with edit access.
+         */
         delete: operations["deleteOrgsOrgIdProjectsProjectIdWebhooksHookId"];
         options?: never;
         head?: never;
@@ -659,6 +820,7 @@ export interface components {
             updatedAt: string;
         };
         ApiToken: {
+            /** Format: uuid */
             id: string;
             name: string;
             prefix: string;
@@ -684,6 +846,13 @@ export interface components {
             enrollmentPolicy?: "ONE_TIME" | "EVERY_MATCH" | null;
             /** @enum {string|null} */
             onErrorPolicy?: "ABORT" | "CONTINUE" | null;
+            /**
+             * Format: date-time
+             * @description When to run (async trigger endpoints and `reschedule` only; the sync endpoints ignore it): ISO 8601 with `Z` or an offset, in the future, at most 365 days ahead. Not with delaySeconds.
+             */
+            runAt?: string;
+            /** @description Run this many seconds from now (async trigger endpoints and `reschedule` only; the sync endpoints ignore it). Not with runAt. */
+            delaySeconds?: number;
         };
         BotInvokeBody: {
             /** Format: url */
@@ -712,10 +881,11 @@ export interface components {
         CreateApiTokenBody: {
             name: string;
             scopes: ("bot:invoke" | "flow:trigger" | "automation:trigger")[];
-            expiresAt?: string;
+            expiresAt?: string | null;
         };
         /** @description The secret is shown here only, once. */
         CreatedInboundHook: {
+            /** Format: uuid */
             id: string;
             name: string;
             url: string;
@@ -744,6 +914,7 @@ export interface components {
             credentials: Record<string, never>;
         };
         DeadLetterEvent: {
+            /** Format: uuid */
             id: string;
             source: string;
             targetType: string;
@@ -774,6 +945,7 @@ export interface components {
             definition: Record<string, never> | null;
         };
         DraftSaved: {
+            /** Format: uuid */
             projectId: string;
             draftVersion: number;
             /** Format: date-time */
@@ -784,12 +956,13 @@ export interface components {
         Error: {
             error: string;
         };
-        /** @description A sync run that ran and failed: the error, and the run to read it with GET /external-invocations/{invocationId}. */
+        /** @description A sync run that ran and failed (or timed out): the error, and the run to read it with GET /external-invocations/{invocationId}. */
         FailedRun: {
             error: string;
+            /** Format: uuid */
             invocationId: string;
-            /** @constant */
-            status: "FAILED";
+            /** @enum {string} */
+            status: "FAILED" | "TIMEOUT";
         };
         FlowTriggerBody: {
             customerId?: string | null;
@@ -803,21 +976,34 @@ export interface components {
             enrollmentPolicy?: "ONE_TIME" | "EVERY_MATCH" | null;
             /** @enum {string|null} */
             onErrorPolicy?: "ABORT" | "CONTINUE" | null;
+            /**
+             * Format: date-time
+             * @description When to run (async trigger endpoints and `reschedule` only; the sync endpoints ignore it): ISO 8601 with `Z` or an offset, in the future, at most 365 days ahead. Not with delaySeconds.
+             */
+            runAt?: string;
+            /** @description Run this many seconds from now (async trigger endpoints and `reschedule` only; the sync endpoints ignore it). Not with runAt. */
+            delaySeconds?: number;
+        } & {
+            [key: string]: unknown;
         };
         HookAccepted: {
+            /** Format: uuid */
             invocationId: string;
             status: string;
         };
         HookRejected: {
             error: string;
             reasons: string[];
+            /** Format: uuid */
             invocationId?: string | null;
         };
         HookRepeated: {
             error: string;
+            /** Format: uuid */
             invocationId: string;
         };
         InboundHook: {
+            /** Format: uuid */
             id: string;
             name: string;
             url: string;
@@ -827,6 +1013,7 @@ export interface components {
             createdAt?: string | null;
         };
         Invocation: {
+            /** Format: uuid */
             invocationId: string;
             /** @enum {string} */
             status: "SCHEDULED" | "QUEUED" | "RUNNING" | "SUSPENDED" | "SUCCEEDED" | "FAILED" | "TIMEOUT" | "CANCELLED";
@@ -854,6 +1041,13 @@ export interface components {
             createdAt: string;
             /** Format: date-time */
             updatedAt?: string;
+            /** @enum {string|null} */
+            enrollmentPolicy?: "ONE_TIME" | "EVERY_MATCH" | null;
+            /** @enum {string} */
+            onErrorPolicy?: "ABORT" | "CONTINUE";
+            attempts?: number;
+            maxAttempts?: number;
+            sessionId?: string;
         };
         InvocationMetrics: {
             /** Format: date-time */
@@ -884,7 +1078,9 @@ export interface components {
                 failed: number;
             }[];
             recent: {
+                /** Format: uuid */
                 invocationId: string;
+                /** Format: uuid */
                 projectId: string;
                 /** @enum {string} */
                 status: "SCHEDULED" | "QUEUED" | "RUNNING" | "SUSPENDED" | "SUCCEEDED" | "FAILED" | "TIMEOUT" | "CANCELLED";
@@ -905,6 +1101,7 @@ export interface components {
         };
         /** @description The token itself is shown here only, once. */
         IssuedApiToken: {
+            /** Format: uuid */
             id: string;
             name: string;
             prefix: string;
@@ -916,6 +1113,7 @@ export interface components {
             token: string;
         };
         Member: {
+            /** Format: uuid */
             orgId: string;
             userId: string;
             /** @enum {string} */
@@ -924,18 +1122,30 @@ export interface components {
         ModifyInvocationBody: {
             /** @enum {string} */
             action: "cancel" | "reschedule" | "approve" | "reject";
+            /**
+             * Format: date-time
+             * @description When to run (async trigger endpoints and `reschedule` only; the sync endpoints ignore it): ISO 8601 with `Z` or an offset, in the future, at most 365 days ahead. Not with delaySeconds.
+             */
+            runAt?: string;
+            /** @description Run this many seconds from now (async trigger endpoints and `reschedule` only; the sync endpoints ignore it). Not with runAt. */
+            delaySeconds?: number;
+            /** @description `approve` and `reject` only: recorded with the decision. */
+            comment?: string;
         };
         Organization: {
+            /** Format: uuid */
             orgId: string;
             name: string;
         };
         OrganizationRow: {
+            /** Format: uuid */
             orgId: string;
             name: string;
             /** @enum {string} */
             role: "OWNER" | "EDITOR" | "VIEWER";
         };
         Plan: {
+            /** Format: uuid */
             orgId: string;
             monthlyQuota: number | null;
             rateLimitPerMinute: number | null;
@@ -951,6 +1161,7 @@ export interface components {
             used: number;
         };
         PollingTrigger: {
+            /** Format: uuid */
             id: string;
             source: string;
             pollKey: string;
@@ -969,6 +1180,7 @@ export interface components {
             updatedAt?: string;
         };
         Project: {
+            /** Format: uuid */
             projectId: string;
             name: string;
             /** @enum {string} */
@@ -979,12 +1191,14 @@ export interface components {
             createdAt: string;
         };
         ProjectCreated: {
+            /** Format: uuid */
             projectId: string;
             name: string;
             /** @enum {string} */
             type: "CHATBOT" | "AUTOMATION";
         };
         ProjectSummary: {
+            /** Format: uuid */
             projectId: string;
             name: string;
             /** @enum {string} */
@@ -1025,8 +1239,9 @@ export interface components {
                 python: string;
             };
         };
-        /** @description A finished sync run (`result`), an accepted async run (`scheduledFor` when scheduled), or a dry run (`invocationId` null). */
+        /** @description A finished sync run (`result`), an accepted async run (`scheduledFor` when scheduled), or a dry run (`invocationId` null). A repeat of an idempotency key answers the first run, with `idempotentReplay` true (and its `error` if it failed). */
         RunAnswer: {
+            /** Format: uuid */
             invocationId: string | null;
             status: string;
             result?: unknown;
@@ -1034,10 +1249,15 @@ export interface components {
             scheduledFor?: string | null;
             sessionId?: string;
             dryRun?: boolean;
+            /** @constant */
+            idempotentReplay?: true;
+            error?: string;
         };
         RunLogPage: {
             data: {
+                /** Format: uuid */
                 invocationId: string;
+                /** Format: uuid */
                 projectId: string;
                 /** @enum {string} */
                 status: "SCHEDULED" | "QUEUED" | "RUNNING" | "SUSPENDED" | "SUCCEEDED" | "FAILED" | "TIMEOUT" | "CANCELLED";
@@ -1071,6 +1291,7 @@ export interface components {
             success: true;
         };
         Template: {
+            /** Format: uuid */
             id: string;
             name: string;
             endpoint: string;
@@ -1107,6 +1328,7 @@ export interface components {
         };
         /** @description Never the credentials. A provider error leaves it FAILED with the provider’s message in `failureReason`. */
         WebhookSubscription: {
+            /** Format: uuid */
             id: string;
             /** @enum {string} */
             provider: "stripe" | "shopify" | "github";
@@ -1128,82 +1350,28 @@ export interface components {
 }
 export type $defs = Record<string, never>;
 export interface operations {
-    getHooksId: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Any method but POST (`Allow: POST`). Messages: `Method not allowed`. */
-            405: {
-                headers: {
-                    allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A path parameter is longer than 100 characters. Messages: `URI Too Long`. */
-            414: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    putHooksId: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Any method but POST (`Allow: POST`). Messages: `Method not allowed`. */
-            405: {
-                headers: {
-                    allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A path parameter is longer than 100 characters. Messages: `URI Too Long`. */
-            414: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
     postHooksId: {
         parameters: {
             query?: never;
             header?: never;
             path: {
+                /** @description The inbound hook’s id (the last segment of its `url`), or a managed subscription’s (of its `endpoint`). */
                 id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
-                "application/json": Record<string, never>;
+                /**
+                 * @example {
+                 *       "event": "order.created",
+                 *       "customerId": "c-1042",
+                 *       "orderId": "42"
+                 *     }
+                 */
+                "application/json": {
+                    [key: string]: unknown;
+                };
             };
         };
         responses: {
@@ -1213,6 +1381,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "invocationId": "2f6a8c0e-1b3d-4f5a-9c7e-6d8b0a2c4e6f",
+                     *       "status": "QUEUED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["HookAccepted"];
                 };
             };
@@ -1246,16 +1420,6 @@ export interface operations {
             /** @description No such hook. Messages: `Webhook not found`. */
             404: {
                 headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description Any method but POST (`Allow: POST`). Messages: `Method not allowed`. */
-            405: {
-                headers: {
-                    allow?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -1336,70 +1500,6 @@ export interface operations {
             };
         };
     };
-    deleteHooksId: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Any method but POST (`Allow: POST`). Messages: `Method not allowed`. */
-            405: {
-                headers: {
-                    allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A path parameter is longer than 100 characters. Messages: `URI Too Long`. */
-            414: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
-    patchHooksId: {
-        parameters: {
-            query?: never;
-            header?: never;
-            path: {
-                id: string;
-            };
-            cookie?: never;
-        };
-        requestBody?: never;
-        responses: {
-            /** @description Any method but POST (`Allow: POST`). Messages: `Method not allowed`. */
-            405: {
-                headers: {
-                    allow?: string;
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-            /** @description A path parameter is longer than 100 characters. Messages: `URI Too Long`. */
-            414: {
-                headers: {
-                    [name: string]: unknown;
-                };
-                content: {
-                    "application/json": components["schemas"]["Error"];
-                };
-            };
-        };
-    };
     getOrgs: {
         parameters: {
             query?: never;
@@ -1415,6 +1515,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "orgId": "6f1c2a7e-3b4d-4e8f-9a0b-1c2d3e4f5a6b",
+                     *           "name": "Acme Shop",
+                     *           "role": "OWNER"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["OrganizationRow"][];
                     };
@@ -1458,6 +1569,11 @@ export interface operations {
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Acme Shop"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateOrganizationBody"];
             };
         };
@@ -1468,6 +1584,12 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "orgId": "6f1c2a7e-3b4d-4e8f-9a0b-1c2d3e4f5a6b",
+                     *       "name": "Acme Shop"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Organization"];
                 };
             };
@@ -1525,12 +1647,16 @@ export interface operations {
                 source?: string;
                 /** @description true: only events not yet replayed. */
                 unresolvedOnly?: "true" | "false";
+                /** @description Page size. */
                 limit?: number;
+                /** @description Events to skip. */
                 offset?: number;
             };
             header?: never;
             path: {
+                /** @description The organization’s id. */
                 orgId: string;
+                /** @description The project’s id. */
                 projectId: string;
             };
             cookie?: never;
@@ -1543,6 +1669,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "d052816c-4bd6-4cac-8390-94d365b9eea0",
+                     *           "source": "crm",
+                     *           "targetType": "polling",
+                     *           "triggerKey": "new-orders",
+                     *           "requestPayload": {
+                     *             "pollKey": "new-orders",
+                     *             "pollEndpoint": "https://crm.example.com/api/orders?status=new"
+                     *           },
+                     *           "failureReason": "Poll request failed: 503 Service Unavailable",
+                     *           "attemptCount": 1,
+                     *           "replayedAt": null,
+                     *           "replayStatus": null,
+                     *           "createdAt": "2026-03-02T08:40:00.310Z",
+                     *           "updatedAt": "2026-03-02T08:40:00.310Z"
+                     *         }
+                     *       ],
+                     *       "total": 1,
+                     *       "limit": 50,
+                     *       "offset": 0
+                     *     }
+                     */
                     "application/json": components["schemas"]["DeadLetterPage"];
                 };
             };
@@ -1610,7 +1761,9 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description The organization’s id. */
                 orgId: string;
+                /** @description The project’s id. */
                 projectId: string;
             };
             cookie?: never;
@@ -1623,6 +1776,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"];
                 };
             };
@@ -1699,13 +1857,25 @@ export interface operations {
                 "x-idempotency-key"?: string;
             };
             path: {
+                /** @description The organization’s id. */
                 orgId: string;
+                /** @description The project’s id. */
                 projectId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "event": "order.paid",
+                 *       "payload": {
+                 *         "orderId": "42",
+                 *         "amount": 10
+                 *       },
+                 *       "triggerKey": "external_event"
+                 *     }
+                 */
                 "application/json": components["schemas"]["AutomationTriggerBody"];
             };
         };
@@ -1716,6 +1886,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "invocationId": "3a9f1e52-6c7d-4b8e-a1f2-0c3d4e5f6a7b",
+                     *       "status": "SUCCEEDED",
+                     *       "result": {
+                     *         "ok": true,
+                     *         "orderId": "42"
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RunAnswer"];
+                };
+            };
+            /** @description The run paused (at a Wait or an Approval node) and goes on later, or a run with the same idempotency key is still in progress: read it with GET /external-invocations/{invocationId}. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "invocationId": "3a9f1e52-6c7d-4b8e-a1f2-0c3d4e5f6a7b",
+                     *       "status": "SUSPENDED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["RunAnswer"];
                 };
             };
@@ -1819,23 +2014,58 @@ export interface operations {
                 "x-idempotency-key"?: string;
             };
             path: {
+                /** @description The organization’s id. */
                 orgId: string;
+                /** @description The project’s id. */
                 projectId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "event": "order.paid",
+                 *       "payload": {
+                 *         "orderId": "42",
+                 *         "amount": 10
+                 *       },
+                 *       "runAt": "2026-03-03T09:00:00Z",
+                 *       "onErrorPolicy": "CONTINUE"
+                 *     }
+                 */
                 "application/json": components["schemas"]["AutomationTriggerBody"];
             };
         };
         responses: {
-            /** @description A dry run (`dryRun: true`): checked, not run; `result.validation` says what the trigger expects. */
+            /** @description A dry run (`dryRun: true`): checked, not run; `result.validation` says what the trigger expects. Or a repeat of an idempotency key whose run has finished (`idempotentReplay` true). */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "invocationId": null,
+                     *       "status": "VALID",
+                     *       "dryRun": true,
+                     *       "result": {
+                     *         "validation": {
+                     *           "valid": true,
+                     *           "expectedKeys": [
+                     *             "orderId",
+                     *             "amount"
+                     *           ],
+                     *           "actualKeys": [
+                     *             "orderId",
+                     *             "amount"
+                     *           ],
+                     *           "missingKeys": [],
+                     *           "errors": []
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["RunAnswer"];
                 };
             };
@@ -1845,6 +2075,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "invocationId": "7c2e9b14-5a3d-4f6e-8b1c-2d3e4f5a6b7c",
+                     *       "status": "SCHEDULED",
+                     *       "scheduledFor": "2026-03-03T09:00:00.000Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["RunAnswer"];
                 };
             };
@@ -1948,23 +2185,52 @@ export interface operations {
                 "x-idempotency-key"?: string;
             };
             path: {
+                /** @description The organization’s id. */
                 orgId: string;
+                /** @description The project’s id. */
                 projectId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "message": "Where is my order 42?",
+                 *       "userName": "Ada",
+                 *       "webhookUrl": "https://shop.example.com/runline/callback",
+                 *       "webhookSecret": "cb-secret-2f9e71"
+                 *     }
+                 */
                 "application/json": components["schemas"]["BotInvokeBody"];
             };
         };
         responses: {
-            /** @description A dry run (`dryRun: true`): checked, not run; `result.validation` says what the trigger expects. */
+            /** @description A repeat of an idempotency key whose run has finished: that run, with `idempotentReplay` true. */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "invocationId": "e5b3a1c9-2d4f-4e6a-b8c7-9a0b1c2d3e4f",
+                     *       "status": "SUCCEEDED",
+                     *       "result": {
+                     *         "messages": [
+                     *           "Hi Ada"
+                     *         ],
+                     *         "actions": [],
+                     *         "raw": {
+                     *           "status": "SUCCEEDED",
+                     *           "result": null,
+                     *           "waitingForInput": false
+                     *         }
+                     *       },
+                     *       "sessionId": "chat-7f3a",
+                     *       "idempotentReplay": true
+                     *     }
+                     */
                     "application/json": components["schemas"]["RunAnswer"];
                 };
             };
@@ -1974,6 +2240,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "invocationId": "e5b3a1c9-2d4f-4e6a-b8c7-9a0b1c2d3e4f",
+                     *       "status": "QUEUED",
+                     *       "sessionId": "67c503a6-0f35-4227-8ed8-5638705d433a"
+                     *     }
+                     */
                     "application/json": components["schemas"]["RunAnswer"];
                 };
             };
@@ -2077,13 +2350,24 @@ export interface operations {
                 "x-idempotency-key"?: string;
             };
             path: {
+                /** @description The organization’s id. */
                 orgId: string;
+                /** @description The project’s id. */
                 projectId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "message": "Where is my order 42?",
+                 *       "sessionId": "chat-7f3a",
+                 *       "userId": "c-1042",
+                 *       "userName": "Ada",
+                 *       "platform": "web"
+                 *     }
+                 */
                 "application/json": components["schemas"]["BotMessageBody"];
             };
         };
@@ -2094,6 +2378,40 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "invocationId": "e5b3a1c9-2d4f-4e6a-b8c7-9a0b1c2d3e4f",
+                     *       "status": "SUCCEEDED",
+                     *       "result": {
+                     *         "messages": [
+                     *           "Hi Ada"
+                     *         ],
+                     *         "actions": [],
+                     *         "raw": {
+                     *           "status": "SUCCEEDED",
+                     *           "result": null,
+                     *           "waitingForInput": false
+                     *         }
+                     *       },
+                     *       "sessionId": "chat-7f3a"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RunAnswer"];
+                };
+            };
+            /** @description The run paused (at a Wait or an Approval node) and goes on later, or a run with the same idempotency key is still in progress: read it with GET /external-invocations/{invocationId}. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "invocationId": "e5b3a1c9-2d4f-4e6a-b8c7-9a0b1c2d3e4f",
+                     *       "status": "SUSPENDED",
+                     *       "sessionId": "chat-7f3a"
+                     *     }
+                     */
                     "application/json": components["schemas"]["RunAnswer"];
                 };
             };
@@ -2194,7 +2512,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The organization’s id. */
                 orgId: string;
+                /** @description The run’s id (`invocationId` in the answer that started it). */
                 invocationId: string;
             };
             cookie?: never;
@@ -2207,6 +2527,60 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "invocationId": "3a9f1e52-6c7d-4b8e-a1f2-0c3d4e5f6a7b",
+                     *       "status": "SUCCEEDED",
+                     *       "environment": "PRODUCTION",
+                     *       "triggerSource": "WEBHOOK",
+                     *       "mode": "SYNC",
+                     *       "targetType": "AUTOMATION",
+                     *       "startedAt": "2026-03-02T09:15:04.211Z",
+                     *       "completedAt": "2026-03-02T09:15:04.236Z",
+                     *       "durationMs": 25,
+                     *       "errorMessage": null,
+                     *       "requestPayload": {
+                     *         "event": "order.paid",
+                     *         "payload": {
+                     *           "amount": 10,
+                     *           "orderId": "42"
+                     *         }
+                     *       },
+                     *       "result": {
+                     *         "ok": true,
+                     *         "orderId": "42"
+                     *       },
+                     *       "trace": {
+                     *         "graph": "workflow",
+                     *         "steps": 1,
+                     *         "runtime": "runline-engine/1",
+                     *         "startedAt": "2026-03-02T09:15:04.214Z",
+                     *         "durationMs": 1,
+                     *         "completedAt": "2026-03-02T09:15:04.215Z"
+                     *       },
+                     *       "steps": [
+                     *         {
+                     *           "type": "return",
+                     *           "nodeId": "n1",
+                     *           "status": "SUCCEEDED",
+                     *           "startedAt": "2026-03-02T09:15:04.214Z",
+                     *           "durationMs": 1,
+                     *           "completedAt": "2026-03-02T09:15:04.215Z"
+                     *         }
+                     *       ],
+                     *       "callbackAttempts": [],
+                     *       "scheduledFor": null,
+                     *       "schedulerStatus": null,
+                     *       "schedulerJobName": null,
+                     *       "pendingApproval": null,
+                     *       "createdAt": "2026-03-02T09:15:04.211Z",
+                     *       "updatedAt": "2026-03-02T09:15:04.236Z",
+                     *       "attempts": 1,
+                     *       "maxAttempts": 1,
+                     *       "onErrorPolicy": "ABORT",
+                     *       "enrollmentPolicy": "EVERY_MATCH"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Invocation"];
                 };
             };
@@ -2271,13 +2645,21 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The organization’s id. */
                 orgId: string;
+                /** @description The run’s id (`invocationId` in the answer that started it). */
                 invocationId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "action": "reschedule",
+                 *       "delaySeconds": 7200
+                 *     }
+                 */
                 "application/json": components["schemas"]["ModifyInvocationBody"];
             };
         };
@@ -2288,6 +2670,42 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "invocationId": "c41d8e27-9b6a-4c3f-a2e1-5f4d3c2b1a09",
+                     *       "status": "SCHEDULED",
+                     *       "environment": "PRODUCTION",
+                     *       "triggerSource": "SCHEDULE",
+                     *       "mode": "ASYNC",
+                     *       "targetType": "AUTOMATION",
+                     *       "startedAt": null,
+                     *       "completedAt": null,
+                     *       "durationMs": null,
+                     *       "errorMessage": null,
+                     *       "requestPayload": {
+                     *         "event": "order.paid",
+                     *         "runAt": "2026-03-03T09:00:00Z",
+                     *         "payload": {
+                     *           "amount": 10,
+                     *           "orderId": "42"
+                     *         }
+                     *       },
+                     *       "result": null,
+                     *       "trace": null,
+                     *       "steps": [],
+                     *       "callbackAttempts": [],
+                     *       "scheduledFor": "2026-03-02T11:15:05.000Z",
+                     *       "schedulerStatus": "SCHEDULED",
+                     *       "schedulerJobName": "run-c41d8e27-9b6a-4c3f-a2e1-5f4d3c2b1a09",
+                     *       "pendingApproval": null,
+                     *       "createdAt": "2026-03-02T09:15:04.211Z",
+                     *       "updatedAt": "2026-03-02T09:15:05.002Z",
+                     *       "attempts": 0,
+                     *       "maxAttempts": 3,
+                     *       "onErrorPolicy": "ABORT",
+                     *       "enrollmentPolicy": "EVERY_MATCH"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Invocation"];
                 };
             };
@@ -2386,20 +2804,30 @@ export interface operations {
     getOrgsOrgIdExternalInvocationsLogs: {
         parameters: {
             query?: {
+                /** @description Only this project’s runs. */
                 projectId?: string;
+                /** @description Only runs in this status: SCHEDULED, QUEUED, RUNNING, SUSPENDED, SUCCEEDED, FAILED, TIMEOUT, CANCELLED. */
                 status?: string;
+                /** @description Only runs of this target: BOT, FLOW, AUTOMATION. */
                 targetType?: string;
+                /** @description Only runs of this mode: SYNC, ASYNC. */
                 mode?: string;
+                /** @description Only runs started this way: WEBHOOK, SCHEDULE, POLLING, REPLAY. */
                 triggerSource?: string;
+                /** @description Created at or after this time. */
                 from?: string;
+                /** @description Created before this time. */
                 to?: string;
                 /** @description An invocationId or an idempotency key. */
                 q?: string;
+                /** @description Page size. */
                 limit?: number;
+                /** @description The previous page’s `nextCursor`. */
                 cursor?: string;
             };
             header?: never;
             path: {
+                /** @description The organization’s id. */
                 orgId: string;
             };
             cookie?: never;
@@ -2412,6 +2840,27 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "invocationId": "3a9f1e52-6c7d-4b8e-a1f2-0c3d4e5f6a7b",
+                     *           "projectId": "9d7c6b5a-4e3f-4a2b-8c1d-0e9f8a7b6c5d",
+                     *           "status": "SUCCEEDED",
+                     *           "mode": "SYNC",
+                     *           "targetType": "AUTOMATION",
+                     *           "triggerSource": "WEBHOOK",
+                     *           "createdAt": "2026-03-02T09:15:04.211Z",
+                     *           "startedAt": "2026-03-02T09:15:04.211Z",
+                     *           "completedAt": "2026-03-02T09:15:04.236Z",
+                     *           "durationMs": 25,
+                     *           "errorMessage": null,
+                     *           "scheduledFor": null
+                     *         }
+                     *       ],
+                     *       "nextCursor": "MjAyNi0wMy0wMlQwOToxNTowNC4yMTEwMDBafDNhOWYxZTUy"
+                     *     }
+                     */
                     "application/json": components["schemas"]["RunLogPage"];
                 };
             };
@@ -2474,13 +2923,18 @@ export interface operations {
     getOrgsOrgIdExternalInvocationsMetrics: {
         parameters: {
             query?: {
+                /** @description Only this project’s runs. */
                 projectId?: string;
+                /** @description Start of the window (default: 24 h before `to`). */
                 from?: string;
+                /** @description End of the window (default: now). */
                 to?: string;
+                /** @description Size of the series’ buckets (default: hour up to 48 h, else day). */
                 bucket?: "hour" | "day";
             };
             header?: never;
             path: {
+                /** @description The organization’s id. */
                 orgId: string;
             };
             cookie?: never;
@@ -2493,6 +2947,57 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "from": "2026-03-01T10:00:00.000Z",
+                     *       "to": "2026-03-02T10:00:00.000Z",
+                     *       "bucket": "day",
+                     *       "totals": {
+                     *         "triggered": 412,
+                     *         "succeeded": 398,
+                     *         "failed": 9,
+                     *         "timeout": 1,
+                     *         "cancelled": 2,
+                     *         "inProgress": 2
+                     *       },
+                     *       "medianDurationMs": 26,
+                     *       "p95DurationMs": 48,
+                     *       "callbacks": {
+                     *         "delivered": 151,
+                     *         "failed": 3
+                     *       },
+                     *       "series": [
+                     *         {
+                     *           "start": "2026-03-01T00:00:00.000Z",
+                     *           "triggered": 230,
+                     *           "succeeded": 224,
+                     *           "failed": 5
+                     *         },
+                     *         {
+                     *           "start": "2026-03-02T00:00:00.000Z",
+                     *           "triggered": 182,
+                     *           "succeeded": 174,
+                     *           "failed": 4
+                     *         }
+                     *       ],
+                     *       "recent": [
+                     *         {
+                     *           "invocationId": "3a9f1e52-6c7d-4b8e-a1f2-0c3d4e5f6a7b",
+                     *           "projectId": "9d7c6b5a-4e3f-4a2b-8c1d-0e9f8a7b6c5d",
+                     *           "status": "SUCCEEDED",
+                     *           "mode": "SYNC",
+                     *           "targetType": "AUTOMATION",
+                     *           "triggerSource": "WEBHOOK",
+                     *           "createdAt": "2026-03-02T09:15:04.211Z",
+                     *           "startedAt": "2026-03-02T09:15:04.211Z",
+                     *           "completedAt": "2026-03-02T09:15:04.236Z",
+                     *           "durationMs": 25,
+                     *           "errorMessage": null,
+                     *           "scheduledFor": null
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": components["schemas"]["InvocationMetrics"];
                 };
             };
@@ -2559,12 +3064,16 @@ export interface operations {
                 source?: string;
                 /** @description true: only events not yet replayed. */
                 unresolvedOnly?: "true" | "false";
+                /** @description Page size. */
                 limit?: number;
+                /** @description Events to skip. */
                 offset?: number;
             };
             header?: never;
             path: {
+                /** @description The organization’s id. */
                 orgId: string;
+                /** @description The project’s id. */
                 projectId: string;
             };
             cookie?: never;
@@ -2577,6 +3086,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "d052816c-4bd6-4cac-8390-94d365b9eea0",
+                     *           "source": "crm",
+                     *           "targetType": "polling",
+                     *           "triggerKey": "new-orders",
+                     *           "requestPayload": {
+                     *             "pollKey": "new-orders",
+                     *             "pollEndpoint": "https://crm.example.com/api/orders?status=new"
+                     *           },
+                     *           "failureReason": "Poll request failed: 503 Service Unavailable",
+                     *           "attemptCount": 1,
+                     *           "replayedAt": null,
+                     *           "replayStatus": null,
+                     *           "createdAt": "2026-03-02T08:40:00.310Z",
+                     *           "updatedAt": "2026-03-02T08:40:00.310Z"
+                     *         }
+                     *       ],
+                     *       "total": 1,
+                     *       "limit": 50,
+                     *       "offset": 0
+                     *     }
+                     */
                     "application/json": components["schemas"]["DeadLetterPage"];
                 };
             };
@@ -2644,7 +3178,9 @@ export interface operations {
             };
             header?: never;
             path: {
+                /** @description The organization’s id. */
                 orgId: string;
+                /** @description The project’s id. */
                 projectId: string;
             };
             cookie?: never;
@@ -2657,6 +3193,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"];
                 };
             };
@@ -2728,11 +3269,14 @@ export interface operations {
     getOrgsOrgIdFlowsProjectIdPolling: {
         parameters: {
             query?: {
+                /** @description Only the trigger with this key. */
                 pollKey?: string;
             };
             header?: never;
             path: {
+                /** @description The organization’s id. */
                 orgId: string;
+                /** @description The project’s id. */
                 projectId: string;
             };
             cookie?: never;
@@ -2745,6 +3289,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "f831cc5b-fab9-4c2d-abf6-03414b1afa13",
+                     *           "source": "crm",
+                     *           "pollKey": "new-orders",
+                     *           "dedupeField": "id",
+                     *           "pollEndpoint": "https://crm.example.com/api/orders?status=new",
+                     *           "authHeader": "Bearer crm-api-key",
+                     *           "intervalMs": 60000,
+                     *           "lastSeenValue": "ord_1041",
+                     *           "lastPolledAt": "2026-03-02T09:14:00.120Z",
+                     *           "nextPollAt": "2026-03-02T09:15:00.120Z",
+                     *           "createdAt": "2026-03-01T16:02:11.450Z",
+                     *           "updatedAt": "2026-03-02T09:14:00.120Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["PollingTrigger"][];
                     };
@@ -2811,13 +3375,24 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The organization’s id. */
                 orgId: string;
+                /** @description The project’s id. */
                 projectId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "source": "crm",
+                 *       "pollKey": "new-orders",
+                 *       "pollEndpoint": "https://crm.example.com/api/orders?status=new",
+                 *       "authHeader": "Bearer crm-api-key",
+                 *       "intervalMs": 60000
+                 *     }
+                 */
                 "application/json": components["schemas"]["RegisterPollingBody"];
             };
         };
@@ -2828,6 +3403,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "f831cc5b-fab9-4c2d-abf6-03414b1afa13",
+                     *         "source": "crm",
+                     *         "pollKey": "new-orders",
+                     *         "dedupeField": "id",
+                     *         "pollEndpoint": "https://crm.example.com/api/orders?status=new",
+                     *         "authHeader": "Bearer crm-api-key",
+                     *         "intervalMs": 60000,
+                     *         "lastSeenValue": null,
+                     *         "lastPolledAt": null,
+                     *         "nextPollAt": "2026-03-01T16:02:11.450Z",
+                     *         "createdAt": "2026-03-01T16:02:11.450Z",
+                     *         "updatedAt": "2026-03-01T16:02:11.450Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["PollingTrigger"];
                     };
@@ -2910,11 +3503,14 @@ export interface operations {
     deleteOrgsOrgIdFlowsProjectIdPolling: {
         parameters: {
             query: {
+                /** @description The trigger to remove. */
                 pollKey: string;
             };
             header?: never;
             path: {
+                /** @description The organization’s id. */
                 orgId: string;
+                /** @description The project’s id. */
                 projectId: string;
             };
             cookie?: never;
@@ -2927,6 +3523,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"];
                 };
             };
@@ -2994,13 +3595,22 @@ export interface operations {
                 "x-idempotency-key"?: string;
             };
             path: {
+                /** @description The organization’s id. */
                 orgId: string;
+                /** @description The project’s id. */
                 projectId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "event": "order.created",
+                 *       "customerId": "c-1042",
+                 *       "orderId": "42"
+                 *     }
+                 */
                 "application/json": components["schemas"]["FlowTriggerBody"];
             };
         };
@@ -3011,6 +3621,33 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "invocationId": "3a9f1e52-6c7d-4b8e-a1f2-0c3d4e5f6a7b",
+                     *       "status": "SUCCEEDED",
+                     *       "result": {
+                     *         "messages": [
+                     *           "Order 42 is on its way"
+                     *         ],
+                     *         "actions": []
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["RunAnswer"];
+                };
+            };
+            /** @description The run paused (at a Wait or an Approval node) and goes on later, or a run with the same idempotency key is still in progress: read it with GET /external-invocations/{invocationId}. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "invocationId": "3a9f1e52-6c7d-4b8e-a1f2-0c3d4e5f6a7b",
+                     *       "status": "SUSPENDED"
+                     *     }
+                     */
                     "application/json": components["schemas"]["RunAnswer"];
                 };
             };
@@ -3114,23 +3751,58 @@ export interface operations {
                 "x-idempotency-key"?: string;
             };
             path: {
+                /** @description The organization’s id. */
                 orgId: string;
+                /** @description The project’s id. */
                 projectId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "event": "order.created",
+                 *       "customerId": "c-1042",
+                 *       "orderId": "42",
+                 *       "delaySeconds": 3600,
+                 *       "webhookUrl": "https://shop.example.com/runline/callback",
+                 *       "webhookSecret": "cb-secret-2f9e71"
+                 *     }
+                 */
                 "application/json": components["schemas"]["FlowTriggerBody"];
             };
         };
         responses: {
-            /** @description A dry run (`dryRun: true`): checked, not run; `result.validation` says what the trigger expects. */
+            /** @description A dry run (`dryRun: true`): checked, not run; `result.validation` says what the trigger expects. Or a repeat of an idempotency key whose run has finished (`idempotentReplay` true). */
             200: {
                 headers: {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "invocationId": null,
+                     *       "status": "VALID",
+                     *       "dryRun": true,
+                     *       "result": {
+                     *         "validation": {
+                     *           "valid": true,
+                     *           "expectedKeys": [
+                     *             "event",
+                     *             "customerId"
+                     *           ],
+                     *           "actualKeys": [
+                     *             "event",
+                     *             "customerId",
+                     *             "orderId"
+                     *           ],
+                     *           "missingKeys": [],
+                     *           "errors": []
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["RunAnswer"];
                 };
             };
@@ -3140,6 +3812,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "invocationId": "7c2e9b14-5a3d-4f6e-8b1c-2d3e4f5a6b7c",
+                     *       "status": "SCHEDULED",
+                     *       "scheduledFor": "2026-03-02T10:15:04.460Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["RunAnswer"];
                 };
             };
@@ -3240,12 +3919,19 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The organization’s id. */
                 orgId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "userId": "auth0|ada",
+                 *       "role": "EDITOR"
+                 *     }
+                 */
                 "application/json": components["schemas"]["AddMemberBody"];
             };
         };
@@ -3256,6 +3942,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "orgId": "6f1c2a7e-3b4d-4e8f-9a0b-1c2d3e4f5a6b",
+                     *       "userId": "auth0|ada",
+                     *       "role": "EDITOR"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Member"];
                 };
             };
@@ -3347,6 +4040,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The organization’s id. */
                 orgId: string;
             };
             cookie?: never;
@@ -3359,6 +4053,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "monthlyQuota": 10000,
+                     *       "rateLimitPerMinute": 120,
+                     *       "rateLimitWindowMs": 60000,
+                     *       "renewalDay": 1,
+                     *       "periodStart": "2026-03-01T00:00:00.000Z",
+                     *       "used": 1873
+                     *     }
+                     */
                     "application/json": components["schemas"]["PlanUsage"];
                 };
             };
@@ -3414,12 +4118,21 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The organization’s id. */
                 orgId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "monthlyQuota": 10000,
+                 *       "rateLimitPerMinute": 120,
+                 *       "rateLimitWindowMs": 60000,
+                 *       "renewalDay": 1
+                 *     }
+                 */
                 "application/json": components["schemas"]["SetPlanBody"];
             };
         };
@@ -3430,6 +4143,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "orgId": "6f1c2a7e-3b4d-4e8f-9a0b-1c2d3e4f5a6b",
+                     *       "monthlyQuota": 10000,
+                     *       "rateLimitPerMinute": 120,
+                     *       "rateLimitWindowMs": 60000,
+                     *       "renewalDay": 1
+                     *     }
+                     */
                     "application/json": components["schemas"]["Plan"];
                 };
             };
@@ -3512,6 +4234,7 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The organization’s id. */
                 orgId: string;
             };
             cookie?: never;
@@ -3524,6 +4247,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "projectId": "0b8e5c3a-7d2f-4a1e-9c6b-5d4e3f2a1b0c",
+                     *           "name": "Order updates",
+                     *           "type": "CHATBOT",
+                     *           "publishedVersion": 3,
+                     *           "createdAt": "2026-02-12T10:00:51.954Z"
+                     *         },
+                     *         {
+                     *           "projectId": "9d7c6b5a-4e3f-4a2b-8c1d-0e9f8a7b6c5d",
+                     *           "name": "Payments",
+                     *           "type": "AUTOMATION",
+                     *           "publishedVersion": 1,
+                     *           "createdAt": "2026-02-12T10:00:52.010Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["ProjectSummary"][];
                     };
@@ -3581,12 +4324,19 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The organization’s id. */
                 orgId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Order updates",
+                 *       "type": "CHATBOT"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateProjectBody"];
             };
         };
@@ -3597,6 +4347,13 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "projectId": "0b8e5c3a-7d2f-4a1e-9c6b-5d4e3f2a1b0c",
+                     *       "name": "Order updates",
+                     *       "type": "CHATBOT"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ProjectCreated"];
                 };
             };
@@ -3679,7 +4436,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The organization’s id. */
                 orgId: string;
+                /** @description The project’s id. */
                 projectId: string;
             };
             cookie?: never;
@@ -3692,6 +4451,16 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "projectId": "0b8e5c3a-7d2f-4a1e-9c6b-5d4e3f2a1b0c",
+                     *       "name": "Order updates",
+                     *       "type": "CHATBOT",
+                     *       "publishedVersion": 3,
+                     *       "draftVersion": 4,
+                     *       "createdAt": "2026-02-12T10:00:51.954Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Project"];
                 };
             };
@@ -3747,7 +4516,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The organization’s id. */
                 orgId: string;
+                /** @description The project’s id. */
                 projectId: string;
             };
             cookie?: never;
@@ -3822,7 +4593,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The organization’s id. */
                 orgId: string;
+                /** @description The project’s id. */
                 projectId: string;
             };
             cookie?: never;
@@ -3835,6 +4608,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "externalApiEnabled": true,
+                     *       "defaultEnrollmentPolicy": "ONE_TIME",
+                     *       "defaultOnErrorPolicy": "ABORT",
+                     *       "defaultCallbackUrl": "https://shop.example.com/runline/callback",
+                     *       "defaultCallbackSecretSet": true,
+                     *       "rateLimitPerMinute": 300,
+                     *       "rateLimitWindowMs": null,
+                     *       "updatedAt": "2026-03-02T09:20:31.007Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ApiSettings"];
                 };
             };
@@ -3890,13 +4675,22 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The organization’s id. */
                 orgId: string;
+                /** @description The project’s id. */
                 projectId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "defaultCallbackUrl": "https://shop.example.com/runline/callback",
+                 *       "defaultCallbackSecret": "cb-secret-2f9e71",
+                 *       "rateLimitPerMinute": 300
+                 *     }
+                 */
                 "application/json": components["schemas"]["UpdateApiSettingsBody"];
             };
         };
@@ -3907,6 +4701,18 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "externalApiEnabled": true,
+                     *       "defaultEnrollmentPolicy": "ONE_TIME",
+                     *       "defaultOnErrorPolicy": "ABORT",
+                     *       "defaultCallbackUrl": "https://shop.example.com/runline/callback",
+                     *       "defaultCallbackSecretSet": true,
+                     *       "rateLimitPerMinute": 300,
+                     *       "rateLimitWindowMs": null,
+                     *       "updatedAt": "2026-03-02T09:20:31.007Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["ApiSettings"];
                 };
             };
@@ -3989,7 +4795,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The organization’s id. */
                 orgId: string;
+                /** @description The project’s id. */
                 projectId: string;
             };
             cookie?: never;
@@ -4002,6 +4810,23 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "1ed82aca-6fbb-46d5-971c-a70ba69c45fb",
+                     *           "name": "CRM sync",
+                     *           "prefix": "rl_ext_YlLV",
+                     *           "scopes": [
+                     *             "flow:trigger"
+                     *           ],
+                     *           "expiresAt": "2027-12-31T00:00:00.000Z",
+                     *           "lastUsedAt": "2026-03-02T09:15:04.200Z",
+                     *           "createdAt": "2026-03-02T09:22:17.317Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["ApiToken"][];
                     };
@@ -4059,13 +4884,24 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The organization’s id. */
                 orgId: string;
+                /** @description The project’s id. */
                 projectId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "CRM sync",
+                 *       "scopes": [
+                 *         "flow:trigger"
+                 *       ],
+                 *       "expiresAt": "2027-12-31"
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateApiTokenBody"];
             };
         };
@@ -4076,6 +4912,19 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "1ed82aca-6fbb-46d5-971c-a70ba69c45fb",
+                     *       "name": "CRM sync",
+                     *       "prefix": "rl_ext_YlLV",
+                     *       "scopes": [
+                     *         "flow:trigger"
+                     *       ],
+                     *       "expiresAt": "2027-12-31T00:00:00.000Z",
+                     *       "createdAt": "2026-03-02T09:22:17.317Z",
+                     *       "token": "rl_ext_YlLVhsMlhgjktAbRzhKVLxbGBaNn6Gl72XSWNL"
+                     *     }
+                     */
                     "application/json": components["schemas"]["IssuedApiToken"];
                 };
             };
@@ -4158,8 +5007,11 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The organization’s id. */
                 orgId: string;
+                /** @description The project’s id. */
                 projectId: string;
+                /** @description The API token’s id. */
                 tokenId: string;
             };
             cookie?: never;
@@ -4236,12 +5088,16 @@ export interface operations {
                 source?: string;
                 /** @description true: only events not yet replayed. */
                 unresolvedOnly?: "true" | "false";
+                /** @description Page size. */
                 limit?: number;
+                /** @description Events to skip. */
                 offset?: number;
             };
             header?: never;
             path: {
+                /** @description The organization’s id. */
                 orgId: string;
+                /** @description The project’s id. */
                 projectId: string;
             };
             cookie?: never;
@@ -4254,6 +5110,31 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "d052816c-4bd6-4cac-8390-94d365b9eea0",
+                     *           "source": "crm",
+                     *           "targetType": "polling",
+                     *           "triggerKey": "new-orders",
+                     *           "requestPayload": {
+                     *             "pollKey": "new-orders",
+                     *             "pollEndpoint": "https://crm.example.com/api/orders?status=new"
+                     *           },
+                     *           "failureReason": "Poll request failed: 503 Service Unavailable",
+                     *           "attemptCount": 1,
+                     *           "replayedAt": null,
+                     *           "replayStatus": null,
+                     *           "createdAt": "2026-03-02T08:40:00.310Z",
+                     *           "updatedAt": "2026-03-02T08:40:00.310Z"
+                     *         }
+                     *       ],
+                     *       "total": 1,
+                     *       "limit": 50,
+                     *       "offset": 0
+                     *     }
+                     */
                     "application/json": components["schemas"]["DeadLetterPage"];
                 };
             };
@@ -4309,8 +5190,11 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The organization’s id. */
                 orgId: string;
+                /** @description The project’s id. */
                 projectId: string;
+                /** @description The dead-letter event’s id. */
                 id: string;
             };
             cookie?: never;
@@ -4323,6 +5207,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"];
                 };
             };
@@ -4396,13 +5285,25 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The organization’s id. */
                 orgId: string;
+                /** @description The project’s id. */
                 projectId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "filter": {
+                 *         "source": "crm",
+                 *         "from": "2026-03-01T00:00:00Z",
+                 *         "to": "2026-03-02T00:00:00Z"
+                 *       },
+                 *       "dryRun": false
+                 *     }
+                 */
                 "application/json": {
                     filter: {
                         source?: string;
@@ -4423,6 +5324,15 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "matched": 3,
+                     *       "succeeded": 2,
+                     *       "failed": 1,
+                     *       "pending": 0,
+                     *       "remaining": 0
+                     *     }
+                     */
                     "application/json": components["schemas"]["BulkReplay"];
                 };
             };
@@ -4503,11 +5413,14 @@ export interface operations {
     getOrgsOrgIdProjectsProjectIdDefinition: {
         parameters: {
             query: {
+                /** @description Which definition. */
                 stage: "draft" | "published";
             };
             header?: never;
             path: {
+                /** @description The organization’s id. */
                 orgId: string;
+                /** @description The project’s id. */
                 projectId: string;
             };
             cookie?: never;
@@ -4520,6 +5433,44 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "version": 3,
+                     *       "definition": {
+                     *         "schemaVersion": 1,
+                     *         "bot": {
+                     *           "start": "hello",
+                     *           "nodes": {
+                     *             "hello": {
+                     *               "type": "message",
+                     *               "text": "Hi {{ input.userName }}",
+                     *               "next": "end"
+                     *             },
+                     *             "end": {
+                     *               "type": "end"
+                     *             }
+                     *           }
+                     *         },
+                     *         "flow": {
+                     *           "trigger": {
+                     *             "externalEnabled": true,
+                     *             "key": "external_event"
+                     *           },
+                     *           "start": "n1",
+                     *           "nodes": {
+                     *             "n1": {
+                     *               "type": "message",
+                     *               "text": "Order {{ payload.orderId }} is on its way",
+                     *               "next": "n2"
+                     *             },
+                     *             "n2": {
+                     *               "type": "end"
+                     *             }
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["DefinitionStage"];
                 };
             };
@@ -4575,13 +5526,52 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The organization’s id. */
                 orgId: string;
+                /** @description The project’s id. */
                 projectId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "definition": {
+                 *         "schemaVersion": 1,
+                 *         "bot": {
+                 *           "start": "hello",
+                 *           "nodes": {
+                 *             "hello": {
+                 *               "type": "message",
+                 *               "text": "Hi {{ input.userName }}",
+                 *               "next": "end"
+                 *             },
+                 *             "end": {
+                 *               "type": "end"
+                 *             }
+                 *           }
+                 *         },
+                 *         "flow": {
+                 *           "trigger": {
+                 *             "externalEnabled": true,
+                 *             "key": "external_event"
+                 *           },
+                 *           "start": "n1",
+                 *           "nodes": {
+                 *             "n1": {
+                 *               "type": "message",
+                 *               "text": "Order {{ payload.orderId }} is on its way",
+                 *               "next": "n2"
+                 *             },
+                 *             "n2": {
+                 *               "type": "end"
+                 *             }
+                 *           }
+                 *         }
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["SaveDefinitionBody"];
             };
         };
@@ -4592,6 +5582,14 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "projectId": "0b8e5c3a-7d2f-4a1e-9c6b-5d4e3f2a1b0c",
+                     *       "draftVersion": 4,
+                     *       "draftUpdatedAt": "2026-03-02T09:18:24.274Z",
+                     *       "publishedVersion": 3
+                     *     }
+                     */
                     "application/json": components["schemas"]["DraftSaved"];
                 };
             };
@@ -4672,11 +5670,14 @@ export interface operations {
     getOrgsOrgIdProjectsProjectIdPollingTriggers: {
         parameters: {
             query?: {
+                /** @description Only the trigger with this key. */
                 pollKey?: string;
             };
             header?: never;
             path: {
+                /** @description The organization’s id. */
                 orgId: string;
+                /** @description The project’s id. */
                 projectId: string;
             };
             cookie?: never;
@@ -4689,6 +5690,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "f831cc5b-fab9-4c2d-abf6-03414b1afa13",
+                     *           "source": "crm",
+                     *           "pollKey": "new-orders",
+                     *           "dedupeField": "id",
+                     *           "pollEndpoint": "https://crm.example.com/api/orders?status=new",
+                     *           "authHeader": "Bearer crm-api-key",
+                     *           "intervalMs": 60000,
+                     *           "lastSeenValue": "ord_1041",
+                     *           "lastPolledAt": "2026-03-02T09:14:00.120Z",
+                     *           "nextPollAt": "2026-03-02T09:15:00.120Z",
+                     *           "createdAt": "2026-03-01T16:02:11.450Z",
+                     *           "updatedAt": "2026-03-02T09:14:00.120Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["PollingTrigger"][];
                     };
@@ -4746,13 +5767,24 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The organization’s id. */
                 orgId: string;
+                /** @description The project’s id. */
                 projectId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "source": "crm",
+                 *       "pollKey": "new-orders",
+                 *       "pollEndpoint": "https://crm.example.com/api/orders?status=new",
+                 *       "authHeader": "Bearer crm-api-key",
+                 *       "intervalMs": 60000
+                 *     }
+                 */
                 "application/json": components["schemas"]["RegisterPollingBody"];
             };
         };
@@ -4763,6 +5795,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": {
+                     *         "id": "f831cc5b-fab9-4c2d-abf6-03414b1afa13",
+                     *         "source": "crm",
+                     *         "pollKey": "new-orders",
+                     *         "dedupeField": "id",
+                     *         "pollEndpoint": "https://crm.example.com/api/orders?status=new",
+                     *         "authHeader": "Bearer crm-api-key",
+                     *         "intervalMs": 60000,
+                     *         "lastSeenValue": null,
+                     *         "lastPolledAt": null,
+                     *         "nextPollAt": "2026-03-01T16:02:11.450Z",
+                     *         "createdAt": "2026-03-01T16:02:11.450Z",
+                     *         "updatedAt": "2026-03-01T16:02:11.450Z"
+                     *       }
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["PollingTrigger"];
                     };
@@ -4847,8 +5897,11 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The organization’s id. */
                 orgId: string;
+                /** @description The project’s id. */
                 projectId: string;
+                /** @description The polling trigger’s key. */
                 pollKey: string;
             };
             cookie?: never;
@@ -4861,6 +5914,26 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "f831cc5b-fab9-4c2d-abf6-03414b1afa13",
+                     *           "source": "crm",
+                     *           "pollKey": "new-orders",
+                     *           "dedupeField": "id",
+                     *           "pollEndpoint": "https://crm.example.com/api/orders?status=new",
+                     *           "authHeader": "Bearer crm-api-key",
+                     *           "intervalMs": 60000,
+                     *           "lastSeenValue": "ord_1041",
+                     *           "lastPolledAt": "2026-03-02T09:14:00.120Z",
+                     *           "nextPollAt": "2026-03-02T09:15:00.120Z",
+                     *           "createdAt": "2026-03-01T16:02:11.450Z",
+                     *           "updatedAt": "2026-03-02T09:14:00.120Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["PollingTrigger"][];
                     };
@@ -4918,8 +5991,11 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The organization’s id. */
                 orgId: string;
+                /** @description The project’s id. */
                 projectId: string;
+                /** @description The polling trigger’s key. */
                 pollKey: string;
             };
             cookie?: never;
@@ -4932,6 +6008,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "success": true
+                     *     }
+                     */
                     "application/json": components["schemas"]["Success"];
                 };
             };
@@ -4996,7 +6077,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The organization’s id. */
                 orgId: string;
+                /** @description The project’s id. */
                 projectId: string;
             };
             cookie?: never;
@@ -5009,6 +6092,11 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "publishedVersion": 4
+                     *     }
+                     */
                     "application/json": components["schemas"]["Published"];
                 };
             };
@@ -5080,12 +6168,16 @@ export interface operations {
     getOrgsOrgIdProjectsProjectIdRequestExample: {
         parameters: {
             query?: {
+                /** @description The run endpoint, as in a template (`flows.trigger`). */
                 endpoint?: string;
+                /** @description Build from this template’s body. */
                 templateId?: string;
             };
             header?: never;
             path: {
+                /** @description The organization’s id. */
                 orgId: string;
+                /** @description The project’s id. */
                 projectId: string;
             };
             cookie?: never;
@@ -5098,6 +6190,28 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "method": "POST",
+                     *       "url": "https://runline.example.com/v1/orgs/6f1c2a7e-3b4d-4e8f-9a0b-1c2d3e4f5a6b/flows/0b8e5c3a-7d2f-4a1e-9c6b-5d4e3f2a1b0c/trigger",
+                     *       "headers": {
+                     *         "Authorization": "Bearer $RUNLINE_TOKEN",
+                     *         "Content-Type": "application/json",
+                     *         "x-idempotency-key": "ec759329-72de-4502-b7a7-8d964f8b02c9"
+                     *       },
+                     *       "body": {
+                     *         "triggerKey": "external_event",
+                     *         "event": "order.created",
+                     *         "customerId": "c-1042",
+                     *         "orderId": "42"
+                     *       },
+                     *       "snippets": {
+                     *         "curl": "curl -sS -X POST 'https://runline.example.com/v1/orgs/6f1c2a7e-3b4d-4e8f-9a0b-1c2d3e4f5a6b/flows/0b8e5c3a-7d2f-4a1e-9c6b-5d4e3f2a1b0c/trigger' \\\n  -H \"Authorization: Bearer $RUNLINE_TOKEN\" \\\n  -H 'Content-Type: application/json' \\\n  --data-raw '{\"triggerKey\":\"external_event\",\"event\":\"order.created\",\"customerId\":\"c-1042\",\"orderId\":\"42\"}'",
+                     *         "javascript": "const response = await fetch(\"https://runline.example.com/v1/orgs/6f1c2a7e-3b4d-4e8f-9a0b-1c2d3e4f5a6b/flows/0b8e5c3a-7d2f-4a1e-9c6b-5d4e3f2a1b0c/trigger\", {\n  method: 'POST',\n  headers: { Authorization: `Bearer ${process.env.RUNLINE_TOKEN}`, 'Content-Type': 'application/json' },\n  body: JSON.stringify({\"triggerKey\":\"external_event\",\"event\":\"order.created\",\"customerId\":\"c-1042\",\"orderId\":\"42\"}),\n});",
+                     *         "python": "import os, requests\n\nresponse = requests.post(\n    \"https://runline.example.com/v1/orgs/6f1c2a7e-3b4d-4e8f-9a0b-1c2d3e4f5a6b/flows/0b8e5c3a-7d2f-4a1e-9c6b-5d4e3f2a1b0c/trigger\",\n    headers={\"Authorization\": f\"Bearer {os.environ['RUNLINE_TOKEN']}\"},\n    json={\"triggerKey\":\"external_event\",\"event\":\"order.created\",\"customerId\":\"c-1042\",\"orderId\":\"42\"},\n)"
+                     *       }
+                     *     }
+                     */
                     "application/json": components["schemas"]["RequestExample"];
                 };
             };
@@ -5153,7 +6267,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The organization’s id. */
                 orgId: string;
+                /** @description The project’s id. */
                 projectId: string;
             };
             cookie?: never;
@@ -5166,6 +6282,24 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "1fe6f65f-1959-41bf-9ccc-54ffbbc10e5b",
+                     *           "name": "New order",
+                     *           "endpoint": "flows.trigger",
+                     *           "body": {
+                     *             "event": "order.created",
+                     *             "customerId": "c-1042",
+                     *             "orderId": "42"
+                     *           },
+                     *           "createdAt": "2026-03-01T16:10:42.608Z",
+                     *           "updatedAt": "2026-03-01T16:10:42.608Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["Template"][];
                     };
@@ -5223,13 +6357,26 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The organization’s id. */
                 orgId: string;
+                /** @description The project’s id. */
                 projectId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "New order",
+                 *       "endpoint": "flows.trigger",
+                 *       "body": {
+                 *         "event": "order.created",
+                 *         "customerId": "c-1042",
+                 *         "orderId": "42"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["TemplateBody"];
             };
         };
@@ -5240,6 +6387,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "1fe6f65f-1959-41bf-9ccc-54ffbbc10e5b",
+                     *       "name": "New order",
+                     *       "endpoint": "flows.trigger",
+                     *       "body": {
+                     *         "event": "order.created",
+                     *         "customerId": "c-1042",
+                     *         "orderId": "42"
+                     *       },
+                     *       "createdAt": "2026-03-01T16:10:42.608Z",
+                     *       "updatedAt": "2026-03-01T16:10:42.608Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Template"];
                 };
             };
@@ -5322,8 +6483,11 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The organization’s id. */
                 orgId: string;
+                /** @description The project’s id. */
                 projectId: string;
+                /** @description The template’s id. */
                 id: string;
             };
             cookie?: never;
@@ -5336,6 +6500,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "1fe6f65f-1959-41bf-9ccc-54ffbbc10e5b",
+                     *       "name": "New order",
+                     *       "endpoint": "flows.trigger",
+                     *       "body": {
+                     *         "event": "order.created",
+                     *         "customerId": "c-1042",
+                     *         "orderId": "42"
+                     *       },
+                     *       "createdAt": "2026-03-01T16:10:42.608Z",
+                     *       "updatedAt": "2026-03-01T16:10:42.608Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Template"];
                 };
             };
@@ -5391,14 +6569,28 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The organization’s id. */
                 orgId: string;
+                /** @description The project’s id. */
                 projectId: string;
+                /** @description The template’s id. */
                 id: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "New order",
+                 *       "endpoint": "flows.trigger",
+                 *       "body": {
+                 *         "event": "order.created",
+                 *         "customerId": "c-1042",
+                 *         "orderId": "42"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["TemplateBody"];
             };
         };
@@ -5409,6 +6601,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "1fe6f65f-1959-41bf-9ccc-54ffbbc10e5b",
+                     *       "name": "New order",
+                     *       "endpoint": "flows.trigger",
+                     *       "body": {
+                     *         "event": "order.created",
+                     *         "customerId": "c-1042",
+                     *         "orderId": "42"
+                     *       },
+                     *       "createdAt": "2026-03-01T16:10:42.608Z",
+                     *       "updatedAt": "2026-03-01T16:10:42.608Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["Template"];
                 };
             };
@@ -5491,8 +6697,11 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The organization’s id. */
                 orgId: string;
+                /** @description The project’s id. */
                 projectId: string;
+                /** @description The template’s id. */
                 id: string;
             };
             cookie?: never;
@@ -5567,7 +6776,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The organization’s id. */
                 orgId: string;
+                /** @description The project’s id. */
                 projectId: string;
             };
             cookie?: never;
@@ -5580,6 +6791,25 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "d0a4e818-8ed7-402a-8048-c0affe3dc2c0",
+                     *           "provider": "github",
+                     *           "events": [
+                     *             "push",
+                     *             "pull_request"
+                     *           ],
+                     *           "status": "ACTIVE",
+                     *           "endpoint": "https://runline.example.com/v1/hooks/d0a4e818-8ed7-402a-8048-c0affe3dc2c0",
+                     *           "providerId": "482913377",
+                     *           "failureReason": null,
+                     *           "createdAt": "2026-03-02T09:30:12.678Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["WebhookSubscription"][];
                     };
@@ -5637,13 +6867,26 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The organization’s id. */
                 orgId: string;
+                /** @description The project’s id. */
                 projectId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "provider": "github",
+                 *       "events": "push,pull_request",
+                 *       "credentials": {
+                 *         "token": "ghp_exampleTokenValue",
+                 *         "repository": "acme/shop",
+                 *         "webhookSecret": "gh-hook-secret-91c2"
+                 *       }
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateWebhookSubscriptionBody"];
             };
         };
@@ -5654,6 +6897,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "d0a4e818-8ed7-402a-8048-c0affe3dc2c0",
+                     *       "provider": "github",
+                     *       "events": [
+                     *         "push",
+                     *         "pull_request"
+                     *       ],
+                     *       "status": "ACTIVE",
+                     *       "endpoint": "https://runline.example.com/v1/hooks/d0a4e818-8ed7-402a-8048-c0affe3dc2c0",
+                     *       "providerId": "482913377",
+                     *       "failureReason": null,
+                     *       "createdAt": "2026-03-02T09:30:12.678Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookSubscription"];
                 };
             };
@@ -5745,8 +7003,11 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The organization’s id. */
                 orgId: string;
+                /** @description The project’s id. */
                 projectId: string;
+                /** @description The managed subscription’s id. */
                 subscriptionId: string;
             };
             cookie?: never;
@@ -5839,8 +7100,11 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The organization’s id. */
                 orgId: string;
+                /** @description The project’s id. */
                 projectId: string;
+                /** @description The managed subscription’s id. */
                 subscriptionId: string;
             };
             cookie?: never;
@@ -5853,6 +7117,21 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "d0a4e818-8ed7-402a-8048-c0affe3dc2c0",
+                     *       "provider": "github",
+                     *       "events": [
+                     *         "push",
+                     *         "pull_request"
+                     *       ],
+                     *       "status": "ACTIVE",
+                     *       "endpoint": "https://runline.example.com/v1/hooks/d0a4e818-8ed7-402a-8048-c0affe3dc2c0",
+                     *       "providerId": "482913377",
+                     *       "failureReason": null,
+                     *       "createdAt": "2026-03-02T09:30:12.678Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["WebhookSubscription"];
                 };
             };
@@ -5926,7 +7205,9 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The organization’s id. */
                 orgId: string;
+                /** @description The project’s id. */
                 projectId: string;
             };
             cookie?: never;
@@ -5939,6 +7220,20 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "7a0a7197-dfb0-4dc5-9fbb-87497208163f",
+                     *           "name": "Shop orders",
+                     *           "url": "https://runline.example.com/v1/hooks/7a0a7197-dfb0-4dc5-9fbb-87497208163f",
+                     *           "status": "ACTIVE",
+                     *           "rateLimitPerMinute": 600,
+                     *           "createdAt": "2026-03-02T09:25:22.626Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
                     "application/json": {
                         data: components["schemas"]["InboundHook"][];
                     };
@@ -5996,13 +7291,21 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The organization’s id. */
                 orgId: string;
+                /** @description The project’s id. */
                 projectId: string;
             };
             cookie?: never;
         };
         requestBody: {
             content: {
+                /**
+                 * @example {
+                 *       "name": "Shop orders",
+                 *       "rateLimitPerMinute": 600
+                 *     }
+                 */
                 "application/json": components["schemas"]["CreateWebhookBody"];
             };
         };
@@ -6013,6 +7316,17 @@ export interface operations {
                     [name: string]: unknown;
                 };
                 content: {
+                    /**
+                     * @example {
+                     *       "id": "7a0a7197-dfb0-4dc5-9fbb-87497208163f",
+                     *       "name": "Shop orders",
+                     *       "url": "https://runline.example.com/v1/hooks/7a0a7197-dfb0-4dc5-9fbb-87497208163f",
+                     *       "secret": "rlwhsec_CMEnt84FRsY9Qr0AeWtPjNl-pWPmZJhBuQRpyXrJ-QA",
+                     *       "status": "ACTIVE",
+                     *       "rateLimitPerMinute": 600,
+                     *       "createdAt": "2026-03-02T09:25:22.626Z"
+                     *     }
+                     */
                     "application/json": components["schemas"]["CreatedInboundHook"];
                 };
             };
@@ -6095,8 +7409,11 @@ export interface operations {
             query?: never;
             header?: never;
             path: {
+                /** @description The organization’s id. */
                 orgId: string;
+                /** @description The project’s id. */
                 projectId: string;
+                /** @description The inbound hook’s id. */
                 hookId: string;
             };
             cookie?: never;

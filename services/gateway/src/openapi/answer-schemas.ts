@@ -9,6 +9,9 @@ type Schema = Record<string, unknown>;
 
 const string: Schema = { type: 'string' };
 const nullableString: Schema = { type: ['string', 'null'] };
+/** Every id of ours (organizations, projects, runs, tokens, triggers, events, templates, hooks, subscriptions) is a UUID. */
+export const uuid: Schema = { type: 'string', format: 'uuid' };
+const nullableUuid: Schema = { type: ['string', 'null'], format: 'uuid' };
 const dateTime: Schema = { type: 'string', format: 'date-time' };
 const nullableDateTime: Schema = { type: ['string', 'null'], format: 'date-time' };
 const integer: Schema = { type: 'integer' };
@@ -26,8 +29,8 @@ const invocationStatus: Schema = { type: 'string', enum: ['SCHEDULED', 'QUEUED',
 /** One row of the run logs (and of the metrics' `recent`). */
 const logRow = obj(
   {
-    invocationId: string,
-    projectId: string,
+    invocationId: uuid,
+    projectId: uuid,
     status: invocationStatus,
     mode: string,
     targetType: string,
@@ -54,22 +57,33 @@ export const ANSWER_SCHEMAS: Record<string, Schema> = {
   VersionError: obj({ error: { const: 'Unsupported API version' }, code: { const: 'UNSUPPORTED_API_VERSION' }, supportedVersions: { type: 'array', items: string } }),
   QuotaError: obj({ error: string, quota: obj({ limit: integer, used: integer }) }),
   FailedRun: {
-    ...obj({ error: string, invocationId: string, status: { const: 'FAILED' } }),
-    description: 'A sync run that ran and failed: the error, and the run to read it with GET /external-invocations/{invocationId}.',
+    ...obj({ error: string, invocationId: uuid, status: { type: 'string', enum: ['FAILED', 'TIMEOUT'] } }),
+    description: 'A sync run that ran and failed (or timed out): the error, and the run to read it with GET /external-invocations/{invocationId}.',
   },
-  HookRepeated: obj({ error: string, invocationId: string }),
-  HookRejected: obj({ error: string, reasons: { type: 'array', items: string }, invocationId: nullableString }, ['error', 'reasons']),
+  HookRepeated: obj({ error: string, invocationId: uuid }),
+  HookRejected: obj({ error: string, reasons: { type: 'array', items: string }, invocationId: nullableUuid }, ['error', 'reasons']),
   DefinitionError: { ...obj({ error: string, details: { type: 'array' } }, ['error']) },
 
   RunAnswer: {
     type: 'object',
-    description: 'A finished sync run (`result`), an accepted async run (`scheduledFor` when scheduled), or a dry run (`invocationId` null).',
-    properties: { invocationId: nullableString, status: string, result: {}, scheduledFor: nullableDateTime, sessionId: string, dryRun: { type: 'boolean' } },
+    description:
+      'A finished sync run (`result`), an accepted async run (`scheduledFor` when scheduled), or a dry run (`invocationId` null). ' +
+      'A repeat of an idempotency key answers the first run, with `idempotentReplay` true (and its `error` if it failed).',
+    properties: {
+      invocationId: nullableUuid,
+      status: string,
+      result: {},
+      scheduledFor: nullableDateTime,
+      sessionId: string,
+      dryRun: { type: 'boolean' },
+      idempotentReplay: { const: true },
+      error: string,
+    },
     required: ['invocationId', 'status'],
   },
   Invocation: obj(
     {
-      invocationId: string,
+      invocationId: uuid,
       status: invocationStatus,
       environment: string,
       triggerSource: string,
@@ -90,12 +104,18 @@ export const ANSWER_SCHEMAS: Record<string, Schema> = {
       pendingApproval: { type: ['object', 'null'] },
       createdAt: dateTime,
       updatedAt: dateTime,
+      // Ours, after the spec's fields (runs recorded before they existed lack them).
+      enrollmentPolicy: { type: ['string', 'null'], enum: ['ONE_TIME', 'EVERY_MATCH', null] },
+      onErrorPolicy: { type: 'string', enum: ['ABORT', 'CONTINUE'] },
+      attempts: integer,
+      maxAttempts: integer,
+      sessionId: string,
     },
     ['invocationId', 'status', 'triggerSource', 'mode', 'targetType', 'createdAt'],
   ),
   PollingTrigger: obj(
     {
-      id: string,
+      id: uuid,
       source: string,
       pollKey: string,
       pollEndpoint: string,
@@ -112,7 +132,7 @@ export const ANSWER_SCHEMAS: Record<string, Schema> = {
   ),
   DeadLetterEvent: obj(
     {
-      id: string,
+      id: uuid,
       source: string,
       targetType: string,
       triggerKey: nullableString,
@@ -130,15 +150,16 @@ export const ANSWER_SCHEMAS: Record<string, Schema> = {
   Success: obj({ success: { const: true } }),
   BulkReplay: obj({ matched: integer, succeeded: integer, failed: integer, pending: integer, remaining: integer }, ['matched']),
 
-  Organization: obj({ orgId: string, name: string }),
-  OrganizationRow: obj({ orgId: string, name: string, role: memberRole }),
-  Plan: obj({ orgId: string, monthlyQuota: nullableInteger, rateLimitPerMinute: nullableInteger, rateLimitWindowMs: nullableInteger, renewalDay: nullableInteger }),
+  Organization: obj({ orgId: uuid, name: string }),
+  OrganizationRow: obj({ orgId: uuid, name: string, role: memberRole }),
+  Plan: obj({ orgId: uuid, monthlyQuota: nullableInteger, rateLimitPerMinute: nullableInteger, rateLimitWindowMs: nullableInteger, renewalDay: nullableInteger }),
   PlanUsage: obj({ monthlyQuota: nullableInteger, rateLimitPerMinute: nullableInteger, rateLimitWindowMs: nullableInteger, renewalDay: nullableInteger, periodStart: string, used: integer }),
-  Member: obj({ orgId: string, userId: string, role: memberRole }),
-  ProjectCreated: obj({ projectId: string, name: string, type: projectType }),
-  ProjectSummary: obj({ projectId: string, name: string, type: projectType, publishedVersion: nullableInteger, createdAt: dateTime }),
-  Project: obj({ projectId: string, name: string, type: projectType, publishedVersion: nullableInteger, draftVersion: nullableInteger, createdAt: dateTime }),
-  DraftSaved: obj({ projectId: string, draftVersion: integer, draftUpdatedAt: dateTime, publishedVersion: nullableInteger }),
+  // userId is the member's sign-in subject (the JWT's `sub`), not an id of ours.
+  Member: obj({ orgId: uuid, userId: string, role: memberRole }),
+  ProjectCreated: obj({ projectId: uuid, name: string, type: projectType }),
+  ProjectSummary: obj({ projectId: uuid, name: string, type: projectType, publishedVersion: nullableInteger, createdAt: dateTime }),
+  Project: obj({ projectId: uuid, name: string, type: projectType, publishedVersion: nullableInteger, draftVersion: nullableInteger, createdAt: dateTime }),
+  DraftSaved: obj({ projectId: uuid, draftVersion: integer, draftUpdatedAt: dateTime, publishedVersion: nullableInteger }),
   Published: obj({ publishedVersion: integer }),
   DefinitionStage: obj({ version: nullableInteger, definition: { type: ['object', 'null'] } }),
   ApiSettings: obj({
@@ -151,9 +172,9 @@ export const ANSWER_SCHEMAS: Record<string, Schema> = {
     rateLimitWindowMs: nullableInteger,
     updatedAt: dateTime,
   }),
-  ApiToken: obj({ id: string, name: string, prefix: string, scopes: { type: 'array', items: string }, expiresAt: nullableDateTime, lastUsedAt: nullableDateTime, createdAt: dateTime }),
+  ApiToken: obj({ id: uuid, name: string, prefix: string, scopes: { type: 'array', items: string }, expiresAt: nullableDateTime, lastUsedAt: nullableDateTime, createdAt: dateTime }),
   IssuedApiToken: {
-    ...obj({ id: string, name: string, prefix: string, scopes: { type: 'array', items: string }, expiresAt: nullableDateTime, createdAt: dateTime, token: string }),
+    ...obj({ id: uuid, name: string, prefix: string, scopes: { type: 'array', items: string }, expiresAt: nullableDateTime, createdAt: dateTime, token: string }),
     description: 'The token itself is shown here only, once.',
   },
   RunLogPage: obj({ data: { type: 'array', items: logRow }, nextCursor: nullableString }),
@@ -171,7 +192,7 @@ export const ANSWER_SCHEMAS: Record<string, Schema> = {
     },
     ['from', 'to', 'totals', 'callbacks', 'series', 'recent'],
   ),
-  Template: obj({ id: string, name: string, endpoint: string, body: object, createdAt: dateTime, updatedAt: dateTime }),
+  Template: obj({ id: uuid, name: string, endpoint: string, body: object, createdAt: dateTime, updatedAt: dateTime }),
   RequestExample: obj({
     method: { const: 'POST' },
     url: string,
@@ -179,16 +200,16 @@ export const ANSWER_SCHEMAS: Record<string, Schema> = {
     body: object,
     snippets: obj({ curl: string, javascript: string, python: string }),
   }),
-  InboundHook: obj({ id: string, name: string, url: string, status: string, rateLimitPerMinute: integer, createdAt: nullableDateTime }, ['id', 'name', 'url', 'status']),
+  InboundHook: obj({ id: uuid, name: string, url: string, status: string, rateLimitPerMinute: integer, createdAt: nullableDateTime }, ['id', 'name', 'url', 'status']),
   CreatedInboundHook: {
-    ...obj({ id: string, name: string, url: string, secret: string, status: string, rateLimitPerMinute: integer, createdAt: nullableDateTime }, ['id', 'name', 'url', 'secret', 'status']),
+    ...obj({ id: uuid, name: string, url: string, secret: string, status: string, rateLimitPerMinute: integer, createdAt: nullableDateTime }, ['id', 'name', 'url', 'secret', 'status']),
     description: 'The secret is shown here only, once.',
   },
-  HookAccepted: obj({ invocationId: string, status: string }),
+  HookAccepted: obj({ invocationId: uuid, status: string }),
   WebhookSubscription: {
     ...obj(
       {
-        id: string,
+        id: uuid,
         provider: { type: 'string', enum: ['stripe', 'shopify', 'github'] },
         events: { type: 'array', items: string },
         status: { type: 'string', enum: ['ACTIVE', 'FAILED', 'REVOKED', 'PENDING'] },

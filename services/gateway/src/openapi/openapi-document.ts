@@ -1,16 +1,68 @@
 import type { Type } from '@nestjs/common';
-import { getMetadataStorage, ValidationTypes } from 'class-validator';
+import { getMetadataStorage, IS_ISO8601, ValidationTypes } from 'class-validator';
 import { targetConstructorToSchema } from 'class-validator-jsonschema';
-import { ANSWER_SCHEMAS, ref } from './answer-schemas.js';
+import { MAX_DELAY_SECONDS, MAX_SCHEDULE_AHEAD_DAYS } from '../scheduling/scheduling-fields.js';
+import { ANSWER_SCHEMAS, ref, uuid } from './answer-schemas.js';
 import { gatewayRoutes, type CodeRoute, type RouteCaller } from './gateway-routes.js';
-import { ROUTE_DESCRIPTIONS, type AnswerDescription, type RouteDescription } from './route-descriptions.js';
+import { ROUTE_DESCRIPTIONS, TAG_DESCRIPTIONS, type AnswerDescription, type RouteDescription } from './route-descriptions.js';
 
 type Schema = Record<string, unknown>;
 
 export const OPENAPI_PATH = '/v1/openapi.json';
 
-/** `@All` routes are documented with the methods a client can call them with. */
-const ALL_METHODS = ['post', 'get', 'put', 'patch', 'delete'];
+/**
+ * An `@All` route (the inbound hook) takes every method so that it can answer the others 405;
+ * only POST does anything, so only POST is published. An operation whose one answer is 405
+ * would tell a client nothing it can use (and Redocly rightly asks every operation for a 2xx);
+ * the 405 is said in the POST operation's description.
+ */
+const ALL_ROUTE_METHOD = 'post';
+
+/** What each path parameter names; an `{id}` is named by the collection before it. */
+const PATH_PARAMETERS: Record<string, string> = {
+  orgId: 'The organization’s id.',
+  projectId: 'The project’s id.',
+  invocationId: 'The run’s id (`invocationId` in the answer that started it).',
+  tokenId: 'The API token’s id.',
+  hookId: 'The inbound hook’s id.',
+  subscriptionId: 'The managed subscription’s id.',
+  pollKey: 'The polling trigger’s key.',
+  hooks: 'The inbound hook’s id (the last segment of its `url`), or a managed subscription’s (of its `endpoint`).',
+  templates: 'The template’s id.',
+  'dead-letters': 'The dead-letter event’s id.',
+};
+
+/**
+ * Body fields a handler checks itself rather than the DTO (the scheduling rules, an approval's
+ * comment), so class-validator cannot describe them; and the flow trigger's further top-level
+ * fields, which become the run's payload. Without them here the typed client could not send them.
+ */
+const SCHEDULING_FIELDS: Record<string, Schema> = {
+  runAt: {
+    type: 'string',
+    format: 'date-time',
+    description: `When to run (async trigger endpoints and \`reschedule\` only; the sync endpoints ignore it): ISO 8601 with \`Z\` or an offset, in the future, at most ${MAX_SCHEDULE_AHEAD_DAYS} days ahead. Not with delaySeconds.`,
+  },
+  delaySeconds: {
+    type: 'number',
+    exclusiveMinimum: 0,
+    maximum: MAX_DELAY_SECONDS,
+    description: 'Run this many seconds from now (async trigger endpoints and `reschedule` only; the sync endpoints ignore it). Not with runAt.',
+  },
+};
+const BODY_SUPPLEMENTS: Record<string, Schema> = {
+  FlowTriggerBody: {
+    properties: SCHEDULING_FIELDS,
+    additionalProperties: { description: 'Any further top-level field is part of the run’s payload (`orderId`, …).' },
+  },
+  AutomationTriggerBody: { properties: SCHEDULING_FIELDS },
+  ModifyInvocationBody: {
+    properties: {
+      ...SCHEDULING_FIELDS,
+      comment: { type: 'string', maxLength: 2000, description: '`approve` and `reject` only: recorded with the decision.' },
+    },
+  },
+};
 
 const SECURITY: Record<RouteCaller, Array<Record<string, string[]>>> = {
   'api-token': [{ apiToken: [] }, { apiKey: [] }],
@@ -43,17 +95,18 @@ export function buildOpenApiDocument(): Schema {
   for (const route of routes) {
     const description = ROUTE_DESCRIPTIONS[route.key]!;
     assertSuccessMatches(route, description);
+    const method = route.method === 'all' ? ALL_ROUTE_METHOD : route.method;
     let requestBody: Schema | undefined;
     if (route.body) {
       bodySchemas[route.body.name] ??= bodySchemaOf(route.body);
       requestBody = ref(route.body.name);
     } else if (description.requestBody) {
       requestBody = description.requestBody;
+    } else if (route.method === 'all') {
+      // The inbound hook's body is the sender's own JSON object.
+      requestBody = { type: 'object', additionalProperties: true, description: 'The delivery: any JSON object (at most 256 KiB).' };
     }
-    const methods = route.method === 'all' ? ALL_METHODS : [route.method];
-    for (const method of methods) {
-      (paths[route.path] ??= {})[method] = operation(route, method, description, requestBody);
-    }
+    (paths[route.path] ??= {})[method] = operation(route, method, description, requestBody);
   }
 
   return {
@@ -67,7 +120,7 @@ export function buildOpenApiDocument(): Schema {
       license: { name: 'Apache-2.0', identifier: 'Apache-2.0' },
     },
     servers: [{ url: '/', description: 'The gateway' }],
-    tags: [...new Set(Object.values(ROUTE_DESCRIPTIONS).map((route) => route.tag))].map((name) => ({ name })),
+    tags: Object.entries(TAG_DESCRIPTIONS).map(([name, description]) => ({ name, description })),
     paths: sortKeys(paths),
     components: {
       schemas: sortKeys({ ...ANSWER_SCHEMAS, ...bodySchemas }),
@@ -81,7 +134,15 @@ export function buildOpenApiDocument(): Schema {
 }
 
 function operation(route: CodeRoute, method: string, description: RouteDescription, requestBody: Schema | undefined): Schema {
-  const pathParameters = [...route.path.matchAll(/\{([^}]+)\}/g)].map((match) => ({ name: match[1], in: 'path', required: true, schema: { type: 'string' } }));
+  const segments = route.path.split('/');
+  const pathParameters = [...route.path.matchAll(/\{([^}]+)\}/g)].map((match) => {
+    const name = match[1]!;
+    // `{id}` is named by the collection before it: `/hooks/{id}`, `/templates/{id}`.
+    const about = PATH_PARAMETERS[name === 'id' ? segments[segments.indexOf('{id}') - 1]! : name];
+    if (!about) throw new Error(`The path parameter ${name} of ${route.key} has no description in openapi-document.ts`);
+    // Every id of ours is a UUID; a key (pollKey) is the caller's own string.
+    return { name, in: 'path', required: true, description: about, schema: name === 'id' || name.endsWith('Id') ? uuid : { type: 'string' } };
+  });
   const other = (description.query ?? []).map((parameter) => ({
     name: parameter.name,
     in: parameter.in ?? 'query',
@@ -89,32 +150,31 @@ function operation(route: CodeRoute, method: string, description: RouteDescripti
     schema: parameter.schema,
     ...(parameter.description ? { description: parameter.description } : {}),
   }));
-  const hook = route.method === 'all';
-  const responses: Record<number, AnswerDescription> = hook && method !== 'post' ? { 405: description.responses[405]! } : { ...description.responses };
+  const responses: Record<number, AnswerDescription> = { ...description.responses };
   // Fastify's router refuses a path parameter over 100 characters before any of our code runs.
   if (pathParameters.length) responses[414] = { description: 'A path parameter is longer than 100 characters.', messages: ['URI Too Long'] };
+  const takesBody = requestBody !== undefined && ['post', 'put', 'patch'].includes(method);
+  if (takesBody && description.requestExample === undefined) throw new Error(`${route.key} takes a body but its description has no requestExample`);
   return {
     operationId: operationId(method, route.path),
-    summary: hook && method !== 'post' ? 'Not allowed: inbound hooks take POST only' : description.summary,
+    summary: description.summary,
+    description: description.description,
     tags: [description.tag],
     security: SECURITY[route.caller],
     parameters: [...pathParameters, ...other],
-    ...(requestBody && !(hook && method !== 'post') && ['post', 'put', 'patch'].includes(method)
-      ? { requestBody: { required: true, content: { 'application/json': { schema: requestBody } } } }
-      : hook && method === 'post'
-        ? { requestBody: { required: true, content: { 'application/json': { schema: { type: 'object' } } } } }
-        : {}),
-    responses: Object.fromEntries(Object.entries(responses).map(([status, answer]) => [status, response(answer)])),
+    ...(takesBody ? { requestBody: { required: true, content: { 'application/json': { schema: requestBody, example: description.requestExample } } } } : {}),
+    responses: Object.fromEntries(Object.entries(responses).map(([status, answer]) => [status, response(route, Number(status), answer)])),
   };
 }
 
-function response(answer: AnswerDescription): Schema {
+function response(route: CodeRoute, status: number, answer: AnswerDescription): Schema {
   const messages = answer.messages?.length ? ` Messages: ${answer.messages.map((message) => `\`${message}\``).join('; ')}.` : '';
   const result: Schema = { description: answer.description + messages };
   if (answer.headers?.length) result.headers = Object.fromEntries(answer.headers.map((name) => [name, { schema: { type: 'string' } }]));
   if (answer.noBody) return result;
   const schema = answer.schema ?? 'Error';
-  result.content = { 'application/json': { schema: typeof schema === 'string' ? ref(schema) : schema } };
+  if (status < 300 && answer.example === undefined) throw new Error(`${route.key} answers ${status} with a body but its description has no example`);
+  result.content = { 'application/json': { schema: typeof schema === 'string' ? ref(schema) : schema, ...(answer.example === undefined ? {} : { example: answer.example }) } };
   return result;
 }
 
@@ -142,7 +202,13 @@ function bodySchemaOf(dto: Type<unknown>): Schema {
     skipMissingProperties: true,
     // A validator of our own says nothing of its shape: a union-typed field (`string | string[]`)
     // would otherwise become a reference to a schema named `Object`, which does not exist.
-    additionalConverters: { [ValidationTypes.CUSTOM_VALIDATION]: (meta) => customValidationSchema(meta.target, meta.propertyName) },
+    additionalConverters: {
+      [ValidationTypes.CUSTOM_VALIDATION]: (meta) => customValidationSchema(meta.target, meta.propertyName),
+      // `@IsISO8601` takes a date or a date-time. The library's `oneOf` of the two matches no
+      // value at all under OpenAPI 3.1, where a format only annotates (both branches accept
+      // every string, and oneOf wants exactly one): anyOf says "either".
+      [IS_ISO8601]: { anyOf: [{ type: 'string', format: 'date' }, { type: 'string', format: 'date-time' }] },
+    },
   }) as Schema;
   const properties = (schema.properties ?? {}) as Record<string, Schema>;
   const conditions = storage.getTargetValidationMetadatas(dto, '', true, false).filter((meta) => meta.type === ValidationTypes.CONDITIONAL_VALIDATION);
@@ -153,6 +219,12 @@ function bodySchemaOf(dto: Type<unknown>): Schema {
     delete property.not;
     if (typeof property.type === 'string') property.type = [property.type, 'null'];
     if (Array.isArray(property.enum) && !property.enum.includes(null)) property.enum = [...(property.enum as unknown[]), null];
+    if (Array.isArray(property.anyOf) && !(property.anyOf as Schema[]).some((option) => option.type === 'null')) property.anyOf = [...(property.anyOf as Schema[]), { type: 'null' }];
+  }
+  const supplement = BODY_SUPPLEMENTS[dto.name];
+  if (supplement) {
+    schema.properties = { ...properties, ...(supplement.properties as Record<string, Schema> | undefined) };
+    if (supplement.additionalProperties !== undefined) schema.additionalProperties = supplement.additionalProperties;
   }
   return schema;
 }
