@@ -82,6 +82,16 @@ describe('run-finished callbacks over HTTPS', () => {
       const [row] = await sql('SELECT status FROM callback.callback_deliveries WHERE invocation_id = $1', [id]);
       return row?.status === status ? true : undefined;
     }, 20_000);
+  /**
+   * DeliverCallback commands the invocation service wrote for run `id`. The command goes into the
+   * outbox in the transaction that records the run's end (run-callback.ts), so once the run reads
+   * as ended this count is final: no wait for a callback that might still come is needed.
+   */
+  const callbackCommandsOf = async (id: string) =>
+    Number(
+      (await sql(`SELECT count(*)::int AS commands FROM invocation.outbox WHERE subject = 'callback.cmd.deliver-callback' AND position(convert_to($1, 'UTF8') IN data) > 0`, [id]))[0]
+        ?.commands,
+    );
   /** Callback deliveries the callback service has for the runs `ids`. */
   const deliveriesOf = async (ids: string[]) =>
     ((await sql('SELECT count(*)::int AS deliveries FROM callback.callback_deliveries WHERE invocation_id = ANY($1::uuid[])', [ids])) as Array<{ deliveries: number }>)[0]!
@@ -94,7 +104,10 @@ describe('run-finished callbacks over HTTPS', () => {
       environment: { OUTBOUND_ALLOWED_CIDRS: '127.0.0.0/8', ACCESS_CACHE_TTL_MS: '0', ASYNC_RUN_TIMEOUT_MS: '3000' },
     });
     slowEndpoint = await startLocalServer(() => ({ status: 200, body: { late: true }, delayMs: 8_000 }));
-    callback = await startCallbackProcess(system, certificate.caFile);
+    // Its table sweep only once a minute: every retry here (all within seconds) comes from the
+    // timer armed for its time, which a check of the time between attempts would otherwise have
+    // to show, at the machine's speed.
+    callback = await startCallbackProcess(system, certificate.caFile, { CALLBACK_SWEEP_INTERVAL_MS: '60000' });
     http = new HttpClient(system.url('gateway'));
     project = await createPublishedProject(http, 'AUTOMATION', automation());
     token = (await issueToken(http, project, ['automation:trigger'])).token;
@@ -135,7 +148,7 @@ describe('run-finished callbacks over HTTPS', () => {
     expect(receiver.at(hook)).toHaveLength(1);
   });
 
-  it('500, 500, 200: exactly 3 attempts, 0.5 s then 1 s apart (each at most 250 ms late), all in callbackAttempts', async () => {
+  it('500, 500, 200: exactly 3 attempts, at least 0.5 s then 1 s apart, all in callbackAttempts', async () => {
     const hook = nextPath();
     receiver.on(hook, (call) => ({ status: call < 3 ? 500 : 200 }));
     const id = await triggerAsync({ webhookUrl: `${receiver.url}${hook}`, webhookSecret: 'whs-2' });
@@ -145,10 +158,11 @@ describe('run-finished callbacks over HTTPS', () => {
     const requests = receiver.at(hook);
     expect(requests).toHaveLength(3);
     const [first, second, third] = requests.map((request) => request.at);
+    // The waits, never shorter than the schedule. How late a retry comes after its time depends on
+    // the machine, so it is measured by `npm run bench:callbacks` (retry lateness), not here; the
+    // schedule itself (0.5 s, then 1 s, from the end of the attempt) is delivery-rules.spec.ts's.
     expect(second! - first!).toBeGreaterThanOrEqual(500);
-    expect(second! - first!).toBeLessThanOrEqual(750);
     expect(third! - second!).toBeGreaterThanOrEqual(1000);
-    expect(third! - second!).toBeLessThanOrEqual(1250);
     expect(new Set(requests.map((request) => request.headers['webhook-id'])).size).toBe(1);
     expect(new Set(requests.map((request) => request.raw.toString('base64'))).size).toBe(1);
     for (const request of requests) expect(verifiesServiceSignature(request, 'whs-2')).toBe(true);
@@ -243,10 +257,11 @@ describe('run-finished callbacks over HTTPS', () => {
       { bearer: defaultTarget.token },
     );
     expect(sync.status).toBe(200);
-    // Nothing marks a callback that is not sent, so this is a bounded wait: a callback leaves
-    // within milliseconds of its run's end (the ones above did), and 1.5 s is also longer than
-    // the first retry wait. The callback service never heard of the run either.
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    // The 200 comes once the run's end is recorded, with any DeliverCallback it asks for: none
+    // was written (the async run beside it has its one), so no callback can come later, and the
+    // callback service never heard of the run.
+    expect(await callbackCommandsOf(byDefault)).toBe(1);
+    expect(await callbackCommandsOf(sync.body.invocationId)).toBe(0);
     expect(await deliveriesOf([sync.body.invocationId])).toBe(0);
     expect(receiver.at(defaultHook).map(bodyOf)).toEqual([byDefault]);
     expect((await read(sync.body.invocationId, defaultTarget)).body.callbackAttempts).toEqual([]);
@@ -256,8 +271,8 @@ describe('run-finished callbacks over HTTPS', () => {
     const before = receiver.received.length;
     const id = await triggerAsync({});
     await waitForFinalInvocation(http, project.orgId, id, token);
-    // A bounded wait, as for the sync run above: nothing marks a callback that is not sent.
-    await new Promise((resolve) => setTimeout(resolve, 1500));
+    // Ended, and no DeliverCallback was written with its end: none can come later (as for the sync run above).
+    expect(await callbackCommandsOf(id)).toBe(0);
     expect(await deliveriesOf([id])).toBe(0);
     expect(receiver.received.length).toBe(before);
     expect((await read(id)).body.callbackAttempts).toEqual([]);

@@ -7,6 +7,8 @@ import { compiledEntry, freePort, runNode, waitForOk, type RunningProcess } from
 
 const RUNS = 200;
 const CONCURRENCY = 8;
+/** Calls answered before the kill; the rest wait for it (at most CONCURRENCY of them at once). */
+const HELD_AFTER = 40;
 
 /**
  * The invocation service is killed with SIGKILL while 200 accepted async runs are queued or
@@ -18,6 +20,8 @@ describe('invocation service killed with -9 while async runs are in flight', () 
   let http: HttpClient;
   let receiver: Server;
   const hits = new Map<number, number>();
+  let kill: () => void = () => undefined;
+  const killed = new Promise<void>((resolve) => (kill = resolve));
   let invocation: RunningProcess | undefined;
   let environment: NodeJS.ProcessEnv;
   const sql = <T>(query: string, parameters: unknown[] = []) => queryDatabase(system.database.url, query, parameters) as Promise<T[]>;
@@ -42,8 +46,14 @@ describe('invocation service killed with -9 while async runs are in flight', () 
     receiver = createServer((request, response) => {
       const n = Number(/\/hit\/(\d+)/.exec(request.url ?? '')?.[1]);
       hits.set(n, (hits.get(n) ?? 0) + 1);
-      // Slow enough that runs are caught in the middle when the process dies.
-      setTimeout(() => response.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'), 100);
+      const answer = () => {
+        if (!response.destroyed) response.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+      };
+      // Slow enough that runs are caught in the middle when the process dies. Past the first
+      // HELD_AFTER calls, answers wait for the kill: the slots stay taken, so runs are still
+      // queued and mid-call when it comes, however slowly the test gets there.
+      if (total(hits) > HELD_AFTER) void killed.then(answer);
+      else setTimeout(answer, 100);
     });
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     system = await startTestSystem([gatewayService]);
@@ -67,6 +77,7 @@ describe('invocation service killed with -9 while async runs are in flight', () 
   }, 60_000);
 
   afterAll(async () => {
+    kill();
     await invocation?.stop();
     await system?.stop();
     await new Promise((resolve) => receiver?.close(resolve));
@@ -128,6 +139,7 @@ describe('invocation service killed with -9 while async runs are in flight', () 
     invocation!.child.kill('SIGKILL');
     expect(await invocation!.exit()).toBe('SIGKILL');
     const doneAtKill = total(hits);
+    kill();
     expect(doneAtKill).toBeLessThan(RUNS);
 
     invocation = await startInvocation();

@@ -6,7 +6,7 @@ import { invocationService } from '@runline/invocation-service';
 import { pollingService } from '@runline/polling-service';
 import { schedulerService } from '@runline/scheduler-service';
 import { webhookService } from '@runline/webhook-service';
-import { consoleJwt, HttpClient, startTestSystem, type TestSystem } from '@runline/testing';
+import { consoleJwt, fuzzParameters, HttpClient, startTestSystem, type TestSystem } from '@runline/testing';
 import { createPublishedProject, issueToken, publishDefinition, setRateLimit, VALID_AUTOMATION_DEFINITION, type ProjectFixture } from './gateway-fixtures.js';
 import { hostileValue, mutationOf, valueOf, type Components } from './support/openapi-arbitraries.js';
 
@@ -14,9 +14,9 @@ type Schema = Record<string, unknown>;
 type Operation = { parameters?: Array<{ name: string; in: string }>; requestBody?: { content: { 'application/json': { schema: Schema } } }; responses: Record<string, { content?: { 'application/json': { schema: Schema } } }> };
 type Document = { paths: Record<string, Record<string, Operation>>; components: { schemas: Components } };
 
-/** FUZZ_RUNS requests (10,000 by default); FUZZ_SEED replays a failing run (fast-check prints the seed). */
-const RUNS = Number(process.env.FUZZ_RUNS ?? 10_000);
-const SEED = process.env.FUZZ_SEED === undefined ? undefined : Number(process.env.FUZZ_SEED);
+/** 10,000 requests from a fixed seed (FUZZ_SEED, FUZZ_RUNS and FUZZ_RUNS_SCALE as for every property test: fuzzParameters). */
+const FUZZ = fuzzParameters(10_000);
+const RUNS = FUZZ.numRuns;
 
 /** Everything one organization has, for the fuzz to aim at. */
 interface Tenant {
@@ -203,7 +203,7 @@ describe('fuzz from the published document', () => {
         const viewerChange = caller.name === 'A viewer' && route.method !== 'get' && used.length > 0;
         if ((foreign || viewerChange) && response.status >= 200 && response.status < 300) throw new Error(`crossed organizations: ${what}`);
       }),
-      { numRuns: RUNS, seed: SEED, verbose: 1, endOnFailure: true },
+      { ...FUZZ, verbose: 1, endOnFailure: true },
     );
 
     expect(await snapshotOf(a)).toEqual(before);

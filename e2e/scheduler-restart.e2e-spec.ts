@@ -34,7 +34,7 @@ describe('scheduler processes: restart and replicas', () => {
   const schedulers: RunningProcess[] = [];
   const sql = (query: string, parameters: unknown[] = []) => queryDatabase(system.database.url, query, parameters);
 
-  const startScheduler = async (): Promise<RunningProcess> => {
+  const startScheduler = async (extra: NodeJS.ProcessEnv = {}): Promise<RunningProcess> => {
     const port = await freePort();
     const started = runNode(compiledEntry('services/scheduler/main.js'), [], {
       PATH: process.env.PATH,
@@ -46,6 +46,7 @@ describe('scheduler processes: restart and replicas', () => {
       SECRETS_KEY: TEST_SECRETS_KEY,
       RUN_MIGRATIONS: 'true',
       LOG_LEVEL: 'error',
+      ...extra,
     });
     schedulers.push(started);
     await waitForOk(`http://127.0.0.1:${port}/health/ready`, started);
@@ -112,7 +113,7 @@ describe('scheduler processes: restart and replicas', () => {
     await endpoint?.close();
   });
 
-  it('jobs that came due while the scheduler was down fire within 5 s of its start, each once', async () => {
+  it('jobs that came due while the scheduler was down fire at its start (its first pass, no sweep), each once', async () => {
     const first = await startScheduler();
     // Each job is held from the moment the scheduler stores it until the scheduler is dead (its
     // claim skips held rows), so it cannot fire one however slowly the requests or the kill come.
@@ -135,11 +136,14 @@ describe('scheduler processes: restart and replicas', () => {
     const before = await startedAt(runs.map((run) => run.id));
     expect([...before.values()].every((run) => run.status === 'SCHEDULED')).toBe(true);
 
+    // Its sweep only every 10 minutes: what fires now was fired by the pass at its start
+    // (job-firer.ts: "the first pass runs at start"), whatever the machine's speed; how many ms that takes is not asserted,
+    // the wait below only guards against hanging.
     const restartedAt = Date.now();
-    await startScheduler();
-    await until('every run to start', async () => [...(await startedAt(runs.map((run) => run.id))).values()].every((run) => run.started !== null), 10_000);
+    await startScheduler({ SCHEDULER_SWEEP_INTERVAL_MS: '600000' });
+    await until('every run to start', async () => [...(await startedAt(runs.map((run) => run.id))).values()].every((run) => run.started !== null), 20_000);
     const after = await startedAt(runs.map((run) => run.id));
-    for (const run of after.values()) expect(Date.parse(run.started as string) - restartedAt).toBeLessThan(5000);
+    for (const run of after.values()) expect(Date.parse(run.started as string)).toBeGreaterThanOrEqual(restartedAt);
     await until('every call', async () => runs.every((run) => hitsOf(run.n) >= 1), 10_000);
     await expectEachStartedOnce(runs);
   }, 90_000);

@@ -7,7 +7,7 @@ import { invocationService } from '@runline/invocation-service';
 import { pollingService } from '@runline/polling-service';
 import { HttpClient, startTestSystem, type TestSystem } from '@runline/testing';
 import { createPublishedProject, issueToken, type ProjectFixture } from './gateway-fixtures.js';
-import { eventually } from './support/lifecycle-support.js';
+import { eventually, gate } from './support/lifecycle-support.js';
 import { failingChatbot, PollingEndpoint } from './support/polling-endpoint.js';
 
 const INVOCATION = 'Invocation service unavailable, retry shortly';
@@ -100,6 +100,10 @@ describe('a service that does not answer', () => {
   describe('listening but silent past SERVICE_REQUEST_TIMEOUT_MS', () => {
     let system: TestSystem;
     let http: HttpClient;
+    // The responders answer only once the tests are over: whatever the gateway answers, it
+    // answers without their reply (a reply after a fixed time would race the gateway's deadline
+    // on a slow machine).
+    const silence = gate();
     beforeAll(async () => {
       system = await startTestSystem([gatewayService], { environment: { SERVICE_REQUEST_TIMEOUT_MS: '300' } });
       http = new HttpClient(system.url('gateway'));
@@ -107,7 +111,7 @@ describe('a service that does not answer', () => {
       token = (await issueToken(http, project, ['flow:trigger'])).token;
       // A responder of each service that answers only after the gateway stopped waiting.
       const late = async () => {
-        await new Promise((resolve) => setTimeout(resolve, 1_000));
+        await silence.opened;
         return new Uint8Array();
       };
       for (const subject of [
@@ -120,6 +124,7 @@ describe('a service that does not answer', () => {
       }
     });
     afterAll(async () => {
+      silence.open();
       await system?.stop();
     });
 
@@ -176,12 +181,18 @@ describe('a service that does not answer', () => {
 
     it('answers 503 Scheduler service unavailable when the scheduler answers too late, and changes nothing', async () => {
       const before = await status();
-      // Later than the invocation service waits for the scheduler (5 s), sooner than the gateway waits (10 s).
+      // Answers only once the cancel has been answered: later than the invocation service waits
+      // for the scheduler (5 s, sooner than the gateway waits, 10 s), whatever the machine's speed.
+      const silence = gate();
       await system.bus.reply(SCHEDULER_REQUEST_SUBJECTS.CANCEL_JOB, 'silent', async () => {
-        await new Promise((resolve) => setTimeout(resolve, 6_000));
+        await silence.opened;
         return new Uint8Array();
       });
-      expect(await patch({ action: 'cancel' })).toMatchObject({ status: 503, body: { error: SCHEDULER } });
+      try {
+        expect(await patch({ action: 'cancel' })).toMatchObject({ status: 503, body: { error: SCHEDULER } });
+      } finally {
+        silence.open();
+      }
       expect(await status()).toEqual(before);
     }, 30_000);
   });

@@ -7,6 +7,8 @@ import { compiledEntry, freePort, runNode, waitForOk, type RunningProcess } from
 
 const DELIVERIES = 500;
 const CONCURRENCY = 8;
+/** Calls answered before the kill; the rest wait for it (at most CONCURRENCY of them at once). */
+const HELD_AFTER = 2 * CONCURRENCY;
 const CRASHING = ['gateway', 'webhook', 'invocation'] as const;
 type Crashing = (typeof CRASHING)[number];
 
@@ -22,6 +24,8 @@ describe('gateway, webhook and invocation killed with -9 right after answering 2
   let system: TestSystem;
   let receiver: Server;
   const hits = new Map<number, number>();
+  let kill: () => void = () => undefined;
+  const killed = new Promise<void>((resolve) => (kill = resolve));
   const running = new Map<Crashing, { process: RunningProcess; url: string }>();
   let environment: NodeJS.ProcessEnv;
   const sql = <T>(query: string, parameters: unknown[] = []) => queryDatabase(system.database.url, query, parameters) as Promise<T[]>;
@@ -38,8 +42,14 @@ describe('gateway, webhook and invocation killed with -9 right after answering 2
     receiver = createServer((request, response) => {
       const n = Number(/\/hit\/(\d+)/.exec(request.url ?? '')?.[1]);
       hits.set(n, (hits.get(n) ?? 0) + 1);
-      // Slow enough that most runs are still queued when the processes die.
-      setTimeout(() => response.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'), 100);
+      const answer = () => {
+        if (!response.destroyed) response.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}');
+      };
+      // Slow enough that most runs are still queued when the processes die. Past the first
+      // HELD_AFTER calls, answers wait for the kill: however long the burst takes on this
+      // machine, the runs cannot all be done before it.
+      if (total(hits) > HELD_AFTER) void killed.then(answer);
+      else setTimeout(answer, 100);
     });
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
     system = await startTestSystem([]);
@@ -64,6 +74,7 @@ describe('gateway, webhook and invocation killed with -9 right after answering 2
   }, 120_000);
 
   afterAll(async () => {
+    kill();
     await Promise.all([...running.values()].map(({ process }) => process.stop()));
     await system?.stop();
     await new Promise((resolve) => receiver?.close(resolve));
@@ -94,6 +105,7 @@ describe('gateway, webhook and invocation killed with -9 right after answering 2
     for (const name of CRASHING) running.get(name)!.process.child.kill('SIGKILL');
     for (const name of CRASHING) expect(await running.get(name)!.process.exit()).toBe('SIGKILL');
     const doneAtKill = total(hits);
+    kill();
 
     expect(answers.map((answer) => answer.status)).toEqual(Array(DELIVERIES).fill(202));
     const accepted = new Map(answers.map((answer, n) => [n, answer.body.invocationId!]));

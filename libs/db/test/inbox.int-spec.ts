@@ -58,13 +58,29 @@ describe('inbox (real PostgreSQL and NATS JetStream)', () => {
   });
 
   it('lets one of several concurrent deliveries of a message apply it', async () => {
+    // The first to insert the id keeps its transaction open until the two others wait for it
+    // (their inserts of the same id), however long they take to get there.
+    let release: () => void = () => undefined;
+    const released = new Promise<void>((resolve) => (release = resolve));
     const deliver = (): Promise<boolean> =>
       Inbox.handleOnce(dataSource, 'counter', 'm-race', async ({ manager }) => {
-        await sleep(150); // keep the first transaction open while the second arrives
+        await released;
         await increment(manager, 'race');
       });
 
-    const results = await Promise.all([deliver(), deliver(), deliver()]);
+    const deliveries = Promise.all([deliver(), deliver(), deliver()]);
+    await waitUntil(
+      async () => {
+        const [{ waiting }] = await dataSource.query<Array<{ waiting: number }>>(
+          `SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+        );
+        return waiting >= 2;
+      },
+      10_000,
+      'the two other deliveries to wait for the first',
+    );
+    release();
+    const results = await deliveries;
 
     expect(results.filter(Boolean)).toHaveLength(1);
     expect(await counter('race')).toBe(1);

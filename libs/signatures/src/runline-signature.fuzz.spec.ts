@@ -2,6 +2,7 @@ import { createHmac, timingSafeEqual as realTimingSafeEqual } from 'node:crypto'
 import * as nodeCrypto from 'node:crypto';
 import { jest } from '@jest/globals';
 import fc from 'fast-check';
+import { fuzzParameters } from '@runline/testing';
 import type { IncomingDelivery, Verification } from './delivery-scheme.js';
 
 /**
@@ -23,7 +24,8 @@ const TOLERANCE = 300;
 const NOW = new Date('2030-01-01T00:00:00.000Z');
 const NOW_SECONDS = NOW.getTime() / 1000;
 const scheme = new RunlineSignatureScheme(TOLERANCE);
-const RUNS = Number(process.env.FUZZ_RUNS ?? 500);
+/** 500 runs per property, a fixed seed unless FUZZ_SEED says otherwise (libs/testing fuzz-parameters.ts). */
+const RUNS = fuzzParameters(500);
 
 /** A sender's signature, written out independently of the code under test. */
 function sign(secret: string, body: Uint8Array, timestamp?: string): string {
@@ -91,7 +93,7 @@ describe('RunlineSignatureScheme under fuzzing (fast-check)', () => {
           expect(verify(body, headers, secret).result.ok).toBe(false);
         },
       ),
-      { numRuns: RUNS },
+      RUNS,
     );
   });
 
@@ -114,7 +116,7 @@ describe('RunlineSignatureScheme under fuzzing (fast-check)', () => {
           expect(made).toEqual([]);
         },
       ),
-      { numRuns: RUNS },
+      RUNS,
     );
   });
 
@@ -180,7 +182,7 @@ describe('RunlineSignatureScheme under fuzzing (fast-check)', () => {
         // Well formed but wrong: the verdict is the constant-time compare's, of two 32-byte digests.
         expect(refused.compares).toEqual([[32, 32]]);
       }),
-      { numRuns: RUNS },
+      RUNS,
     );
   });
 
@@ -193,7 +195,7 @@ describe('RunlineSignatureScheme under fuzzing (fast-check)', () => {
         expect(made).toEqual([[32, 32]]);
         expect(result.ok).toBe(`sha256=${hex}` === sign(secret, body, timestamp));
       }),
-      { numRuns: RUNS },
+      RUNS,
     );
   });
 });

@@ -20,3 +20,4 @@ export {
 } from './test-system.js';
 export { consoleJwt, HttpClient, type HttpResult } from './http-client.js';
 export { deletePrefixedStreams } from './nats-cleanup.js';
+export { FIXED_FUZZ_SEED, fuzzParameters, type FuzzParameters } from './fuzz-parameters.js';

@@ -234,9 +234,16 @@ describe('callback deliveries repository', () => {
       try {
         await holder.startTransaction();
         expect(await claimDelivery(holder.manager, one.id, at(0), at(30_000))).not.toBeNull();
-        // The other waits for the row, then sees the lease.
+        // The other waits for the row, then sees the lease (committed once it is seen waiting).
         const other = inTransaction((manager) => claimDelivery(manager, one.id, at(0), at(30_000)));
-        await new Promise((resolve) => setTimeout(resolve, 100));
+        for (let waited = 0; ; waited += 20) {
+          const [{ waiting }] = await dataSource.query<Array<{ waiting: number }>>(
+            `SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+          );
+          if (waiting >= 1) break;
+          if (waited > 10_000) throw new Error('the other claim never waited for the row');
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
         await holder.commitTransaction();
         expect(await other).toBeNull();
       } finally {

@@ -149,7 +149,15 @@ describe('scheduled jobs repository', () => {
         await holder.startTransaction();
         expect(await claimDueJobs(holder.manager, at(0), at(0), 10)).toHaveLength(1);
         const cancel = inTransaction((manager) => cancelWaitingJob(manager, one.name, at(1)));
-        await new Promise((resolve) => setTimeout(resolve, 100));
+        // Committed once the cancel is seen waiting for the row, however long it takes to get there.
+        for (let waited = 0; ; waited += 20) {
+          const [{ waiting }] = await dataSource.query<Array<{ waiting: number }>>(
+            `SELECT count(*)::int AS waiting FROM pg_stat_activity WHERE datname = current_database() AND wait_event_type = 'Lock'`,
+          );
+          if (waiting >= 1) break;
+          if (waited > 10_000) throw new Error('the cancel never waited for the row');
+          await new Promise((resolve) => setTimeout(resolve, 20));
+        }
         await holder.commitTransaction();
         expect(await cancel).toBeNull();
       } finally {
