@@ -8,8 +8,8 @@
 // API, and `runs` finished runs written straight into its read model, as the browser test does.
 import { existsSync } from 'node:fs';
 import jwt from 'jsonwebtoken';
-import pg from 'pg';
 import { chromium, type Page } from 'playwright-core';
+import { insertRuns } from '../../console/e2e/support/console-fixtures.js';
 import { openBenchDatabase } from './bench-database.js';
 import { distributionOf, type Distribution } from './distribution.js';
 import { startSystem } from './servers.js';
@@ -133,40 +133,3 @@ async function createProject(base: string, ownerJwt: string): Promise<{ orgId: s
   return { orgId, projectId };
 }
 
-/**
- * `count` finished runs of the project over the last 23 hours, written straight into the read
- * model as console/e2e/support/console-fixtures.ts `insertRuns` writes them: 85% SUCCEEDED, 10%
- * FAILED, 5% TIMEOUT.
- */
-async function insertRuns(databaseUrl: string, project: { orgId: string; projectId: string }, count: number): Promise<void> {
-  const client = new pg.Client({ connectionString: databaseUrl });
-  await client.connect();
-  try {
-    await client.query(
-      `INSERT INTO invocation.invocation_views (id, org_id, project_id, started_by_token_id, target_type, document, sequence, created_at, updated_at)
-       SELECT id, $2::uuid, $3::uuid, NULL, 'AUTOMATION',
-              jsonb_build_object(
-                'invocationId', id, 'status', status, 'environment', 'PRODUCTION', 'triggerSource', 'WEBHOOK', 'mode', 'ASYNC',
-                'targetType', 'AUTOMATION', 'startedAt', to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-                'completedAt', to_char((created_at + duration_ms * interval '1 ms') AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-                'durationMs', duration_ms,
-                'errorMessage', CASE status WHEN 'FAILED' THEN 'Order ' || n || ' has no amount' WHEN 'TIMEOUT' THEN 'Time limit of 30000 ms exceeded' END,
-                'requestPayload', jsonb_build_object('orderId', n::text, 'amount', n % 100),
-                'result', CASE WHEN status = 'SUCCEEDED' THEN jsonb_build_object('orderId', n::text) END,
-                'trace', NULL, 'steps', '[]'::jsonb, 'callbackAttempts', '[]'::jsonb, 'scheduledFor', NULL, 'pendingApproval', NULL,
-                'createdAt', to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"'),
-                'updatedAt', to_char(created_at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.MS"Z"')),
-              3, created_at, created_at
-         FROM (
-           SELECT n, gen_random_uuid() AS id, now() - interval '5 minutes' - (n::float / $1) * 23 * interval '1 hour' AS created_at,
-                  CASE WHEN n % 20 = 0 THEN 'TIMEOUT' WHEN n % 10 = 0 THEN 'FAILED' ELSE 'SUCCEEDED' END AS status,
-                  (20 + (n * 7919) % 900)::int AS duration_ms
-             FROM generate_series(1, $1::int) AS n
-         ) s`,
-      [count, project.orgId, project.projectId],
-    );
-    await client.query('ANALYZE invocation.invocation_views');
-  } finally {
-    await client.end();
-  }
-}

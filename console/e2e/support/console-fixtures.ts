@@ -99,7 +99,7 @@ export async function waitForRun(http: HttpClient, project: ConsoleProject, invo
  * bench/dashboard.bench.ts does: spread over the last `hours`, 85% SUCCEEDED, 10% FAILED, 5%
  * TIMEOUT. Only a bulk insert makes thousands of runs in a test's time.
  */
-export async function insertRuns(databaseUrl: string, project: ConsoleProject, count: number, hours = 23): Promise<void> {
+export async function insertRuns(databaseUrl: string, project: Pick<ConsoleProject, 'orgId' | 'projectId'>, count: number, hours = 23): Promise<void> {
   await queryDatabase(
     databaseUrl,
     `INSERT INTO invocation.invocation_views (id, org_id, project_id, started_by_token_id, target_type, document, sequence, created_at, updated_at)
