@@ -2,6 +2,7 @@ import { lookup as dnsLookup } from 'node:dns/promises';
 import http from 'node:http';
 import https from 'node:https';
 import { isIP, type LookupFunction } from 'node:net';
+import { LRUCache } from 'lru-cache';
 import { isInRanges, parseAllowedCidrs, refusalReason, type AllowedCidr } from './address.policy.js';
 import { OutboundError, OutboundRefusedError } from './outbound.error.js';
 import { inClientSpan, type OutboundSpan } from './outbound-tracing.js';
@@ -94,7 +95,8 @@ export class OutboundGuard {
   private readonly keepAlive: boolean;
   private readonly maxSockets: number;
   /** One agent per vetted (scheme, address, port, host): its sockets can only lead there. */
-  private readonly pools = new Map<string, http.Agent>();
+  // An evicted or cleared pool's connections are closed with it.
+  private readonly pools = new LRUCache<string, http.Agent>({ max: MAX_POOLS, dispose: (agent) => agent.destroy() });
 
   constructor(options: OutboundGuardOptions = {}) {
     this.allowed = parseAllowedCidrs(options.allowedCidrs ?? []);
@@ -108,7 +110,6 @@ export class OutboundGuard {
 
   /** Closes pooled connections (at shutdown). Requests made later open new ones. */
   close(): void {
-    for (const agent of this.pools.values()) agent.destroy();
     this.pools.clear();
   }
 
@@ -284,12 +285,7 @@ export class OutboundGuard {
   private pool(isHttps: boolean, address: ResolvedAddress, port: number | undefined, host: string): http.Agent {
     const key = `${isHttps ? 'https' : 'http'}|${address.family}|${address.address}|${port ?? ''}|${host}`;
     let agent = this.pools.get(key);
-    if (agent !== undefined) {
-      // Map order is insertion order: re-inserting marks it recently used.
-      this.pools.delete(key);
-      this.pools.set(key, agent);
-      return agent;
-    }
+    if (agent !== undefined) return agent;
     const options = {
       keepAlive: true,
       maxSockets: this.maxSockets,
@@ -301,11 +297,6 @@ export class OutboundGuard {
     };
     agent = isHttps ? new https.Agent(options) : new http.Agent(options);
     this.pools.set(key, agent);
-    if (this.pools.size > MAX_POOLS) {
-      const [oldestKey, oldest] = this.pools.entries().next().value as [string, http.Agent];
-      this.pools.delete(oldestKey);
-      oldest.destroy();
-    }
     return agent;
   }
 }
