@@ -57,14 +57,68 @@ function callbackTrusting(certificate: TestCertificate): ServiceDefinition {
   return { ...callbackService, module };
 }
 
+/** What each block's tests talk to; filled as it starts, so a start that fails half way is still stopped. */
+interface TracedSystem {
+  tracing: Tracing;
+  certificate: TestCertificate;
+  receiver: HttpsReceiver;
+  nodeTarget: LocalServer;
+  pollEndpoint: PollingEndpoint;
+  system: TestSystem;
+  http: HttpClient;
+  automation: ProjectFixture;
+  automationToken: string;
+}
+
+/**
+ * The gateway, invocation, callback, polling and scheduler services on `bus` under `tracing`,
+ * a callback receiver, a target for http nodes (each request's `traceparent` pushed to
+ * `nodeTraceparents`), a polling endpoint, and a published automation whose graph `graphOf`
+ * makes from the target's URL.
+ */
+async function startTracedSystem(
+  parts: Partial<TracedSystem>,
+  bus: 'jetstream' | 'in-process',
+  tracing: () => Tracing,
+  nodeTraceparents: string[],
+  graphOf: (targetUrl: string) => { start: string; nodes: Record<string, object> },
+): Promise<TracedSystem> {
+  parts.tracing = tracing();
+  parts.certificate = await selfSignedCertificate();
+  parts.receiver = await startHttpsReceiver(parts.certificate);
+  parts.nodeTarget = await startLocalServer((_call, request) => {
+    nodeTraceparents.push(String(request.headers.traceparent));
+    return { status: 200, body: { ok: true } };
+  });
+  parts.pollEndpoint = await PollingEndpoint.start();
+  parts.system = await startTestSystem([gatewayService, invocationService, callbackTrusting(parts.certificate), pollingService, schedulerService], {
+    bus,
+    environment: { OUTBOUND_ALLOWED_CIDRS: '127.0.0.0/8', ACCESS_CACHE_TTL_MS: '0' },
+  });
+  parts.http = new HttpClient(parts.system.url('gateway'));
+  parts.automation = await createPublishedProject(parts.http, 'AUTOMATION', {
+    schemaVersion: 1,
+    workflow: { trigger: { externalEnabled: true, key: 'external_event' }, ...graphOf(parts.nodeTarget.url) },
+  });
+  parts.automationToken = (await issueToken(parts.http, parts.automation, ['automation:trigger'])).token;
+  return parts as TracedSystem;
+}
+
+async function stopTracedSystem(parts: Partial<TracedSystem>): Promise<void> {
+  await parts.system?.stop();
+  // Unregisters the global provider, so no other test file in this worker inherits it.
+  await parts.tracing?.shutdown();
+  await parts.receiver?.close();
+  await parts.nodeTarget?.close();
+  await parts.pollEndpoint?.close();
+  await parts.certificate?.remove();
+}
+
 describe.each(['jetstream', 'in-process'] as const)('one trace from the HTTP request to the callback receiver (%s bus)', (bus) => {
   const exporter = new InMemorySpanExporter();
-  let tracing: Tracing;
-  let system: TestSystem;
+  const parts: Partial<TracedSystem> = {};
   let http: HttpClient;
-  let certificate: TestCertificate;
   let receiver: HttpsReceiver;
-  let nodeTarget: LocalServer;
   let pollEndpoint: PollingEndpoint;
   /** The `traceparent` each request to the http node's target carried, in arrival order. */
   const nodeTraceparents: string[] = [];
@@ -90,42 +144,16 @@ describe.each(['jetstream', 'in-process'] as const)('one trace from the HTTP req
   };
 
   beforeAll(async () => {
-    tracing = startTracing({ serviceName: 'runline-e2e', exporter });
-    certificate = await selfSignedCertificate();
-    receiver = await startHttpsReceiver(certificate);
-    nodeTarget = await startLocalServer((_call, request) => {
-      nodeTraceparents.push(String(request.headers.traceparent));
-      return { status: 200, body: { ok: true } };
-    });
-    pollEndpoint = await PollingEndpoint.start();
-    system = await startTestSystem([gatewayService, invocationService, callbackTrusting(certificate), pollingService, schedulerService], {
-      bus,
-      environment: { OUTBOUND_ALLOWED_CIDRS: '127.0.0.0/8', ACCESS_CACHE_TTL_MS: '0' },
-    });
-    http = new HttpClient(system.url('gateway'));
-    automation = await createPublishedProject(http, 'AUTOMATION', {
-      schemaVersion: 1,
-      workflow: {
-        trigger: { externalEnabled: true, key: 'external_event' },
-        start: 'call',
-        nodes: {
-          call: { type: 'http', method: 'POST', url: `${nodeTarget.url}/orders`, body: "{ 'orderId': payload.orderId }", saveAs: 'reply', next: 'done' },
-          done: { type: 'return', value: "{ 'ok': true }" },
-        },
+    ({ http, receiver, pollEndpoint, automation, automationToken } = await startTracedSystem(parts, bus, () => startTracing({ serviceName: 'runline-e2e', exporter }), nodeTraceparents, (target) => ({
+      start: 'call',
+      nodes: {
+        call: { type: 'http', method: 'POST', url: `${target}/orders`, body: "{ 'orderId': payload.orderId }", saveAs: 'reply', next: 'done' },
+        done: { type: 'return', value: "{ 'ok': true }" },
       },
-    });
-    automationToken = (await issueToken(http, automation, ['automation:trigger'])).token;
+    })));
   }, 60_000);
 
-  afterAll(async () => {
-    await system?.stop();
-    // Unregisters the global provider, so no other test file in this worker inherits it.
-    await tracing?.shutdown();
-    await receiver?.close();
-    await nodeTarget?.close();
-    await pollEndpoint?.close();
-    await certificate?.remove();
-  });
+  afterAll(() => stopTracedSystem(parts));
 
   it('continues the caller traceparent through the gateway, the invocation service and the callback service to the receiver', async () => {
     const answer = await http.post<InvocationBody>(
@@ -280,55 +308,28 @@ describe.each(['jetstream', 'in-process'] as const)('one trace from the HTTP req
  * caller's span id, and never the same id for two requests.
  */
 describe.each(['jetstream', 'in-process'] as const)('each outbound request names a span of its own, without an exporter (%s bus)', (bus) => {
-  let tracing: Tracing;
-  let system: TestSystem;
+  const parts: Partial<TracedSystem> = {};
   let http: HttpClient;
-  let certificate: TestCertificate;
   let receiver: HttpsReceiver;
-  let nodeTarget: LocalServer;
   let pollEndpoint: PollingEndpoint;
   const nodeTraceparents: string[] = [];
   let automation: ProjectFixture;
   let automationToken: string;
 
   beforeAll(async () => {
-    tracing = startTracing({ serviceName: 'runline-e2e', environment: {} });
-    expect(tracing.exporting).toBe(false);
-    certificate = await selfSignedCertificate();
-    receiver = await startHttpsReceiver(certificate);
-    nodeTarget = await startLocalServer((_call, request) => {
-      nodeTraceparents.push(String(request.headers.traceparent));
-      return { status: 200, body: { ok: true } };
-    });
-    pollEndpoint = await PollingEndpoint.start();
-    system = await startTestSystem([gatewayService, invocationService, callbackTrusting(certificate), pollingService, schedulerService], {
-      bus,
-      environment: { OUTBOUND_ALLOWED_CIDRS: '127.0.0.0/8', ACCESS_CACHE_TTL_MS: '0' },
-    });
-    http = new HttpClient(system.url('gateway'));
-    automation = await createPublishedProject(http, 'AUTOMATION', {
-      schemaVersion: 1,
-      workflow: {
-        trigger: { externalEnabled: true, key: 'external_event' },
-        start: 'first',
-        nodes: {
-          first: { type: 'http', method: 'POST', url: `${nodeTarget.url}/orders`, body: "{ 'orderId': payload.orderId }", next: 'second' },
-          second: { type: 'http', method: 'GET', url: `${nodeTarget.url}/orders/again`, next: 'done' },
-          done: { type: 'return', value: "{ 'ok': true }" },
-        },
+    const tracing = () => startTracing({ serviceName: 'runline-e2e', environment: {} });
+    ({ http, receiver, pollEndpoint, automation, automationToken } = await startTracedSystem(parts, bus, tracing, nodeTraceparents, (target) => ({
+      start: 'first',
+      nodes: {
+        first: { type: 'http', method: 'POST', url: `${target}/orders`, body: "{ 'orderId': payload.orderId }", next: 'second' },
+        second: { type: 'http', method: 'GET', url: `${target}/orders/again`, next: 'done' },
+        done: { type: 'return', value: "{ 'ok': true }" },
       },
-    });
-    automationToken = (await issueToken(http, automation, ['automation:trigger'])).token;
+    })));
+    expect(parts.tracing!.exporting).toBe(false);
   }, 60_000);
 
-  afterAll(async () => {
-    await system?.stop();
-    await tracing?.shutdown();
-    await receiver?.close();
-    await nodeTarget?.close();
-    await pollEndpoint?.close();
-    await certificate?.remove();
-  });
+  afterAll(() => stopTracedSystem(parts));
 
   it("sends the caller's trace on from each http node request and the callback, each under a new span id", async () => {
     const before = nodeTraceparents.length;
