@@ -4,6 +4,7 @@ import { schedulerService } from '@runline/scheduler-service';
 import { consoleJwt, HttpClient, queryDatabase, startTestSystem, type TestSystem } from '@runline/testing';
 import { createPublishedProject, issueToken, type ProjectFixture } from './gateway-fixtures.js';
 import { eventually } from './support/lifecycle-support.js';
+import { holdRowsAsTheyCome } from './support/row-locks.js';
 import { invocationPath, runPath } from './support/runs-support.js';
 
 /** `DELETE /v1/orgs/{orgId}/projects/{projectId}` (OWNER): 204, then the project is gone for every caller. */
@@ -61,10 +62,19 @@ describe('project deletion', () => {
   it('a run scheduled before the deletion fails when it comes up', async () => {
     const project = await createPublishedProject(http, 'CHATBOT');
     const { token } = await issueToken(http, project, ['flow:trigger']);
+    // The job is held from the moment it is written (the scheduler's claim, FOR UPDATE SKIP
+    // LOCKED, skips it) until the deletion was answered, so the run comes up after the deletion
+    // however long the deletion takes on this machine.
+    const holding = holdRowsAsTheyCome(system.database.url, `SELECT name FROM scheduler.scheduled_jobs WHERE project_id = '${project.projectId}' FOR KEY SHARE`, 1, 15_000);
     const accepted = await http.post<{ invocationId: string; status: string }>(runPath('flowTriggerAsync', project), { ...body, delaySeconds: 1 }, { bearer: token });
     expect(accepted.body.status).toBe('SCHEDULED');
-    // Once the project is gone its token reads nothing (404), so the run is read from the table.
-    expect((await http.delete(projectPath(project), { bearer: project.ownerJwt })).status).toBe(204);
+    const held = await holding;
+    try {
+      // Once the project is gone its token reads nothing (404), so the run is read from the table.
+      expect((await http.delete(projectPath(project), { bearer: project.ownerJwt })).status).toBe(204);
+    } finally {
+      await held.release();
+    }
     const ended = await eventually(
       'the scheduled run to come up',
       async () => {
