@@ -5,6 +5,7 @@ import { schedulerService } from '@runline/scheduler-service';
 import { consoleJwt, HttpClient, queryDatabase, startTestSystem, type HttpResult, type TestSystem } from '@runline/testing';
 import { createPublishedProject, issueToken, type ProjectFixture } from './gateway-fixtures.js';
 import { eventually, waitForFinalInvocation } from './support/lifecycle-support.js';
+import { holdRowsAsTheyCome } from './support/row-locks.js';
 import { runPath, type Json, type RunEndpoint } from './support/runs-support.js';
 
 /**
@@ -154,11 +155,19 @@ describe('monthly quotas', () => {
 
   it('checks the quota again when a scheduled run comes up: used up, the run FAILS with that reason', async () => {
     const { project, token } = await chatbot({ monthlyQuota: 2 });
-    const scheduled = await post('flowTriggerAsync', project, token, { ...FLOW_BODY, delaySeconds: 3 });
+    // The job is held from the moment it is written (the scheduler's claim skips it) until the
+    // plan has shrunk, so the run comes up after that however slow this machine is.
+    const holding = holdRowsAsTheyCome(system.database.url, `SELECT name FROM scheduler.scheduled_jobs WHERE project_id = '${project.projectId}' FOR KEY SHARE`, 1, 15_000);
+    const scheduled = await post('flowTriggerAsync', project, token, { ...FLOW_BODY, delaySeconds: 1 });
     expect(scheduled.body.status).toBe('SCHEDULED');
-    expect((await post('flowTriggerAsync', project, token)).status).toBe(202);
-    // The plan shrinks before the run comes up: the two runs recorded now exceed it.
-    await setPlan(project.orgId, { monthlyQuota: 1 });
+    const held = await holding;
+    try {
+      expect((await post('flowTriggerAsync', project, token)).status).toBe(202);
+      // The plan shrinks before the run comes up: the two runs recorded now exceed it.
+      await setPlan(project.orgId, { monthlyQuota: 1 });
+    } finally {
+      await held.release();
+    }
 
     const done = await waitForFinalInvocation(http, project.orgId, String(scheduled.body.invocationId), token, 15_000);
     expect(done).toMatchObject({ status: 'FAILED', errorMessage: QUOTA_EXCEEDED, schedulerStatus: 'FIRED', steps: [] });

@@ -240,8 +240,11 @@ describe('scheduled runs', () => {
 
     it('reschedule later: 200 with the new scheduledFor; the run starts at the new time, not the old', async () => {
       const { project, token } = await automation();
-      const accepted = await triggerAsync(project, token, { payload: { orderId: 'later-1' }, delaySeconds: 1 });
-      const moved = await patch(project, token, accepted.body.invocationId, { action: 'reschedule', delaySeconds: 3 });
+      // The move must land before the first time: a reschedule locks the job FOR UPDATE, as the
+      // scheduler's claim does, so no held lock can keep one out but not the other. Four seconds
+      // leave the request room on a loaded machine.
+      const accepted = await triggerAsync(project, token, { payload: { orderId: 'later-1' }, delaySeconds: 4 });
+      const moved = await patch(project, token, accepted.body.invocationId, { action: 'reschedule', delaySeconds: 6 });
       expect(moved.status).toBe(200);
       expect(moved.body.status).toBe('SCHEDULED');
       const newTime = Date.parse(moved.body.scheduledFor as string);
