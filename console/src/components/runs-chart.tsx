@@ -6,12 +6,20 @@ export interface SeriesPoint {
 }
 
 import { useEffect, useRef, useState } from 'react';
+import { DataTable, type Column } from './data-table.js';
 
 const HEIGHT = 200;
 const PAD = { top: 10, right: 8, bottom: 24, left: 40 };
 
 const bucketLabel = (start: string, bucket: 'hour' | 'day') =>
   new Date(start).toLocaleString(undefined, bucket === 'hour' ? { hour: '2-digit', minute: '2-digit' } : { month: 'short', day: 'numeric' });
+
+const figureColumns = (bucket: 'hour' | 'day'): Column<SeriesPoint>[] => [
+  { header: `${bucket === 'hour' ? 'Hour' : 'Day'} starting`, cell: (point) => new Date(point.start).toLocaleString() },
+  { header: 'Runs', cell: (point) => point.triggered },
+  { header: 'Succeeded', cell: (point) => point.succeeded },
+  { header: 'Failed', cell: (point) => point.failed },
+];
 
 /**
  * Runs over time, one stacked bar per bucket: succeeded, failed, and the rest (in progress,
@@ -92,28 +100,7 @@ export function RunsChart({ series, bucket }: { series: SeriesPoint[]; bucket: '
       </figcaption>
       <details className="chart-table">
         <summary>The figures as a table</summary>
-        <div className="table-wrap">
-          <table>
-            <thead>
-              <tr>
-                <th scope="col">{bucket === 'hour' ? 'Hour' : 'Day'} starting</th>
-                <th scope="col">Runs</th>
-                <th scope="col">Succeeded</th>
-                <th scope="col">Failed</th>
-              </tr>
-            </thead>
-            <tbody>
-              {series.map((point) => (
-                <tr key={point.start}>
-                  <td>{new Date(point.start).toLocaleString()}</td>
-                  <td>{point.triggered}</td>
-                  <td>{point.succeeded}</td>
-                  <td>{point.failed}</td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+        <DataTable rows={series} columns={figureColumns(bucket)} rowKey={(point) => point.start} />
       </details>
     </figure>
   );

@@ -5,6 +5,7 @@ import { useApiCall, useResource } from '../api/use-api.js';
 import { useRowAction } from '../api/use-row-action.js';
 import { useProject } from '../api/use-project.js';
 import { ConfirmAction } from '../components/confirm-action.js';
+import { DataTable, EmptyState } from '../components/data-table.js';
 import { ErrorBanner } from '../components/error-banner.js';
 import { Loading } from '../components/loading.js';
 import { PageHeading } from '../components/page-heading.js';
@@ -125,62 +126,42 @@ export function ApiAccessPage() {
       <h2>Tokens</h2>
       <ErrorBanner error={tokens.error} action="Loading the tokens" />
       {tokens.loading && !tokens.data && <Loading what="tokens" />}
-      {tokens.data && rows.length === 0 && (
-        <div className="empty">
-          <p>
-            <strong>No tokens yet.</strong> Create one above, then send it as <code>Authorization: Bearer …</code> to the run endpoints; the Templates and examples page builds the request for you.
-          </p>
-        </div>
-      )}
-      {rows.length > 0 && (
-        <div className="table-wrap">
-          <table className="stack">
-            <caption className="visually-hidden">The project’s API tokens</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Prefix</th>
-                <th scope="col">Scopes</th>
-                <th scope="col">Last used</th>
-                <th scope="col">Created</th>
-                <th scope="col">Expires</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((token) => (
-                <tr key={token.id}>
-                  <td data-label="Name" className="cell-wrap">{token.name}</td>
-                  <td data-label="Prefix">
-                    <code>{token.prefix}…</code>
-                  </td>
-                  <td data-label="Scopes">{token.scopes.map((scope) => <code key={scope} className="tag">{scope}</code>)}</td>
-                  <td data-label="Last used">
-                    <Time value={token.lastUsedAt} empty="never" />
-                  </td>
-                  <td data-label="Created">
-                    <Time value={token.createdAt} />
-                  </td>
-                  <td data-label="Expires">
-                    <Time value={token.expiresAt} empty="never" />
-                  </td>
-                  <td data-label="Actions">
-                    <ConfirmAction
-                      label="Revoke"
-                      question={`Revoke the token “${token.name}”? Programs using it are refused from their next call.`}
-                      confirmLabel="Yes, revoke it"
-                      busy={revoke.isBusy(token.id)}
-                      onConfirm={() => revoke.run(token.id)}
-                    />
-                    <ErrorBanner error={revoke.errorFor(token.id)} action="Revoking" />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+      {tokens.data && (
+        <DataTable
+          rows={rows}
+          rowKey={(token) => token.id}
+          caption="The project’s API tokens"
+          narrow="labelled-cards"
+          empty={
+            <EmptyState title="No tokens yet.">
+              Create one above, then send it as <code>Authorization: Bearer …</code> to the run endpoints; the Templates and examples page builds the request for you.
+            </EmptyState>
+          }
+          columns={[
+            { header: 'Name', className: 'cell-wrap', cell: (token) => token.name },
+            { header: 'Prefix', cell: (token) => <code>{token.prefix}…</code> },
+            { header: 'Scopes', cell: (token) => token.scopes.map((scope) => <code key={scope} className="tag">{scope}</code>) },
+            { header: 'Last used', cell: (token) => <Time value={token.lastUsedAt} empty="never" /> },
+            { header: 'Created', cell: (token) => <Time value={token.createdAt} /> },
+            { header: 'Expires', cell: (token) => <Time value={token.expiresAt} empty="never" /> },
+            {
+              header: 'Actions',
+              hideHeader: true,
+              cell: (token) => (
+                <>
+                  <ConfirmAction
+                    label="Revoke"
+                    question={`Revoke the token “${token.name}”? Programs using it are refused from their next call.`}
+                    confirmLabel="Yes, revoke it"
+                    busy={revoke.isBusy(token.id)}
+                    onConfirm={() => revoke.run(token.id)}
+                  />
+                  <ErrorBanner error={revoke.errorFor(token.id)} action="Revoking" />
+                </>
+              ),
+            },
+          ]}
+        />
       )}
     </>
   );

@@ -3,6 +3,7 @@ import { useParams, useSearchParams } from 'react-router';
 import type { Schema } from '@runline/api-client';
 import type { ApiError } from '../api/api-error.js';
 import { useApiCall, useResource } from '../api/use-api.js';
+import { DataTable, EmptyState } from '../components/data-table.js';
 import { ErrorBanner } from '../components/error-banner.js';
 import { JsonView } from '../components/json-view.js';
 import { Loading } from '../components/loading.js';
@@ -140,65 +141,63 @@ export function DeadLettersPage() {
           ✓ Replayed: a new run started from the event. Its outcome shows in the logs.
         </p>
       )}
-      {page && rows.length === 0 && (
-        <div className="empty">
-          <p>
-            <strong>{filtered ? 'No dead letters match this filter.' : 'No dead letters: every event ran.'}</strong>{' '}
-            {filtered
-              ? 'Clear the filter to see them all.'
-              : 'When a run fails all its retries, or a polled item or hook delivery cannot start a run, it lands here to be replayed once the cause is fixed.'}
-          </p>
-        </div>
-      )}
-      {rows.length > 0 && (
-        <div className="table-wrap">
-          <table className="stack">
-            <caption className="visually-hidden">Dead-letter events</caption>
-            <thead>
-              <tr>
-                <th scope="col">State</th>
-                <th scope="col">Source</th>
-                <th scope="col">Failure</th>
-                <th scope="col">Created</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((letter) => (
-                <tr key={letter.id} data-dead-letter={letter.id}>
-                  <td data-label="State">
-                    <ReplayState letter={letter} />
-                  </td>
-                  <td data-label="Source" className="cell-wrap">
-                    {letter.source} <span className="tag">{letter.targetType}</span>
-                    {letter.triggerKey && <div className="muted">trigger {letter.triggerKey}</div>}
-                  </td>
-                  <td data-label="Failure" className="error-cell">
-                    {letter.failureReason ?? '—'}
-                    {letter.attemptCount ? <div className="muted">after {letter.attemptCount} {letter.attemptCount === 1 ? 'attempt' : 'attempts'}</div> : null}
-                    <details>
-                      <summary>Payload</summary>
-                      <JsonView label="Payload" value={letter.requestPayload} />
-                    </details>
-                  </td>
-                  <td data-label="Created">
-                    <Time value={letter.createdAt} />
-                  </td>
-                  <td data-label="Actions">
-                    {!letter.replayedAt && (
-                      <button type="button" className="button button-small" disabled={replaying === letter.id} onClick={() => void replay(letter.id)} aria-label={`Replay the event from ${letter.source}`}>
-                        {replaying === letter.id ? 'Replaying…' : 'Replay'}
-                      </button>
-                    )}
-                    {replayError?.id === letter.id && <ErrorBanner error={replayError.error} action="Replaying" />}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+      {page && (
+        <DataTable
+          rows={rows}
+          rowKey={(letter) => letter.id}
+          rowData={(letter) => ({ 'data-dead-letter': letter.id })}
+          caption="Dead-letter events"
+          narrow="labelled-cards"
+          empty={
+            <EmptyState title={filtered ? 'No dead letters match this filter.' : 'No dead letters: every event ran.'}>
+              {filtered
+                ? 'Clear the filter to see them all.'
+                : 'When a run fails all its retries, or a polled item or hook delivery cannot start a run, it lands here to be replayed once the cause is fixed.'}
+            </EmptyState>
+          }
+          columns={[
+            { header: 'State', cell: (letter) => <ReplayState letter={letter} /> },
+            {
+              header: 'Source',
+              className: 'cell-wrap',
+              cell: (letter) => (
+                <>
+                  {letter.source} <span className="tag">{letter.targetType}</span>
+                  {letter.triggerKey && <div className="muted">trigger {letter.triggerKey}</div>}
+                </>
+              ),
+            },
+            {
+              header: 'Failure',
+              className: 'error-cell',
+              cell: (letter) => (
+                <>
+                  {letter.failureReason ?? '—'}
+                  {letter.attemptCount ? <div className="muted">after {letter.attemptCount} {letter.attemptCount === 1 ? 'attempt' : 'attempts'}</div> : null}
+                  <details>
+                    <summary>Payload</summary>
+                    <JsonView label="Payload" value={letter.requestPayload} />
+                  </details>
+                </>
+              ),
+            },
+            { header: 'Created', cell: (letter) => <Time value={letter.createdAt} /> },
+            {
+              header: 'Actions',
+              hideHeader: true,
+              cell: (letter) => (
+                <>
+                  {!letter.replayedAt && (
+                    <button type="button" className="button button-small" disabled={replaying === letter.id} onClick={() => void replay(letter.id)} aria-label={`Replay the event from ${letter.source}`}>
+                      {replaying === letter.id ? 'Replaying…' : 'Replay'}
+                    </button>
+                  )}
+                  {replayError?.id === letter.id && <ErrorBanner error={replayError.error} action="Replaying" />}
+                </>
+              ),
+            },
+          ]}
+        />
       )}
       {page && page.total > PAGE_SIZE && (
         <nav className="pager" aria-label="Pages of dead letters">

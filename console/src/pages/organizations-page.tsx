@@ -1,5 +1,6 @@
 import { Link, useSearchParams } from 'react-router';
 import { useResource } from '../api/use-api.js';
+import { DataTable } from '../components/data-table.js';
 import { ErrorBanner } from '../components/error-banner.js';
 import { Loading } from '../components/loading.js';
 import { PageHeading } from '../components/page-heading.js';
@@ -40,43 +41,37 @@ function Projects({ orgId }: { orgId: string }) {
   const projects = useResource((client) => client.GET('/v1/orgs/{orgId}/projects', { params: { path: { orgId } } }), [orgId]);
   if (projects.error) return <ErrorBanner error={projects.error} action="Listing the projects" />;
   if (!projects.data) return <Loading what="projects" />;
-  if (projects.data.data.length === 0) return <p className="muted">No projects in this organization yet.</p>;
   return (
-    <div className="table-wrap">
-      <table className="stack-on-phone">
-        <caption className="visually-hidden">Projects</caption>
-        <thead>
-          <tr>
-            <th scope="col">Project</th>
-            <th scope="col">Type</th>
-            <th scope="col">Published</th>
-            <th scope="col">Since</th>
-            <th scope="col">
-              <span className="visually-hidden">Pages</span>
-            </th>
-          </tr>
-        </thead>
-        <tbody>
-          {projects.data.data.map((project) => (
-            <tr key={project.projectId}>
-              <td>
-                <Link to={projectPath(orgId, project.projectId)}>{project.name}</Link>
-              </td>
-              <td>{project.type.toLowerCase()}</td>
-              <td>{project.publishedVersion === null ? 'not published' : `version ${project.publishedVersion}`}</td>
-              <td>
-                <span className="muted">created</span> <Time value={project.createdAt} />
-              </td>
-              <td className="row-links">
-                <Link to={projectPath(orgId, project.projectId, 'logs')} aria-label={`Logs of ${project.name}`}>
-                  Logs
-                </Link>
-              </td>
-            </tr>
-          ))}
-        </tbody>
-      </table>
-    </div>
+    <DataTable
+      rows={projects.data.data}
+      rowKey={(project) => project.projectId}
+      caption="Projects"
+      narrow="cards"
+      empty={<p className="muted">No projects in this organization yet.</p>}
+      columns={[
+        { header: 'Project', cell: (project) => <Link to={projectPath(orgId, project.projectId)}>{project.name}</Link> },
+        { header: 'Type', cell: (project) => project.type.toLowerCase() },
+        { header: 'Published', cell: (project) => (project.publishedVersion === null ? 'not published' : `version ${project.publishedVersion}`) },
+        {
+          header: 'Since',
+          cell: (project) => (
+            <>
+              <span className="muted">created</span> <Time value={project.createdAt} />
+            </>
+          ),
+        },
+        {
+          header: 'Pages',
+          hideHeader: true,
+          className: 'row-links',
+          cell: (project) => (
+            <Link to={projectPath(orgId, project.projectId, 'logs')} aria-label={`Logs of ${project.name}`}>
+              Logs
+            </Link>
+          ),
+        },
+      ]}
+    />
   );
 }
 

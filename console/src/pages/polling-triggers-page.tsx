@@ -5,6 +5,7 @@ import type { ApiError } from '../api/api-error.js';
 import { useApiCall, useResource } from '../api/use-api.js';
 import { useRowAction } from '../api/use-row-action.js';
 import { ConfirmAction } from '../components/confirm-action.js';
+import { DataTable, EmptyState } from '../components/data-table.js';
 import { ErrorBanner } from '../components/error-banner.js';
 import { Loading } from '../components/loading.js';
 import { PageHeading } from '../components/page-heading.js';
@@ -139,69 +140,66 @@ export function PollingTriggersPage() {
       <h2>Triggers</h2>
       <ErrorBanner error={triggers.error} action="Loading the triggers" />
       {triggers.loading && !triggers.data && <Loading what="polling triggers" />}
-      {triggers.data && rows.length === 0 && (
-        <div className="empty">
-          <p>
-            <strong>No polling triggers.</strong> Register one above when a system you use cannot call a webhook: Runline asks its API for new items instead, and each new item starts a run.
-          </p>
-        </div>
-      )}
-      {rows.length > 0 && (
-        <div className="table-wrap">
-          <table className="stack">
-            <caption className="visually-hidden">Polling triggers</caption>
-            <thead>
-              <tr>
-                <th scope="col">Source and key</th>
-                <th scope="col">Endpoint</th>
-                <th scope="col">Every</th>
-                <th scope="col">Last poll</th>
-                <th scope="col">Next poll</th>
-                <th scope="col">Last seen value</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((trigger) => (
-                <tr key={trigger.id}>
-                  <td data-label="Source and key" className="cell-wrap">
-                    {trigger.source} / <strong>{trigger.pollKey}</strong>
-                  </td>
-                  <td data-label="Endpoint" className="cell-wrap mono">
-                    {trigger.pollEndpoint}
-                    <div className="muted">
-                      dedupe by {trigger.dedupeField ?? 'id'}
-                      {trigger.authHeader ? ', with an Authorization header' : ''}
-                    </div>
-                  </td>
-                  <td data-label="Every">{formatDuration(trigger.intervalMs)}</td>
-                  <td data-label="Last poll">
-                    <Time value={trigger.lastPolledAt} empty="not yet" />
-                  </td>
-                  <td data-label="Next poll">
-                    <Time value={trigger.nextPollAt} />
-                  </td>
-                  <td data-label="Last seen value" className="cell-wrap mono">{trigger.lastSeenValue ?? <span className="muted">none yet</span>}</td>
-                  <td data-label="Actions" className="row-links">
-                    <button type="button" className="button button-small" onClick={() => setDraft(draftOf(trigger))} aria-label={`Edit ${trigger.pollKey}`}>
-                      Edit
-                    </button>{' '}
-                    <ConfirmAction
-                      label="Delete"
-                      question={`Delete the trigger “${trigger.pollKey}”? Its polls stop.`}
-                      confirmLabel="Yes, delete it"
-                      busy={remove.isBusy(trigger.pollKey)}
-                      onConfirm={() => remove.run(trigger.pollKey)}
-                    />
-                    <ErrorBanner error={remove.errorFor(trigger.pollKey)} action="Deleting" />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+      {triggers.data && (
+        <DataTable
+          rows={rows}
+          rowKey={(trigger) => trigger.id}
+          caption="Polling triggers"
+          narrow="labelled-cards"
+          empty={
+            <EmptyState title="No polling triggers.">
+              Register one above when a system you use cannot call a webhook: Runline asks its API for new items instead, and each new item starts a run.
+            </EmptyState>
+          }
+          columns={[
+            {
+              header: 'Source and key',
+              className: 'cell-wrap',
+              cell: (trigger) => (
+                <>
+                  {trigger.source} / <strong>{trigger.pollKey}</strong>
+                </>
+              ),
+            },
+            {
+              header: 'Endpoint',
+              className: 'cell-wrap mono',
+              cell: (trigger) => (
+                <>
+                  {trigger.pollEndpoint}
+                  <div className="muted">
+                    dedupe by {trigger.dedupeField ?? 'id'}
+                    {trigger.authHeader ? ', with an Authorization header' : ''}
+                  </div>
+                </>
+              ),
+            },
+            { header: 'Every', cell: (trigger) => formatDuration(trigger.intervalMs) },
+            { header: 'Last poll', cell: (trigger) => <Time value={trigger.lastPolledAt} empty="not yet" /> },
+            { header: 'Next poll', cell: (trigger) => <Time value={trigger.nextPollAt} /> },
+            { header: 'Last seen value', className: 'cell-wrap mono', cell: (trigger) => trigger.lastSeenValue ?? <span className="muted">none yet</span> },
+            {
+              header: 'Actions',
+              hideHeader: true,
+              className: 'row-links',
+              cell: (trigger) => (
+                <>
+                  <button type="button" className="button button-small" onClick={() => setDraft(draftOf(trigger))} aria-label={`Edit ${trigger.pollKey}`}>
+                    Edit
+                  </button>{' '}
+                  <ConfirmAction
+                    label="Delete"
+                    question={`Delete the trigger “${trigger.pollKey}”? Its polls stop.`}
+                    confirmLabel="Yes, delete it"
+                    busy={remove.isBusy(trigger.pollKey)}
+                    onConfirm={() => remove.run(trigger.pollKey)}
+                  />
+                  <ErrorBanner error={remove.errorFor(trigger.pollKey)} action="Deleting" />
+                </>
+              ),
+            },
+          ]}
+        />
       )}
     </>
   );

@@ -9,6 +9,8 @@
  *   validation (`encodeEnvelope`, `decodeEnvelope`, `envelopeCodec`), unpack the payload
  *   (`unpackPayload`, `unpackPayloadAs`) and turn an envelope into a `BusMessage`
  *   (`toBusMessage`).
+ * - **Ids** (`ids.ts`): `isUuid`, the one check that an id is a UUID (either case, any
+ *   version), and `UUID_TEXT`, its lower-case pattern to compose stricter ones from.
  * - **Generated messages** from `proto/runline/**` (buf + protoc-gen-es, under `gen/`, never
  *   edited by hand): each message's type and its `…Schema`, enums and their schemas.
  * - **protobuf-es runtime**: `create`, `toBinary`, `fromBinary`, and the Timestamp helpers,
@@ -57,6 +59,7 @@ export {
   POLLING_EVENTS_STREAM,
   POLLING_QUERY_SUBJECTS,
   POLLING_REQUEST_SUBJECTS,
+  PROJECT_CHANGE_SUBJECTS,
   DEAD_LETTER_QUERY_SUBJECTS,
   DEAD_LETTER_REQUEST_SUBJECTS,
   STREAM_NAMES,
@@ -99,6 +102,9 @@ export {
   type EnvelopeCodec,
   type NewEnvelopeInput,
 } from './envelope.js';
+
+// Ids: the one UUID check.
+export { isUuid, UUID_TEXT } from './ids.js';
 
 // Generated: runline.common.v1.
 export { EnvelopeSchema, type Envelope } from './gen/runline/common/v1/envelope_pb.js';

@@ -15,6 +15,7 @@ import {
   POLLING_EVENT_SUBJECTS,
   POLLING_QUERY_SUBJECTS,
   POLLING_REQUEST_SUBJECTS,
+  PROJECT_CHANGE_SUBJECTS,
   SCHEDULER_COMMAND_SUBJECTS,
   SCHEDULER_EVENT_SUBJECTS,
   SCHEDULER_REQUEST_SUBJECTS,
@@ -132,6 +133,12 @@ describe('subjects', () => {
       const domainAndKind = subject.split('.').slice(0, 2).join('.');
       expect(streamsCapturing(subject).map((stream) => stream.name)).toEqual([streamOf[domainAndKind]]);
     }
+  });
+
+  it('names as project changes exactly the gateway events that carry a config_version', () => {
+    const gateway = Object.values(EVENT_REGISTRY).filter((registration) => registration.subject.startsWith('gateway.evt.'));
+    const carrying = gateway.filter((registration) => registration.schema.fields.some((field) => field.name === 'config_version'));
+    expect([...PROJECT_CHANGE_SUBJECTS].sort()).toEqual(carrying.map((registration) => registration.subject).sort());
   });
 
   it('keeps request/reply subjects out of every stream', () => {

@@ -72,6 +72,19 @@ export const GATEWAY_EVENT_SUBJECTS = Object.freeze({
   INBOUND_HOOK_REVOKED: 'gateway.evt.inbound-hook-revoked',
 } as const);
 
+/**
+ * The gateway events that act on a project, each carrying the project's new `config_version`
+ * (runline/gateway/v1/events.proto): what a service keeping its own copy of projects subscribes to.
+ */
+export const PROJECT_CHANGE_SUBJECTS: readonly string[] = Object.freeze([
+  GATEWAY_EVENT_SUBJECTS.PROJECT_CREATED,
+  GATEWAY_EVENT_SUBJECTS.PROJECT_API_SETTINGS_CHANGED,
+  GATEWAY_EVENT_SUBJECTS.DEFINITION_PUBLISHED,
+  GATEWAY_EVENT_SUBJECTS.API_TOKEN_REVOKED,
+  GATEWAY_EVENT_SUBJECTS.INBOUND_HOOK_REVOKED,
+  GATEWAY_EVENT_SUBJECTS.PROJECT_DELETED,
+]);
+
 /** One subject per invocation event type (runline/invocation/v1/events.proto). */
 export const INVOCATION_EVENT_SUBJECTS = Object.freeze({
   INVOCATION_QUEUED: 'invocation.evt.invocation-queued',

@@ -10,6 +10,9 @@
  * other side asked for (Retry-After) and an AbortSignal. `retryTransient` is its policy for
  * transient database errors (`isTransientDatabaseError` of @runline/db).
  *
+ * `projectorOf` makes the controller that feeds a service's `Projection` (its copies of another
+ * service's data) from the bus: one durable subscription per subject, each event to `apply`.
+ *
  * `boundedCache` is the one in-memory cache: an lru-cache `LRUCache` with at most so many
  * entries (the least recently used goes first) and, when given, a TTL.
  */
@@ -19,8 +22,10 @@ export { retry, SYSTEM_RETRY_CLOCK, type RetryClock, type RetryOptions } from '.
 export { retryTransient, type TransientRetryOptions } from './transient-retry.js';
 export { boundedCache, type BoundedCache, type BoundedCacheOptions } from './bounded-cache.js';
 export { PassLoop } from './pass-loop.js';
+export { instanceIdentity } from './process-identity.js';
 export { CONTENDED_RETRY_MS, FireTimer, MAX_TIMER_DELAY_MS, systemTimers, type TimerPort } from './fire-timer.js';
 export { HealthController } from './health.controller.js';
+export { projectorOf, type Projection } from './projection.projector.js';
 export { runStandalone } from './run-standalone.js';
 export { RuntimeModule, type RuntimeResources } from './runtime.module.js';
 export type { ServiceDefinition } from './service-definition.js';

@@ -10,6 +10,7 @@ import { CreateCallbackAttempts1763700000110 } from './migrations/1763700000110-
 import { CreateUsageCounters1763700000130 } from './migrations/1763700000130-create-usage-counters.js';
 import { AddConfigVersions1763700000140 } from './migrations/1763700000140-add-config-versions.js';
 import { IndexRunLogs1763700000175 } from './migrations/1763700000175-index-run-logs.js';
+import { AddBotSessionTurns1763700000180 } from './migrations/1763700000180-add-bot-session-turns.js';
 
 export const invocationService: ServiceDefinition = {
   name: 'invocation',
@@ -26,6 +27,7 @@ export const invocationService: ServiceDefinition = {
     CreateUsageCounters1763700000130,
     AddConfigVersions1763700000140,
     IndexRunLogs1763700000175,
+    AddBotSessionTurns1763700000180,
     IndexInboxProcessedAt1763700000900,
   ],
 };

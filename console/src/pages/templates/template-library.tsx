@@ -4,6 +4,7 @@ import { ApiError } from '../../api/api-error.js';
 import { useApiCall, type Resource } from '../../api/use-api.js';
 import { useRowAction } from '../../api/use-row-action.js';
 import { ConfirmAction } from '../../components/confirm-action.js';
+import { DataTable, EmptyState } from '../../components/data-table.js';
 import { ErrorBanner } from '../../components/error-banner.js';
 import { Loading } from '../../components/loading.js';
 import { Time } from '../../components/time-display.js';
@@ -114,60 +115,48 @@ export function TemplateLibrary({
       </form>
       <ErrorBanner error={templates.error} action="Loading the templates" />
       {templates.loading && !templates.data && <Loading what="templates" />}
-      {templates.data && rows.length === 0 && (
-        <div className="empty">
-          <p>
-            <strong>No templates yet.</strong> Save a request body you send often (a test order, a sample message) and the builder below turns it into curl, JavaScript and Python.
-          </p>
-        </div>
-      )}
-      {rows.length > 0 && (
-        <div className="table-wrap">
-          <table className="stack">
-            <caption className="visually-hidden">Templates</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Endpoint</th>
-                <th scope="col">Updated</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((template) => (
-                <tr key={template.id}>
-                  <td data-label="Name" className="cell-wrap">{template.name}</td>
-                  <td data-label="Endpoint">
-                    <code>{template.endpoint}</code>
-                  </td>
-                  <td data-label="Updated">
-                    <Time value={template.updatedAt} />
-                  </td>
-                  <td data-label="Actions" className="row-links">
-                    <button type="button" className="button button-small" onClick={() => onUse(template)} aria-label={`Use ${template.name} in the request builder`}>
-                      Use
-                    </button>{' '}
-                    <button
-                      type="button"
-                      className="button button-small"
-                      aria-label={`Edit ${template.name}`}
-                      onClick={() => {
-                        setError(undefined);
-                        setDraft({ id: template.id, name: template.name, endpoint: template.endpoint as RunEndpoint, body: JSON.stringify(template.body, null, 2) });
-                      }}
-                    >
-                      Edit
-                    </button>{' '}
-                    <ConfirmAction label="Delete" question={`Delete the template “${template.name}”?`} confirmLabel="Yes, delete it" busy={remove.isBusy(template.id)} onConfirm={() => remove.run(template.id)} />
-                    <ErrorBanner error={remove.errorFor(template.id)} action="Deleting" />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+      {templates.data && (
+        <DataTable
+          rows={rows}
+          rowKey={(template) => template.id}
+          caption="Templates"
+          narrow="labelled-cards"
+          empty={
+            <EmptyState title="No templates yet.">
+              Save a request body you send often (a test order, a sample message) and the builder below turns it into curl, JavaScript and Python.
+            </EmptyState>
+          }
+          columns={[
+            { header: 'Name', className: 'cell-wrap', cell: (template) => template.name },
+            { header: 'Endpoint', cell: (template) => <code>{template.endpoint}</code> },
+            { header: 'Updated', cell: (template) => <Time value={template.updatedAt} /> },
+            {
+              header: 'Actions',
+              hideHeader: true,
+              className: 'row-links',
+              cell: (template) => (
+                <>
+                  <button type="button" className="button button-small" onClick={() => onUse(template)} aria-label={`Use ${template.name} in the request builder`}>
+                    Use
+                  </button>{' '}
+                  <button
+                    type="button"
+                    className="button button-small"
+                    aria-label={`Edit ${template.name}`}
+                    onClick={() => {
+                      setError(undefined);
+                      setDraft({ id: template.id, name: template.name, endpoint: template.endpoint as RunEndpoint, body: JSON.stringify(template.body, null, 2) });
+                    }}
+                  >
+                    Edit
+                  </button>{' '}
+                  <ConfirmAction label="Delete" question={`Delete the template “${template.name}”?`} confirmLabel="Yes, delete it" busy={remove.isBusy(template.id)} onConfirm={() => remove.run(template.id)} />
+                  <ErrorBanner error={remove.errorFor(template.id)} action="Deleting" />
+                </>
+              ),
+            },
+          ]}
+        />
       )}
     </section>
   );

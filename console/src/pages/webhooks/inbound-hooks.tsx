@@ -4,6 +4,7 @@ import { useApiCall, useResource } from '../../api/use-api.js';
 import { useRowAction } from '../../api/use-row-action.js';
 import { ConfirmAction } from '../../components/confirm-action.js';
 import { CopyButton } from '../../components/copy-button.js';
+import { DataTable, EmptyState } from '../../components/data-table.js';
 import { ErrorBanner } from '../../components/error-banner.js';
 import { Loading } from '../../components/loading.js';
 import { ShownOnce } from '../../components/shown-once.js';
@@ -86,58 +87,50 @@ export function InboundHooks({ orgId, projectId }: { orgId: string; projectId: s
       </form>
       <ErrorBanner error={hooks.error} action="Loading the hooks" />
       {hooks.loading && !hooks.data && <Loading what="hooks" />}
-      {hooks.data && rows.length === 0 && (
-        <div className="empty">
-          <p>
-            <strong>No inbound hooks.</strong> Create one to let a form, a CRM or your own backend start runs by POSTing JSON to a URL, without an API token.
-          </p>
-        </div>
-      )}
-      {rows.length > 0 && (
-        <div className="table-wrap">
-          <table className="stack">
-            <caption className="visually-hidden">Inbound hooks</caption>
-            <thead>
-              <tr>
-                <th scope="col">Name</th>
-                <th scope="col">Status</th>
-                <th scope="col">URL</th>
-                <th scope="col">Created</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((hook) => (
-                <tr key={hook.id}>
-                  <td data-label="Name" className="cell-wrap">{hook.name}</td>
-                  <td data-label="Status">
-                    <StateBadge status={hook.status} />
-                  </td>
-                  <td data-label="URL" className="cell-wrap">
-                    <code>{hook.url}</code> <CopyButton text={hook.url} label="Copy URL" />
-                  </td>
-                  <td data-label="Created">
-                    <Time value={hook.createdAt} />
-                  </td>
-                  <td data-label="Actions">
-                    {hook.status !== 'REVOKED' && (
-                      <ConfirmAction
-                        label="Revoke"
-                        question={`Revoke the hook “${hook.name}”? Its URL answers 410 from now on.`}
-                        confirmLabel="Yes, revoke it"
-                        busy={revoke.isBusy(hook.id)}
-                        onConfirm={() => revoke.run(hook.id)}
-                      />
-                    )}
-                    <ErrorBanner error={revoke.errorFor(hook.id)} action="Revoking" />
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+      {hooks.data && (
+        <DataTable
+          rows={rows}
+          rowKey={(hook) => hook.id}
+          caption="Inbound hooks"
+          narrow="labelled-cards"
+          empty={
+            <EmptyState title="No inbound hooks.">
+              Create one to let a form, a CRM or your own backend start runs by POSTing JSON to a URL, without an API token.
+            </EmptyState>
+          }
+          columns={[
+            { header: 'Name', className: 'cell-wrap', cell: (hook) => hook.name },
+            { header: 'Status', cell: (hook) => <StateBadge status={hook.status} /> },
+            {
+              header: 'URL',
+              className: 'cell-wrap',
+              cell: (hook) => (
+                <>
+                  <code>{hook.url}</code> <CopyButton text={hook.url} label="Copy URL" />
+                </>
+              ),
+            },
+            { header: 'Created', cell: (hook) => <Time value={hook.createdAt} /> },
+            {
+              header: 'Actions',
+              hideHeader: true,
+              cell: (hook) => (
+                <>
+                  {hook.status !== 'REVOKED' && (
+                    <ConfirmAction
+                      label="Revoke"
+                      question={`Revoke the hook “${hook.name}”? Its URL answers 410 from now on.`}
+                      confirmLabel="Yes, revoke it"
+                      busy={revoke.isBusy(hook.id)}
+                      onConfirm={() => revoke.run(hook.id)}
+                    />
+                  )}
+                  <ErrorBanner error={revoke.errorFor(hook.id)} action="Revoking" />
+                </>
+              ),
+            },
+          ]}
+        />
       )}
     </section>
   );

@@ -3,6 +3,7 @@ import type { ApiError } from '../../api/api-error.js';
 import { useApiCall, useResource } from '../../api/use-api.js';
 import { ConfirmAction } from '../../components/confirm-action.js';
 import { CopyButton } from '../../components/copy-button.js';
+import { DataTable, EmptyState } from '../../components/data-table.js';
 import { ErrorBanner } from '../../components/error-banner.js';
 import { Loading } from '../../components/loading.js';
 import { Time } from '../../components/time-display.js';
@@ -145,69 +146,74 @@ export function ProviderSubscriptions({ orgId, projectId }: { orgId: string; pro
       </form>
       <ErrorBanner error={subscriptions.error} action="Loading the subscriptions" />
       {subscriptions.loading && !subscriptions.data && <Loading what="subscriptions" />}
-      {subscriptions.data && rows.length === 0 && (
-        <div className="empty">
-          <p>
-            <strong>No provider subscriptions.</strong> Subscribe to Stripe, Shopify or GitHub events above and each event starts a run; there is no webhook to set up by hand.
-          </p>
-        </div>
-      )}
-      {rows.length > 0 && (
-        <div className="table-wrap">
-          <table className="stack">
-            <caption className="visually-hidden">Provider subscriptions</caption>
-            <thead>
-              <tr>
-                <th scope="col">Provider and events</th>
-                <th scope="col">Status</th>
-                <th scope="col">Endpoint</th>
-                <th scope="col">Provider id</th>
-                <th scope="col">Created</th>
-                <th scope="col">
-                  <span className="visually-hidden">Actions</span>
-                </th>
-              </tr>
-            </thead>
-            <tbody>
-              {rows.map((subscription) => (
-                <tr key={subscription.id}>
-                  <td data-label="Provider and events" className="cell-wrap">
-                    <strong>{subscription.provider}</strong>
-                    <div className="muted">{subscription.events.join(', ')}</div>
-                  </td>
-                  <td data-label="Status">
-                    <StateBadge status={subscription.status} />
-                    {subscription.failureReason && <div className="error-cell">{subscription.failureReason}</div>}
-                  </td>
-                  <td data-label="Endpoint" className="cell-wrap">
-                    <code>{subscription.endpoint}</code> <CopyButton text={subscription.endpoint} label="Copy endpoint" />
-                  </td>
-                  <td data-label="Provider id" className="cell-wrap mono">{subscription.providerId ?? '—'}</td>
-                  <td data-label="Created">
-                    <Time value={subscription.createdAt} />
-                  </td>
-                  <td data-label="Actions" className="row-links">
-                    {subscription.status === 'FAILED' && (
-                      <button type="button" className="button button-small" disabled={working === subscription.id} onClick={() => void act(subscription.id, 'retry')} aria-label={`Retry the ${subscription.provider} subscription`}>
-                        Retry
-                      </button>
-                    )}{' '}
-                    {subscription.status !== 'REVOKED' && (
-                      <ConfirmAction
-                        label="Revoke"
-                        question={`Revoke this ${subscription.provider} subscription? The webhook is removed at ${subscription.provider} and its endpoint answers 410.`}
-                        confirmLabel="Yes, revoke it"
-                        busy={working === subscription.id}
-                        onConfirm={() => act(subscription.id, 'revoke')}
-                      />
-                    )}
-                    {rowError?.id === subscription.id && <ErrorBanner error={rowError.error} action={rowError.action} />}
-                  </td>
-                </tr>
-              ))}
-            </tbody>
-          </table>
-        </div>
+      {subscriptions.data && (
+        <DataTable
+          rows={rows}
+          rowKey={(subscription) => subscription.id}
+          caption="Provider subscriptions"
+          narrow="labelled-cards"
+          empty={
+            <EmptyState title="No provider subscriptions.">
+              Subscribe to Stripe, Shopify or GitHub events above and each event starts a run; there is no webhook to set up by hand.
+            </EmptyState>
+          }
+          columns={[
+            {
+              header: 'Provider and events',
+              className: 'cell-wrap',
+              cell: (subscription) => (
+                <>
+                  <strong>{subscription.provider}</strong>
+                  <div className="muted">{subscription.events.join(', ')}</div>
+                </>
+              ),
+            },
+            {
+              header: 'Status',
+              cell: (subscription) => (
+                <>
+                  <StateBadge status={subscription.status} />
+                  {subscription.failureReason && <div className="error-cell">{subscription.failureReason}</div>}
+                </>
+              ),
+            },
+            {
+              header: 'Endpoint',
+              className: 'cell-wrap',
+              cell: (subscription) => (
+                <>
+                  <code>{subscription.endpoint}</code> <CopyButton text={subscription.endpoint} label="Copy endpoint" />
+                </>
+              ),
+            },
+            { header: 'Provider id', className: 'cell-wrap mono', cell: (subscription) => subscription.providerId ?? '—' },
+            { header: 'Created', cell: (subscription) => <Time value={subscription.createdAt} /> },
+            {
+              header: 'Actions',
+              hideHeader: true,
+              className: 'row-links',
+              cell: (subscription) => (
+                <>
+                  {subscription.status === 'FAILED' && (
+                    <button type="button" className="button button-small" disabled={working === subscription.id} onClick={() => void act(subscription.id, 'retry')} aria-label={`Retry the ${subscription.provider} subscription`}>
+                      Retry
+                    </button>
+                  )}{' '}
+                  {subscription.status !== 'REVOKED' && (
+                    <ConfirmAction
+                      label="Revoke"
+                      question={`Revoke this ${subscription.provider} subscription? The webhook is removed at ${subscription.provider} and its endpoint answers 410.`}
+                      confirmLabel="Yes, revoke it"
+                      busy={working === subscription.id}
+                      onConfirm={() => act(subscription.id, 'revoke')}
+                    />
+                  )}
+                  {rowError?.id === subscription.id && <ErrorBanner error={rowError.error} action={rowError.action} />}
+                </>
+              ),
+            },
+          ]}
+        />
       )}
     </section>
   );

@@ -5,6 +5,7 @@ import {
   CALLBACK_COMMAND_SUBJECTS,
   EVENT_TYPES,
   InvalidEnvelopeError,
+  isUuid,
   UnexpectedEventTypeError,
   unpackPayloadAs,
   type Envelope,
@@ -13,8 +14,6 @@ import { currentTraceparent, type Logger } from '@runline/observability';
 import { LOGGER } from '@runline/runtime';
 import { DeliveryDispatcher } from '../deliveries/delivery-dispatcher.js';
 import type { NewDelivery } from '../deliveries/callback-deliveries.repository.js';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * Takes DeliverCallback commands off the work queue. The delivery row (keyed by the envelope
@@ -65,9 +64,9 @@ class InvalidDeliverCallbackError extends Error {}
 function deliveryOf(envelope: Envelope): NewDelivery {
   const command = unpackPayloadAs(envelope, EVENT_TYPES.DELIVER_CALLBACK);
   const invocationId = command.invocationId || envelope.invocationId;
-  const problem = !UUID.test(envelope.id)
+  const problem = !isUuid(envelope.id)
     ? 'the envelope id must be a UUID'
-    : !UUID.test(invocationId)
+    : !isUuid(invocationId)
       ? 'invocationId must be a UUID'
       : command.url === ''
         ? 'a callback needs a URL'

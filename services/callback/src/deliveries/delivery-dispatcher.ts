@@ -7,7 +7,7 @@ import { LOGGER, METRICS_REGISTRY, SecretBox } from '@runline/runtime';
 import { CallbackConfig } from '../config.js';
 import { callbackAttemptedMessage } from './callback-messages.js';
 import { attemptDelivery } from './delivery-attempt.js';
-import { afterAttempt } from './delivery-rules.js';
+import { ACK_WINDOW_MS, afterAttempt } from './delivery-rules.js';
 import {
   claimDelivery,
   claimDueDeliveries,
@@ -20,6 +20,15 @@ import {
 } from './callback-deliveries.repository.js';
 
 const SWEEP_BATCH = 500;
+/**
+ * An attempt starts only while its lease has the acknowledgement window and this much left,
+ * so its record lands before another replica may take the delivery (CALLBACK_LEASE_MS is at
+ * least the window and a second).
+ */
+const START_MARGIN_MS = 500;
+
+/** A delivery this replica holds, until its lease ends (epoch ms). */
+type HeldDelivery = ClaimedDelivery & { leaseUntil: number };
 
 /**
  * Delivers callbacks. The table is the truth; this process keeps timers only.
@@ -33,17 +42,27 @@ const SWEEP_BATCH = 500;
  *   the next sweep. It runs first at start, so a restart resumes at once.
  * - Each attempt's record, the delivery's next state and its CallbackAttempted event commit in
  *   one transaction (group-committed too).
+ *
+ * Once across replicas: a claim holds a delivery for CALLBACK_LEASE_MS, after which any replica
+ * may claim it again. So a sweep claims no more than this replica has free slots for (what it
+ * cannot start now stays for the others), and a delivery that waited for a slot here (new ones
+ * arrive claimed; a retry's timer claims without asking) starts only while its lease still
+ * covers a whole attempt; otherwise it is left to whichever replica claims it after the lease.
+ * Without that, a backlog longer than a lease was attempted twice: once by the replica that
+ * claimed it long ago and once by the one that claimed it after the lease ran out.
  */
 @Injectable()
 export class DeliveryDispatcher implements OnApplicationBootstrap, OnApplicationShutdown {
   private state: 'new' | 'running' | 'stopped' = 'new';
   private sweepTimer: NodeJS.Timeout | undefined;
   private sweeping: Promise<void> | undefined;
+  /** The last sweep claimed all it could take: more may be due, so freed slots sweep again before the interval. */
+  private backlog = false;
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private readonly inFlight = new Set<Promise<void>>();
-  private readonly waiting: ClaimedDelivery[] = [];
+  private readonly waiting: HeldDelivery[] = [];
   private active = 0;
-  private readonly inserts: GroupCommit<NewDelivery, boolean>;
+  private readonly inserts: GroupCommit<NewDelivery, number | null>;
   private readonly records: GroupCommit<{ delivery: ClaimedDelivery; record: AttemptRecord }, boolean>;
   private readonly attemptsTotal: Counter<'outcome'>;
   private readonly deliveriesTotal: Counter<'result'>;
@@ -114,19 +133,21 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnApplication
 
   /** Records a new delivery and starts its first attempt; resolves once it is committed. */
   async accept(delivery: NewDelivery): Promise<void> {
-    const inserted = await this.inserts.submit(delivery);
-    if (inserted) this.start({ ...delivery, attemptsMade: 0 });
+    const leaseUntil = await this.inserts.submit(delivery);
+    if (leaseUntil !== null) this.start({ ...delivery, attemptsMade: 0, leaseUntil });
   }
 
-  private async insertBatch(items: NewDelivery[]): Promise<boolean[]> {
+  /** Inserts the batch claimed by this replica; each item's lease end, or null when it was not inserted. */
+  private async insertBatch(items: NewDelivery[]): Promise<Array<number | null>> {
     const now = new Date();
-    const inserted = await this.transactions.run((tx) => insertDeliveries(tx.manager, items, now, this.leaseFrom(now)));
+    const leaseUntil = this.leaseFrom(now);
+    const inserted = await this.transactions.run((tx) => insertDeliveries(tx.manager, items, now, leaseUntil));
     // Two commands for one id in a batch: only the first starts an attempt.
     const started = new Set<string>();
     return items.map((item) => {
       const first = inserted.has(item.id) && !started.has(item.id);
       started.add(item.id);
-      return first;
+      return first ? leaseUntil.getTime() : null;
     });
   }
 
@@ -134,11 +155,22 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnApplication
     return new Date(now.getTime() + this.config.CALLBACK_LEASE_MS);
   }
 
+  /** Slots free for attempts claimed now: neither in flight nor promised to a waiting delivery. */
+  private freeSlots(): number {
+    return Math.max(0, this.config.CALLBACK_CONCURRENCY - this.active - this.waiting.length);
+  }
+
   /** Runs an attempt of a claimed delivery now, or as soon as a slot is free. */
-  private start(delivery: ClaimedDelivery): void {
+  private start(delivery: HeldDelivery): void {
     if (this.state !== 'running') return;
     if (this.active >= this.config.CALLBACK_CONCURRENCY) {
       this.waiting.push(delivery);
+      return;
+    }
+    if (!leaseCoversAttempt(delivery.leaseUntil, Date.now())) {
+      // Its lease ends before an attempt would: another replica (or this one's sweep) may claim
+      // it then, and only that claim attempts it.
+      this.logger.debug({ deliveryId: delivery.id }, 'callback waited for a slot past its lease; left for the next claim');
       return;
     }
     this.active++;
@@ -152,10 +184,21 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnApplication
         this.inFlight.delete(work);
         this.active--;
         this.inFlightGauge.set(this.active);
-        const next = this.waiting.shift();
-        if (next) this.start(next);
+        this.startNext();
       });
     this.inFlight.add(work);
+  }
+
+  /** Fills free slots from the waiting deliveries; with none left while a backlog is due, sweeps again. */
+  private startNext(): void {
+    while (this.state === 'running' && this.active < this.config.CALLBACK_CONCURRENCY) {
+      const next = this.waiting.shift();
+      if (!next) {
+        if (this.backlog && this.freeSlots() >= Math.ceil(this.config.CALLBACK_CONCURRENCY / 4)) this.sweep();
+        return;
+      }
+      this.start(next);
+    }
   }
 
   private async attempt(delivery: ClaimedDelivery): Promise<void> {
@@ -211,10 +254,11 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnApplication
   private async claimAndStart(id: string, dueAt: number): Promise<void> {
     try {
       const now = new Date();
-      const claimed = await this.transactions.run((tx) => claimDelivery(tx.manager, id, now, this.leaseFrom(now)));
+      const leaseUntil = this.leaseFrom(now);
+      const claimed = await this.transactions.run((tx) => claimDelivery(tx.manager, id, now, leaseUntil));
       if (!claimed) return; // another replica's sweep took it, or it moved on
       this.retryLateness.observe(Math.max(0, now.getTime() - dueAt) / 1000);
-      this.start(claimed);
+      this.start({ ...claimed, leaseUntil: leaseUntil.getTime() });
     } catch (error) {
       this.logger.warn({ err: error, deliveryId: id }, 'could not claim a due callback; the sweep tries again');
     }
@@ -228,17 +272,29 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnApplication
   }
 
   private async sweepOnce(): Promise<void> {
-    let claimed: ClaimedDelivery[];
-    do {
+    // Only what this replica can start now: the rest stays due for the other replicas' sweeps
+    // (or this one's next), instead of waiting here while its lease runs out. With no slot free
+    // there may be due deliveries: a slot that frees sweeps again.
+    if (this.freeSlots() === 0) this.backlog = true;
+    for (let limit = Math.min(SWEEP_BATCH, this.freeSlots()); limit > 0 && this.state === 'running'; limit = Math.min(SWEEP_BATCH, this.freeSlots())) {
       const now = new Date();
-      claimed = await this.transactions.run((tx) =>
-        claimDueDeliveries(tx.manager, now, this.leaseFrom(now), SWEEP_BATCH),
-      );
-      for (const delivery of claimed) this.start(delivery);
-    } while (claimed.length === SWEEP_BATCH && this.state === 'running');
+      const leaseUntil = this.leaseFrom(now);
+      const claimed = await this.transactions.run((tx) => claimDueDeliveries(tx.manager, now, leaseUntil, limit));
+      for (const delivery of claimed) this.start({ ...delivery, leaseUntil: leaseUntil.getTime() });
+      this.backlog = claimed.length === limit;
+      if (!this.backlog) break;
+    }
     const horizon = new Date(Date.now() + this.config.CALLBACK_SWEEP_INTERVAL_MS);
     for (const due of await dueSoon(this.transactions.dataSource.manager, horizon, SWEEP_BATCH)) {
+      // What is due already while the slots are full is the sweeps' (a timer would claim it
+      // into the queue anyway).
+      if (this.backlog && due.nextAttemptAt.getTime() <= Date.now()) continue;
       this.arm(due.id, due.nextAttemptAt.getTime());
     }
   }
+}
+
+/** Whether a lease ending at `leaseUntil` still covers a whole attempt started at `now` (epoch ms). */
+export function leaseCoversAttempt(leaseUntil: number, now: number): boolean {
+  return leaseUntil - now >= ACK_WINDOW_MS + START_MARGIN_MS;
 }

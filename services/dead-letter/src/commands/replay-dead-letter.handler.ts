@@ -4,6 +4,7 @@ import {
   create,
   DEAD_LETTER_REQUEST_SUBJECTS,
   fromBinary,
+  isUuid,
   ReplayDeadLetterReplySchema,
   ReplayDeadLetterRequestSchema,
   ReplayOutcome,
@@ -14,8 +15,6 @@ import { TransactionRunner } from '@runline/db';
 import { ClaimedReplays } from '../dead-letters/claimed-replays.js';
 import { claimReplay, deadLetterExists } from '../dead-letters/dead-letters.repository.js';
 import type { ReplayVersions } from '../dead-letters/replay-runs.js';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * Replays an event at most once: a conditional UPDATE claims it (replayed_at set) before
@@ -40,7 +39,7 @@ export class ReplayDeadLetterHandler {
   }
 
   private async replay(projectId: string, id: string, versions: ReplayVersions): Promise<ReplayDeadLetterReply> {
-    if (!UUID.test(id)) return create(ReplayDeadLetterReplySchema, { outcome: ReplayOutcome.NOT_FOUND });
+    if (!isUuid(id)) return create(ReplayDeadLetterReplySchema, { outcome: ReplayOutcome.NOT_FOUND });
     const claimed = await this.transactions.run((tx) => claimReplay(tx.manager, projectId, id, new Date()));
     if (!claimed) {
       const exists = await deadLetterExists(this.transactions.dataSource.manager, projectId, id);

@@ -4,6 +4,7 @@ import {
   create,
   fromBinary,
   INVOCATION_REQUEST_SUBJECTS,
+  isUuid,
   RecordRejectedDeliveryReplySchema,
   RecordRejectedDeliveryRequestSchema,
   RunMode,
@@ -20,7 +21,6 @@ import type { Logger } from '@runline/observability';
 import { LOGGER } from '@runline/runtime';
 import { AccessDirectory } from '../access/access-directory.js';
 import { DeliveryVerifier } from '../access/delivery-verifier.js';
-import { isUuid } from '../access/uuid.js';
 import type { Refusal } from '../errors/domain-error.js';
 import { API_ERRORS } from '../errors/error-messages.js';
 import { BODY_ERRORS, parseJsonObject } from '../http/body-parsing.js';

@@ -1,6 +1,5 @@
 import { Inject, Injectable } from '@nestjs/common';
-import { create, fromBinary, RetrySubscriptionOutcome, RetryWebhookSubscriptionReplySchema, RetryWebhookSubscriptionRequestSchema, toBinary, WEBHOOK_REQUEST_SUBJECTS } from '@runline/contracts';
-import { isUuid } from '../access/uuid.js';
+import { create, fromBinary, isUuid, RetrySubscriptionOutcome, RetryWebhookSubscriptionReplySchema, RetryWebhookSubscriptionRequestSchema, toBinary, WEBHOOK_REQUEST_SUBJECTS } from '@runline/contracts';
 import { GatewayConfig } from '../config.js';
 import type { ProjectEntity } from '../entities/project.entity.js';
 import { DomainError } from '../errors/domain-error.js';

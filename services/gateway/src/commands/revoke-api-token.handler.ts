@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
+import { isUuid } from '@runline/contracts';
 import { TransactionRunner } from '@runline/db';
 import { AccessDirectory } from '../access/access-directory.js';
-import { isUuid } from '../access/uuid.js';
 import { ChangePropagation } from '../changes/change-propagation.js';
 import type { ProjectEntity } from '../entities/project.entity.js';
 import { DomainError } from '../errors/domain-error.js';

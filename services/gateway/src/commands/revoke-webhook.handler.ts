@@ -1,8 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { create, fromBinary, RevokeHookOutcome, RevokeInboundHookReplySchema, RevokeInboundHookRequestSchema, toBinary, WEBHOOK_REQUEST_SUBJECTS } from '@runline/contracts';
+import { create, fromBinary, isUuid, RevokeHookOutcome, RevokeInboundHookReplySchema, RevokeInboundHookRequestSchema, toBinary, WEBHOOK_REQUEST_SUBJECTS } from '@runline/contracts';
 import { TransactionRunner } from '@runline/db';
 import { HookDirectory } from '../access/hook-directory.js';
-import { isUuid } from '../access/uuid.js';
 import { ChangePropagation } from '../changes/change-propagation.js';
 import type { ProjectEntity } from '../entities/project.entity.js';
 import { DomainError } from '../errors/domain-error.js';

@@ -2,6 +2,7 @@
  * The query strings of GET /external-invocations/logs and /metrics, checked and normalised
  * before anything is read: each bad value is a 400 whose message names the parameter.
  */
+import { UUID_TEXT } from '@runline/contracts';
 import { DomainError } from '../errors/domain-error.js';
 import { parseIsoDateTimeWithOffset } from '../scheduling/scheduling-fields.js';
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from '../commands/start-run.handler.js';
@@ -82,7 +83,8 @@ export interface LogCursor {
   id: string;
 }
 
-const CURSOR_TEXT = /^(\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}\.\d{6}Z)\|([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})$/;
+// The id in lower case only, as encodeCursor wrote it (PostgreSQL's form): a cursor is ours, not typed by a person.
+const CURSOR_TEXT = new RegExp(`^(\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}:\\d{2}\\.\\d{6}Z)\\|(${UUID_TEXT})$`);
 
 /** Opaque to clients: base64url of `<createdAt>|<id>`. */
 export function encodeCursor(cursor: LogCursor): string {

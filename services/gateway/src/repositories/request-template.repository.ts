@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { isUuid } from '@runline/contracts';
 import { returningRows } from '@runline/db';
-import { isUuid } from '../access/uuid.js';
 import { RequestTemplateEntity } from '../entities/request-template.entity.js';
 
 /** The template library of each project. */

@@ -8,6 +8,7 @@ import {
   DecideApprovalRequestSchema,
   fromBinary,
   INVOCATION_REQUEST_SUBJECTS,
+  isUuid,
   toBinary,
   type DecideApprovalReply,
   type DecideApprovalRequest,
@@ -22,8 +23,6 @@ import { historyAppend } from '../lifecycle/run-history.js';
 import { readDocument, readKnownInvocation } from '../runs/run-reads.repository.js';
 import { RunStarter } from '../runs/run-starter.js';
 import { transition } from '../runs/run-transitions.repository.js';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 const DECISIONS: Partial<Record<ApprovalDecision, ApprovalDecisionName>> = {
   [ApprovalDecision.APPROVE]: 'approve',
@@ -58,7 +57,7 @@ export class DecideApprovalHandler {
     const decision = DECISIONS[request.decision];
     if (!decision) throw new Error(`DecideApproval: unsupported decision ${request.decision}`);
     const manager = this.transactions.dataSource.manager;
-    const row = UUID.test(request.invocationId) ? await readKnownInvocation(manager, request.invocationId) : null;
+    const row = isUuid(request.invocationId) ? await readKnownInvocation(manager, request.invocationId) : null;
     const state = row?.sealedResumeState ? (JSON.parse(this.secrets.open(row.sealedResumeState)) as SuspendedState) : null;
     const check = approvalCheck(row?.known ? { ...row, sequence: row.known.sequence } : null, request.orgId, state);
     if (check.blocker !== null) return outcome(check.blocker);

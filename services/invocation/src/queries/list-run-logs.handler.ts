@@ -5,13 +5,14 @@ import {
   create,
   fromBinary,
   INVOCATION_QUERY_SUBJECTS,
+  isUuid,
   ListInvocationLogsReplySchema,
   ListInvocationLogsRequestSchema,
   toBinary,
   type ListInvocationLogsRequest,
 } from '@runline/contracts';
 import { listRunLogs, type RunLogFilter, type RunLogPosition } from './run-logs.repository.js';
-import { isUuid, optional, timeOf } from './query-fields.js';
+import { optional, timeOf } from './query-fields.js';
 
 const MAX_LIMIT = 200;
 

@@ -1,11 +1,5 @@
 /** Reading the plain fields of query requests: proto3 strings are '' when not set. */
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
-export function isUuid(value: string): boolean {
-  return UUID.test(value);
-}
-
 /** '' → undefined (no filter). */
 export function optional(value: string): string | undefined {
   return value === '' ? undefined : value;

@@ -1,9 +1,9 @@
 import { Controller } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import { DataSource } from 'typeorm';
-import { create, fromBinary, GetInvocationMetricsReplySchema, GetInvocationMetricsRequestSchema, INVOCATION_QUERY_SUBJECTS, toBinary } from '@runline/contracts';
+import { create, fromBinary, GetInvocationMetricsReplySchema, GetInvocationMetricsRequestSchema, INVOCATION_QUERY_SUBJECTS, isUuid, toBinary } from '@runline/contracts';
 import { runMetrics } from './run-logs.repository.js';
-import { isUuid, optional, timeOf } from './query-fields.js';
+import { optional, timeOf } from './query-fields.js';
 
 /**
  * Answers the gateway's GET /external-invocations/metrics. The gateway has validated the window

@@ -7,11 +7,10 @@ import {
   GetInvocationReplySchema,
   GetInvocationRequestSchema,
   INVOCATION_QUERY_SUBJECTS,
+  isUuid,
   toBinary,
 } from '@runline/contracts';
 import { InvocationViewEntity } from '../entities/invocation-view.entity.js';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /**
  * Answers the gateway's GET /external-invocations/{id}. Scoped to the caller's organization:
@@ -24,7 +23,7 @@ export class ReadRunViewHandler {
   @MessagePattern(INVOCATION_QUERY_SUBJECTS.GET_INVOCATION)
   async execute(@Payload() data: Uint8Array): Promise<Uint8Array> {
     const request = fromBinary(GetInvocationRequestSchema, data);
-    const view = UUID.test(request.invocationId)
+    const view = isUuid(request.invocationId)
       ? await this.dataSource.getRepository(InvocationViewEntity).findOneBy({ id: request.invocationId, orgId: request.orgId })
       : null;
     const reply = view

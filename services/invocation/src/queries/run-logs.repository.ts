@@ -1,3 +1,5 @@
+import { isUuid } from '@runline/contracts';
+
 /**
  * The console's logs and invocation health, read from the read model (`invocation_views`) with
  * the generated columns and keyset indexes of migration 1763700000175. Every statement is
@@ -56,8 +58,6 @@ export interface RunLogPage {
   /** Position of the last row when more follow; null on the last page. */
   next: RunLogPosition | null;
 }
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** Statuses after which a run never changes (spec "Invocation status"). */
 export const FINAL_STATUSES = ['SUCCEEDED', 'FAILED', 'TIMEOUT', 'CANCELLED'] as const;
@@ -186,7 +186,7 @@ function whereOf(filter: RunLogFilter): { where: string[]; parameters: unknown[]
   if (filter.q !== undefined) {
     // The candidates are found first (an init plan: the key index, and the id itself), then
     // fetched by primary key; the org_id condition above keeps other organizations' runs out.
-    const ids = UUID.test(filter.q) ? [filter.q.toLowerCase()] : [];
+    const ids = isUuid(filter.q) ? [filter.q.toLowerCase()] : [];
     parameters.push(filter.q, ids);
     where.push(`v.id = ANY(ARRAY(SELECT invocation_id FROM idempotency_keys WHERE key = $${parameters.length - 1}) || $${parameters.length}::uuid[])`);
   }

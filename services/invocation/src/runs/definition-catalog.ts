@@ -1,5 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
+import { isUuid } from '@runline/contracts';
 import { GroupCommit } from '@runline/db';
 import { compileDefinition, validateDefinition, type CompiledDefinition, type Definition, type ProjectType } from '@runline/engine';
 import { boundedCache, SecretBox } from '@runline/runtime';
@@ -40,7 +41,6 @@ export class DefinitionUnavailableError extends Error {}
 
 /** Copies and compiled definitions kept at most each; past it the least recently used goes. */
 const CACHE_LIMIT = 1000;
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 const POLL_MS = 20;
 /** Bounds how long an unused copy stays in memory; a newer version is read at once anyway. */
 const PROJECT_TTL_MS = 1000;
@@ -138,7 +138,7 @@ export class DefinitionCatalog {
               default_callback_url, default_callback_secret_sealed, published_version, config_version, deleted
          FROM project_copies WHERE project_id = ANY($1::uuid[])`,
       // An id that is no uuid is simply unknown, rather than failing the other reads of the batch.
-      [[...new Set(projectIds.filter((projectId) => UUID.test(projectId)))]],
+      [[...new Set(projectIds.filter((projectId) => isUuid(projectId)))]],
     );
     const copies = new Map<string, ProjectCopy>();
     for (const row of rows) {

@@ -11,7 +11,7 @@ import type { InvocationDocument } from '../lifecycle/invocation.projector.js';
 import { endingOf, failedOutcome, skippedEnding, type Ending, type SuspendedState } from '../lifecycle/run-endings.js';
 import { historyAppend } from '../lifecycle/run-history.js';
 import type { RunPlan } from '../lifecycle/run-plan.js';
-import { BotSessions } from './bot-sessions.js';
+import { BotSessions, SessionTurnTimeoutError, type BotSessionState } from './bot-sessions.js';
 import { DefinitionCatalog } from './definition-catalog.js';
 import { claimEnrollment } from './enrollments.repository.js';
 import { engineRunPorts } from './engine-ports.js';
@@ -198,25 +198,37 @@ export class RunExecutor implements OnApplicationShutdown {
     );
   }
 
-  /** One message of a conversation: continue at the session's open question, or start over. */
+  /**
+   * One message of a conversation: continue at the session's open question, or start over. It
+   * runs as its session's only turn across replicas (`BotSessions.takeTurn`). The run's time
+   * limit counts from here: a message that had to wait for the session's earlier messages runs
+   * with what is left of it, and one whose turn does not come within it ends TIMEOUT.
+   */
   private async runBotTurn(row: InvocationRow, plan: RunPlan, compiled: CompiledDefinition): Promise<RunOutcome> {
     const session = plan.session;
     if (!session) throw new Error('bot run without a session');
-    return this.sessions.exclusive(row.projectId, session.id, async () => {
-      const state = await this.sessions.load(row.projectId, session.id);
-      const sameVersion = state !== null && state.version === plan.definitionVersion;
-      const waiting = sameVersion ? state.waitingAt : null;
-      const resume: ResumeRequest | undefined = waiting
-        ? { kind: 'ask', nodeId: waiting.nodeId, answer: typeof plan.input.message === 'string' ? plan.input.message : '' }
-        : undefined;
-      const outcome = await this.runGraph(plan, compiled, resume, sameVersion ? state.vars : {});
-      await this.sessions.save(row.projectId, session.id, {
-        version: plan.definitionVersion,
-        vars: outcome.vars,
-        waitingAt: outcome.suspension?.kind === 'ask' ? { nodeId: outcome.suspension.nodeId, saveAs: outcome.suspension.saveAs } : null,
+    const limitMs = this.timeLimitMs(plan.mode);
+    const deadline = Date.now() + limitMs;
+    const turn = { projectId: row.projectId, sessionId: session.id, holder: `${this.lease.owner} ${row.id}`, deadline };
+    try {
+      return await this.sessions.takeTurn(turn, async (state, waited) => {
+        const sameVersion = state !== null && state.version === plan.definitionVersion;
+        const waiting = sameVersion ? state.waitingAt : null;
+        const resume: ResumeRequest | undefined = waiting
+          ? { kind: 'ask', nodeId: waiting.nodeId, answer: typeof plan.input.message === 'string' ? plan.input.message : '' }
+          : undefined;
+        const outcome = await this.runGraph(plan, compiled, resume, sameVersion ? state.vars : {}, waited ? Math.max(1, deadline - Date.now()) : limitMs);
+        const next: BotSessionState = {
+          version: plan.definitionVersion,
+          vars: outcome.vars,
+          waitingAt: outcome.suspension?.kind === 'ask' ? { nodeId: outcome.suspension.nodeId, saveAs: outcome.suspension.saveAs } : null,
+        };
+        return { state: next, result: outcome };
       });
-      return outcome;
-    });
+    } catch (error) {
+      if (!(error instanceof SessionTurnTimeoutError)) throw error;
+      return { ...failedOutcome(plan, `Time limit of ${limitMs} ms exceeded waiting for the session's earlier messages`), status: 'TIMEOUT' };
+    }
   }
 
   /** ONE_TIME: the run that enrolled the subject first, when it is another run; else null. */

@@ -1,6 +1,5 @@
-import { randomUUID } from 'node:crypto';
-import { hostname } from 'node:os';
 import { Inject, Injectable } from '@nestjs/common';
+import { instanceIdentity } from '@runline/runtime';
 import { InvocationConfig } from '../config.js';
 import type { Lease } from '../lifecycle/run-lifecycle.js';
 
@@ -15,8 +14,8 @@ import type { Lease } from '../lifecycle/run-lifecycle.js';
  */
 @Injectable()
 export class RunLease {
-  /** Identifies this process as a lease owner. */
-  readonly owner = `${hostname()}:${process.pid}:${randomUUID().slice(0, 8)}`;
+  /** Identifies this instance as a lease owner (and, with a run's id, as a bot session turn's holder). */
+  readonly owner = instanceIdentity();
   private readonly executing = new Map<string, number>();
 
   constructor(@Inject(InvocationConfig) private readonly config: InvocationConfig) {}

@@ -3,13 +3,12 @@
  * to change it (`KnownRun`), and the read model alone.
  */
 import type { EntityManager } from 'typeorm';
+import { isUuid } from '@runline/contracts';
 import type { RunModeName, TargetType } from '../lifecycle/invocation-event.js';
 import type { InvocationDocument } from '../lifecycle/invocation.projector.js';
 import type { InvocationStatus, Lease } from '../lifecycle/run-lifecycle.js';
 import type { IdempotencyKey } from './new-runs.repository.js';
 import type { KnownRun } from './run-transitions.repository.js';
-
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
 
 /** The state row of one run. */
 export interface InvocationRow {
@@ -52,7 +51,7 @@ export async function readKnownInvocations(manager: EntityManager, ids: readonly
             i.sealed_resume_state, i.waiting_job, i.sequence, v.document
        FROM invocations i JOIN invocation_views v ON v.id = i.id WHERE i.id = ANY($1::uuid[])`,
     // An id that is no uuid is simply not found, rather than failing the other reads of the batch.
-    [[...new Set(ids.filter((id) => UUID.test(id)))]],
+    [[...new Set(ids.filter((id) => isUuid(id)))]],
   );
   const found = new Map<string, InvocationRow>();
   for (const row of rows) {

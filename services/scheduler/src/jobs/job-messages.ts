@@ -2,6 +2,7 @@ import type { BusMessage } from '@runline/bus';
 import {
   create,
   EVENT_TYPES,
+  isUuid,
   JobKind,
   newEnvelope,
   ScheduledJobCancelledSchema,
@@ -36,14 +37,12 @@ export function kindName(kind: JobKind): JobKindName | null {
 /** The longest job name accepted; names are chosen by the sender and are the primary key. */
 export const MAX_JOB_NAME_LENGTH = 1000;
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** What is wrong with the fields every job message carries, or null if they are fine. */
 export function jobProblem(job: { name: string; invocationId: string; orgId: string; projectId: string }): string | null {
   if (job.name === '') return 'a job needs a name';
   if (job.name.length > MAX_JOB_NAME_LENGTH) return `a job name may have at most ${MAX_JOB_NAME_LENGTH} characters`;
   for (const field of ['invocationId', 'orgId', 'projectId'] as const) {
-    if (!UUID.test(job[field])) return `${field} must be a UUID`;
+    if (!isUuid(job[field])) return `${field} must be a UUID`;
   }
   return null;
 }

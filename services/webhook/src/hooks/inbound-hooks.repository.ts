@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+import { isUuid } from '@runline/contracts';
 import { returningRows, type TransactionRunner } from '@runline/db';
 
 export interface HookRow {
@@ -21,8 +22,6 @@ export interface NewHook {
   rateLimitPerMinute: number;
 }
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 export async function insertHook(manager: EntityManager, hook: NewHook, at: Date): Promise<HookRow> {
   const rows: HookRow[] = await manager.query(
     `INSERT INTO inbound_hooks (id, org_id, project_id, name, sealed_secret, status, rate_limit_per_minute, created_at)
@@ -33,7 +32,7 @@ export async function insertHook(manager: EntityManager, hook: NewHook, at: Date
 }
 
 export async function hookById(manager: EntityManager, id: string): Promise<HookRow | null> {
-  if (!UUID.test(id)) return null;
+  if (!isUuid(id)) return null;
   const rows: HookRow[] = await manager.query(`SELECT * FROM inbound_hooks WHERE id = $1`, [id]);
   return rows[0] ?? null;
 }
@@ -47,10 +46,10 @@ const HOOKS_BY_IDS = `SELECT id::text, org_id::text, project_id::text, name, sea
  * for a batch of concurrent deliveries.
  */
 export async function hooksByIds(runner: TransactionRunner, ids: readonly string[]): Promise<Array<HookRow | null>> {
-  const valid = [...new Set(ids.filter((id) => UUID.test(id)).map((id) => id.toLowerCase()))];
+  const valid = [...new Set(ids.filter((id) => isUuid(id)).map((id) => id.toLowerCase()))];
   const rows = valid.length === 0 ? [] : await runner.runStatement<HookRow[]>(HOOKS_BY_IDS, [valid]);
   const byId = new Map(rows.map((row) => [row.id, row]));
-  return ids.map((id) => (UUID.test(id) ? (byId.get(id.toLowerCase()) ?? null) : null));
+  return ids.map((id) => (isUuid(id) ? (byId.get(id.toLowerCase()) ?? null) : null));
 }
 
 export async function hooksOfProject(manager: EntityManager, projectId: string): Promise<HookRow[]> {
@@ -59,7 +58,7 @@ export async function hooksOfProject(manager: EntityManager, projectId: string):
 
 /** True when the project has the hook (revoked now or before); revoking twice changes nothing. */
 export async function revokeHook(manager: EntityManager, projectId: string, id: string, at: Date): Promise<boolean> {
-  if (!UUID.test(id)) return false;
+  if (!isUuid(id)) return false;
   const rows = returningRows<{ id: string }>(
     await manager.query(
       `UPDATE inbound_hooks SET status = 'REVOKED', revoked_at = COALESCE(revoked_at, $3)

@@ -7,7 +7,7 @@ import { WebhookConfig } from '../config.js';
 import { ProviderError, type ProviderAdapter, type ProviderCallContext } from '../providers/provider-adapter.js';
 import { adapterFor } from '../providers/provider-registry.js';
 import { withProviderRetries } from '../providers/provider-retries.js';
-import { markActive, markFailed, type SubscriptionRow } from './webhook-subscriptions.repository.js';
+import { markActive, markFailed, subscriptionById, type SubscriptionRow } from './webhook-subscriptions.repository.js';
 
 /** The budget when the gateway sends none, and the most it may ask for. */
 const DEFAULT_BUDGET_MS = 25_000;
@@ -51,7 +51,12 @@ export class SubscriptionProvisioner {
     return { adapter, credentials: parsed.credentials };
   }
 
-  /** Creates the webhook at the provider for a subscription whose try lease the caller holds; the row as it ends. */
+  /**
+   * Creates the webhook at the provider for a subscription whose try lease (ending at
+   * `window.leaseUntil`) the caller holds; the row as it ends. Once across replicas: the lease
+   * (`claimAttempt`) lets one try run at a time, and only the try still holding it records its
+   * outcome.
+   */
   async attempt(row: SubscriptionRow, window: AttemptWindow): Promise<SubscriptionRow> {
     const manager = this.transactions.dataSource.manager;
     let created;
@@ -69,14 +74,22 @@ export class SubscriptionProvisioner {
       // A ProviderError's message is the provider's; anything else is ours to debug (never a credential: those stay in `credentials`).
       const detail = error instanceof ProviderError ? {} : { err: error };
       this.logger.warn({ subscriptionId: row.id, provider: row.provider, reason, ...detail }, 'the provider did not create the webhook');
-      return (await markFailed(manager, row.id, reason)) ?? row;
+      // A try that lost its lease (another try holds the subscription now) records nothing.
+      return (await markFailed(manager, row.id, window.leaseUntil, reason)) ?? (await subscriptionById(manager, row.id)) ?? row;
     }
-    const active = await markActive(manager, row.id, created.providerId, this.secrets.seal(created.signingSecret));
+    const active = await markActive(manager, row.id, window.leaseUntil, created.providerId, this.secrets.seal(created.signingSecret));
     if (active) return active;
-    // Revoked while the provider was creating it: take it away again rather than leave it delivering.
-    this.logger.warn({ subscriptionId: row.id, provider: row.provider }, 'revoked during creation: removing the new webhook at the provider');
+    // Revoked while the provider was creating it, or this try outlived its lease and another try
+    // (on any replica) holds or made the subscription: take the new webhook away again rather
+    // than leave a second one delivering. One webhook per subscription stays at the provider.
+    const now = await subscriptionById(manager, row.id);
+    const revoked = !now || now.status === 'REVOKED';
+    this.logger.warn(
+      { subscriptionId: row.id, provider: row.provider },
+      revoked ? 'revoked during creation: removing the new webhook at the provider' : 'the try outlived its lease and another try took the subscription: removing the new webhook at the provider',
+    );
     await this.remove({ ...row, provider_id: created.providerId }, attemptWindow(0)).catch(() => undefined);
-    return { ...row, status: 'REVOKED' };
+    return revoked ? { ...row, status: 'REVOKED' } : now;
   }
 
   /** Removes the subscription's webhook at the provider; 'already-gone' counts as removed. Throws ProviderError. */

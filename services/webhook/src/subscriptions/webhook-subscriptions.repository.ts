@@ -1,4 +1,5 @@
 import type { EntityManager } from 'typeorm';
+import { isUuid } from '@runline/contracts';
 import { returningRows } from '@runline/db';
 
 export type SubscriptionStatus = 'ACTIVE' | 'FAILED' | 'REVOKED';
@@ -32,8 +33,6 @@ export interface NewSubscription {
 /** What a subscription shows until its first try at the provider has ended (it ends FAILED if the process dies). */
 export const NOT_YET_CREATED = 'Not created at the provider yet: the attempt was interrupted, retry it';
 
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 /** Stores a new subscription, FAILED until the provider has made the webhook, with its first try leased until `attemptUntil`. */
 export async function insertSubscription(manager: EntityManager, subscription: NewSubscription, at: Date, attemptUntil: Date): Promise<SubscriptionRow> {
   const rows: SubscriptionRow[] = await manager.query(
@@ -45,7 +44,7 @@ export async function insertSubscription(manager: EntityManager, subscription: N
 }
 
 export async function subscriptionById(manager: EntityManager, id: string): Promise<SubscriptionRow | null> {
-  if (!UUID.test(id)) return null;
+  if (!isUuid(id)) return null;
   const rows: SubscriptionRow[] = await manager.query(`SELECT * FROM webhook_subscriptions WHERE id = $1`, [id]);
   return rows[0] ?? null;
 }
@@ -71,24 +70,28 @@ export async function claimAttempt(manager: EntityManager, id: string, attemptUn
   return rows[0] ?? null;
 }
 
-/** The try worked: ACTIVE with the provider's id and sealed secret. Null when it was revoked meanwhile. */
-export async function markActive(manager: EntityManager, id: string, providerId: string, sealedSigningSecret: string): Promise<SubscriptionRow | null> {
+/**
+ * The try that holds the lease ending at `leaseUntil` worked: ACTIVE with the provider's id and
+ * sealed secret. Null when the subscription was revoked meanwhile, or the try lost its lease (it
+ * outlived it and another try took the subscription): only the try holding the lease decides.
+ */
+export async function markActive(manager: EntityManager, id: string, leaseUntil: Date, providerId: string, sealedSigningSecret: string): Promise<SubscriptionRow | null> {
   const rows = returningRows<SubscriptionRow>(
     await manager.query(
       `UPDATE webhook_subscriptions SET status = 'ACTIVE', provider_id = $2, sealed_signing_secret = $3, failure_reason = NULL, attempt_until = NULL
-        WHERE id = $1 AND status = 'FAILED' RETURNING *`,
-      [id, providerId, sealedSigningSecret],
+        WHERE id = $1 AND status = 'FAILED' AND attempt_until = $4 RETURNING *`,
+      [id, providerId, sealedSigningSecret, leaseUntil],
     ),
   );
   return rows[0] ?? null;
 }
 
-/** The try failed: FAILED with the provider's message, the lease given back. */
-export async function markFailed(manager: EntityManager, id: string, reason: string): Promise<SubscriptionRow | null> {
+/** The try holding the lease ending at `leaseUntil` failed: FAILED with the provider's message, the lease given back. Null when it holds it no more. */
+export async function markFailed(manager: EntityManager, id: string, leaseUntil: Date, reason: string): Promise<SubscriptionRow | null> {
   const rows = returningRows<SubscriptionRow>(
     await manager.query(
-      `UPDATE webhook_subscriptions SET failure_reason = $2, attempt_until = NULL WHERE id = $1 AND status = 'FAILED' RETURNING *`,
-      [id, reason],
+      `UPDATE webhook_subscriptions SET failure_reason = $2, attempt_until = NULL WHERE id = $1 AND status = 'FAILED' AND attempt_until = $3 RETURNING *`,
+      [id, reason, leaseUntil],
     ),
   );
   return rows[0] ?? null;

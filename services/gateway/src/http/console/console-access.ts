@@ -1,5 +1,5 @@
 import { Injectable } from '@nestjs/common';
-import { isUuid } from '../../access/uuid.js';
+import { isUuid } from '@runline/contracts';
 import type { MemberRole } from '../../entities/membership.entity.js';
 import type { OrganizationEntity } from '../../entities/organization.entity.js';
 import type { ProjectEntity } from '../../entities/project.entity.js';

@@ -1,9 +1,9 @@
 import { type CanActivate, type ExecutionContext, Inject, Injectable } from '@nestjs/common';
 import { Reflector } from '@nestjs/core';
 import type { FastifyRequest } from 'fastify';
+import { isUuid } from '@runline/contracts';
 import { AccessDirectory } from '../../access/access-directory.js';
 import type { Caller } from '../../access/caller.js';
-import { isUuid } from '../../access/uuid.js';
 import { ApiTokenFormat, hashApiToken } from '../../api-tokens/api-token-format.js';
 import { DomainError } from '../../errors/domain-error.js';
 import { API_ERRORS } from '../../errors/error-messages.js';
