@@ -1,9 +1,10 @@
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
+import { natsServers } from '@runline/bus';
 
 /** Deletes the streams a gateway created under `prefix` (named `<prefix>_…`); returns their names. */
 export async function deleteStreamsWithPrefix(natsUrl: string, prefix: string): Promise<string[]> {
-  const connection = await connect({ servers: natsUrl });
+  const connection = await connect({ servers: natsServers(natsUrl) });
   try {
     const manager = await jetstreamManager(connection);
     const names: string[] = [];

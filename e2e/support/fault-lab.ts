@@ -473,6 +473,11 @@ export function faultTable(outcomes: FaultOutcome[]): string {
     Object.entries(outcome.unexpectedAnswers).map(([status, count]) => `${status} x${count}`).join(', ') || 'none',
     `${(outcome.recoveryMs / 1000).toFixed(1)} s`,
   ]);
-  return [header, ...rows].map((row) => `| ${row.join(' | ')} |`).join('\n');
+  return markdownTable(header, rows);
+}
+
+/** A header and rows as a Markdown table, one line per row (the suites print their figures so). */
+export function markdownTable(header: string[], rows: string[][]): string {
+  return [header, header.map(() => '---'), ...rows].map((row) => `| ${row.join(' | ')} |`).join('\n');
 }
 

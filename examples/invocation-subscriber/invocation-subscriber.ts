@@ -49,7 +49,9 @@ export interface Subscription {
 
 /** Starts following; `onEvent` is awaited before each acknowledgement, so a crash redelivers. */
 export async function followInvocationEvents(options: SubscriberOptions, onEvent: (event: InvocationEvent) => void | Promise<void>): Promise<Subscription> {
-  const nc = await connect({ servers: options.natsUrl, name: options.name });
+  // NATS_URL may name the nodes of a cluster, comma-separated; nats.js takes them as a list.
+  const servers = options.natsUrl.split(',').map((server) => server.trim()).filter(Boolean);
+  const nc = await connect({ servers, name: options.name });
   const wire = (name: string, separator: string) => (options.prefix ? `${options.prefix}${separator}${name}` : name);
   const stream = wire(STREAM_NAMES.INVOCATION_EVENTS, '_');
   const durable = wire(options.name, '_');

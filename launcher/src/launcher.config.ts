@@ -1,6 +1,6 @@
 import { IsIn, IsOptional, IsString, MinLength } from 'class-validator';
 import type { LevelWithSilent } from 'pino';
-import { IsBusPrefix, IsCidrList, IsNatsUrl, IsPort, IsPostgresUrl } from '@runline/runtime';
+import { IsBusPrefix, IsCidrList, IsNatsUrl, IsPort, IsPostgresUrl, IsStreamReplicas } from '@runline/runtime';
 
 /** Development defaults, printed at start so nobody mistakes them for production values. */
 export const DEVELOPMENT_CONSOLE_JWT_SECRET = 'runline-development-console-secret';
@@ -13,7 +13,7 @@ export class LauncherConfig {
   @IsPostgresUrl()
   DATABASE_URL?: string;
 
-  /** Unset: the in-process bus. */
+  /** Unset: the in-process bus. One server, or the nodes of a cluster comma-separated. */
   @IsOptional()
   @IsNatsUrl()
   NATS_URL?: string;
@@ -21,6 +21,10 @@ export class LauncherConfig {
   @IsOptional()
   @IsBusPrefix()
   BUS_PREFIX?: string;
+
+  /** Replicas of every JetStream stream (NATS mode only). */
+  @IsStreamReplicas()
+  BUS_STREAM_REPLICAS: number = 1;
 
   /** The gateway's port. */
   @IsPort()

@@ -40,7 +40,7 @@ async function start(): Promise<void> {
   }
   const databaseUrl = config.DATABASE_URL ?? embeddedPostgres!.url;
   bus = config.NATS_URL
-    ? await JetStreamBus.connect({ url: config.NATS_URL, prefix: config.BUS_PREFIX ?? '', name: 'runline' })
+    ? await JetStreamBus.connect({ url: config.NATS_URL, prefix: config.BUS_PREFIX ?? '', name: 'runline', streamReplicas: config.BUS_STREAM_REPLICAS })
     : new InProcessBus();
 
   const environment: NodeJS.ProcessEnv = {

@@ -126,7 +126,8 @@ export class BusNoRespondersError extends Error {
 
 /**
  * The transport is down right now (NATS disconnected, reconnecting): the request was not sent.
- * Answered at once rather than after the deadline, so a caller can say 503 within a second.
+ * Answered within half a second (the client gets that long to reconnect, to another node of a
+ * cluster) rather than after the deadline, so a caller can say 503 within a second.
  */
 export class BusUnavailableError extends Error {
   constructor(readonly subject: string) {

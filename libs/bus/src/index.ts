@@ -13,7 +13,7 @@
 export * from './bus.js';
 export { type BusLogger } from './bus-logger.js';
 export { InProcessBus, type InProcessBusOptions } from './in-process-bus.js';
-export { JetStreamBus, type JetStreamBusOptions } from './jetstream-bus.js';
+export { assertStreamReplicas, JetStreamBus, natsServers, type JetStreamBusOptions } from './jetstream-bus.js';
 export { BusContext, type BusContextArgs } from './bus.context.js';
 export {
   BUS,

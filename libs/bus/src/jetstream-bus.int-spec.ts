@@ -1,6 +1,6 @@
 import { jetstreamManager } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
-import { JetStreamBus, type Bus } from '@runline/bus';
+import { JetStreamBus, natsServers, type Bus } from '@runline/bus';
 import { deletePrefixedStreams, testNatsUrl, uniqueBusPrefix } from '@runline/testing';
 import { describeBusContract } from '../test/bus.contract.js';
 
@@ -22,11 +22,18 @@ describeBusContract('JetStreamBus', async () => {
 
 describe('JetStreamBus specifics', () => {
   const bytes = (text: string): Uint8Array => new TextEncoder().encode(text);
+  const waitFor = async (condition: () => boolean, timeoutMs = 10_000): Promise<void> => {
+    const deadline = Date.now() + timeoutMs;
+    while (!condition()) {
+      if (Date.now() > deadline) throw new Error(`not within ${timeoutMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  };
 
   it('puts the prefix on subjects, streams and durables on the wire', async () => {
     const prefix = uniqueBusPrefix();
     const bus = await JetStreamBus.connect({ url: testNatsUrl(), prefix });
-    const nc = await connect({ servers: testNatsUrl() });
+    const nc = await connect({ servers: natsServers(testNatsUrl()) });
     try {
       await bus.ensureStreams([{ name: 'WIRE', subjects: ['wire.>'], retention: 'limits', duplicateWindowSeconds: 30 }]);
       const sub = await bus.subscribe({ stream: 'WIRE', durable: 'reader', filterSubject: 'wire.>' }, async () => {});
@@ -57,7 +64,7 @@ describe('JetStreamBus specifics', () => {
   it('updates ack wait and max deliver of an existing durable', async () => {
     const prefix = uniqueBusPrefix();
     const bus = await JetStreamBus.connect({ url: testNatsUrl(), prefix });
-    const nc = await connect({ servers: testNatsUrl() });
+    const nc = await connect({ servers: natsServers(testNatsUrl()) });
     try {
       await bus.ensureStreams([{ name: 'UPD', subjects: ['upd.>'], retention: 'limits' }]);
       await (await bus.subscribe({ stream: 'UPD', durable: 'd', filterSubject: 'upd.>' }, async () => {})).stop();
@@ -92,6 +99,67 @@ describe('JetStreamBus specifics', () => {
       ).rejects.toThrow(/retention/);
     } finally {
       await Promise.all(buses.map((bus) => bus.close()));
+      await deletePrefixedStreams(testNatsUrl(), prefix);
+    }
+  });
+
+  it('creates a durable consumer again when it is deleted under a running subscription, and goes on', async () => {
+    const prefix = uniqueBusPrefix();
+    const bus = await JetStreamBus.connect({ url: testNatsUrl(), prefix });
+    const nc = await connect({ servers: natsServers(testNatsUrl()) });
+    const seen = new Set<string>();
+    try {
+      await bus.ensureStreams([{ name: 'GONE', subjects: ['gone.>'], retention: 'limits' }]);
+      const sub = await bus.subscribe({ stream: 'GONE', durable: 'd', filterSubject: 'gone.>' }, async (message) => void seen.add(message.id));
+      await bus.publish({ id: 'before', subject: 'gone.x', data: bytes('x') });
+      await waitFor(() => seen.has('before'));
+      await (await jetstreamManager(nc)).consumers.delete(`${prefix}_GONE`, `${prefix}_d`);
+      await bus.publish({ id: 'after', subject: 'gone.x', data: bytes('x') });
+      await waitFor(() => seen.has('after'));
+      expect((await (await jetstreamManager(nc)).consumers.info(`${prefix}_GONE`, `${prefix}_d`)).config.filter_subject).toBe(`${prefix}.gone.>`);
+      await sub.stop();
+    } finally {
+      await bus.close();
+      await nc.close();
+      await deletePrefixedStreams(testNatsUrl(), prefix);
+    }
+  });
+
+  it('takes NATS_URL as a comma-separated list: a server that is down is passed over', async () => {
+    const prefix = uniqueBusPrefix();
+    // Port 1 refuses connections; the client goes on to the next server of the list.
+    const bus = await JetStreamBus.connect({ url: `nats://127.0.0.1:1, ${testNatsUrl()}`, prefix });
+    try {
+      await bus.ensureStreams([{ name: 'LIST', subjects: ['list.>'], retention: 'limits' }]);
+      await expect(bus.publish({ id: 'l1', subject: 'list.x', data: bytes('x') })).resolves.toBeUndefined();
+    } finally {
+      await bus.close();
+      await deletePrefixedStreams(testNatsUrl(), prefix);
+    }
+    expect(natsServers(' nats://a:1 ,nats://b:2,')).toEqual(['nats://a:1', 'nats://b:2']);
+  });
+
+  it('refuses stream replicas outside 1..5, and names BUS_STREAM_REPLICAS when the server cannot give them', async () => {
+    for (const streamReplicas of [0, 6, 1.5]) {
+      await expect(JetStreamBus.connect({ url: testNatsUrl(), streamReplicas })).rejects.toThrow(/stream replicas must be an integer from 1 to 5/);
+    }
+    const prefix = uniqueBusPrefix();
+    const bus = await JetStreamBus.connect({ url: testNatsUrl(), prefix, streamReplicas: 3 });
+    const nc = await connect({ servers: natsServers(testNatsUrl()) });
+    try {
+      const jsm = await jetstreamManager(nc);
+      const clustered = await bus.ensureStreams([{ name: 'R3', subjects: ['r3.>'], retention: 'limits' }]).then(
+        () => true,
+        (error: Error) => {
+          // The test server is one node: it says so, and the error says which setting asked.
+          expect(error.message).toMatch(/stream R3 with 3 replicas \(BUS_STREAM_REPLICAS\): replicas > 1 not supported in non-clustered mode/);
+          return false;
+        },
+      );
+      if (clustered) expect((await jsm.streams.info(`${prefix}_R3`)).config.num_replicas).toBe(3);
+    } finally {
+      await bus.close();
+      await nc.close();
       await deletePrefixedStreams(testNatsUrl(), prefix);
     }
   });

@@ -7,6 +7,7 @@ import {
   jetstreamManager,
   RetentionPolicy,
   StorageType,
+  type Consumer,
   type ConsumerConfig,
   type ConsumerMessages,
   type JetStreamClient,
@@ -45,8 +46,20 @@ import { runHandler } from './settlement.js';
 import { assertHeaders, assertName, assertSubject } from './subject-rules.js';
 
 export interface JetStreamBusOptions {
-  /** NATS server URL(s), comma-separated, for example `nats://127.0.0.1:4222`. */
+  /**
+   * NATS server URL, or several comma-separated (the nodes of a cluster, for example
+   * `nats://nats-0:4222,nats://nats-1:4222,nats://nats-2:4222`): the client connects to one and
+   * moves to another when it goes away.
+   */
   url: string;
+  /**
+   * Replicas of every stream this bus ensures (`BUS_STREAM_REPLICAS`), 1 to 5, default 1; more
+   * than 1 needs a JetStream cluster with at least that many nodes. Set on create, and changed
+   * on an existing stream whose replicas differ. Consumers are created without a replica count
+   * of their own, so they follow their stream's (nats-server 2.9: on create and when the
+   * stream's replicas change).
+   */
+  streamReplicas?: number;
   /**
    * Isolates everything this bus creates: subject `a.b` becomes `<prefix>.a.b`, stream `X`
    * becomes `<prefix>_X`, durable `d` becomes `<prefix>_d`. Empty or absent: logical names.
@@ -69,6 +82,40 @@ const MSG_ID_HEADER = 'Nats-Msg-Id';
 /** Marks a reply whose handler threw; the body is the error message. */
 const ERROR_HEADER = 'Runline-Error';
 const RESTART_DELAY_MS = 1_000;
+/**
+ * While a pull waits, the server sends a heartbeat this often; two missed in a row and the
+ * subscriber pulls again. A consumer's leader that dies (its NATS node killed) takes the pending
+ * pull with it, and the new leader knows nothing of it: without this the subscriber waited for
+ * two heartbeats of the default (half the 30 s pull expiry), 30 s and more, while the stream
+ * itself had a new leader within seconds.
+ */
+const PULL_HEARTBEAT_MS = 1_000;
+/** Tries of a publish that no stream answers (one electing a leader), 100, 200, 300, 400 ms apart. */
+const PUBLISH_ATTEMPTS = 5;
+const PUBLISH_RETRY_DELAY_MS = 100;
+/** How long a request made while disconnected waits for the client to reconnect (to another node). */
+const RECONNECT_GRACE_MS = 500;
+/** How long a start goes on trying JetStream API steps the cluster does not answer yet. */
+const STARTUP_RETRY_MS = 30_000;
+/** Attempts at changing a stream's replicas while other processes may be changing them too. */
+const REPLICA_CHANGE_ATTEMPTS = 5;
+
+/** The servers of a comma-separated `NATS_URL` (`nats://a:4222, nats://b:4222`), as nats.js takes them. */
+export function natsServers(url: string): string[] {
+  const servers = url
+    .split(',')
+    .map((server) => server.trim())
+    .filter((server) => server !== '');
+  if (servers.length === 0) throw new Error('no NATS server given');
+  return servers;
+}
+
+/** Checks a stream replica count (`BUS_STREAM_REPLICAS`): an integer from 1 to 5, as JetStream allows. */
+export function assertStreamReplicas(replicas: number): void {
+  if (!Number.isInteger(replicas) || replicas < 1 || replicas > 5) {
+    throw new Error(`stream replicas must be an integer from 1 to 5, not ${replicas}`);
+  }
+}
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
@@ -91,6 +138,43 @@ function toNatsHeaders(record: Record<string, string> | undefined): MsgHdrs | un
 
 const isApiError = (err: unknown, code: number): boolean => err instanceof JetStreamApiError && err.code === code;
 
+/** JetStream's "temporarily unavailable" (no meta leader yet). */
+const CLUSTER_NOT_AVAILABLE = 10008;
+
+/**
+ * Runs a JetStream API step of a start (JetStream checked, a stream or consumer made or checked)
+ * again while the cluster cannot answer it yet: a request that times out or that nobody answers,
+ * or JetStream temporarily unavailable (a meta leader being elected, many processes making R3
+ * streams at once). Gives up after STARTUP_RETRY_MS, so a start that cannot succeed still fails.
+ */
+async function whileStarting<T>(what: string, step: () => Promise<T>, logger: BusLogger | undefined, stopped: () => boolean = () => false): Promise<T> {
+  const deadline = Date.now() + STARTUP_RETRY_MS;
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await step();
+    } catch (err) {
+      if (!isTransient(err) || Date.now() >= deadline || stopped()) throw err;
+      logger?.warn({ what, attempt, err: errorMessage(err) }, 'JetStream did not answer; trying again');
+      await new Promise((resolve) => setTimeout(resolve, Math.min(500 * attempt, 3_000)));
+    }
+  }
+}
+
+/** An API request the cluster could not answer yet, as opposed to one it refused. */
+function isTransient(err: unknown): boolean {
+  if (err instanceof errors.TimeoutError) return true;
+  // nats.js reports an API request nobody answered as JetStream not enabled, the request error its cause.
+  const request = err instanceof errors.RequestError ? err : err instanceof Error && err.cause instanceof errors.RequestError ? err.cause : undefined;
+  if (request && (request.isNoResponders() || request.cause instanceof errors.TimeoutError)) return true;
+  return isApiError(err, CLUSTER_NOT_AVAILABLE);
+}
+
+/** A stream that cannot have the replicas asked for, said in the deployment's words. */
+function replicaError(stream: string, replicas: number, cause: unknown): Error {
+  if (replicas === 1) return cause instanceof Error ? cause : new Error(String(cause));
+  return new Error(`stream ${stream} with ${replicas} replicas (BUS_STREAM_REPLICAS): ${errorMessage(cause)}`, { cause });
+}
+
 function withDeadline<T>(work: Promise<T>, ms: number, what: string): Promise<T> {
   let timer: NodeJS.Timeout | undefined;
   const deadline = new Promise<never>((_, reject) => {
@@ -107,8 +191,10 @@ function withDeadline<T>(work: Promise<T>, ms: number, what: string): Promise<T>
 export class JetStreamBus implements Bus {
   private readonly subscriptions = new Set<Subscription>();
   private closing: Promise<void> | undefined;
-  /** False from a disconnect until the reconnect: requests then fail at once. */
+  /** False from a disconnect until the reconnect: requests then wait briefly, then fail. */
   private connected = true;
+  /** Resolves at the next reconnect; replaced at each disconnect. */
+  private reconnected: { promise: Promise<void>; resolve: () => void } | undefined;
 
   private constructor(
     private readonly nc: NatsConnection,
@@ -117,23 +203,46 @@ export class JetStreamBus implements Bus {
     private readonly prefix: string,
     private readonly logger: BusLogger | undefined,
     private readonly pingTimeoutMs: number,
+    private readonly streamReplicas: number,
   ) {
     void this.watchConnection();
   }
 
   private async watchConnection(): Promise<void> {
     for await (const status of this.nc.status()) {
-      if (status.type === 'disconnect') this.connected = false;
-      else if (status.type === 'reconnect') this.connected = true;
+      if (status.type === 'disconnect') {
+        this.connected = false;
+        let resolve = () => {};
+        const promise = new Promise<void>((done) => (resolve = done));
+        this.reconnected = { promise, resolve };
+      } else if (status.type === 'reconnect') {
+        this.connected = true;
+        this.reconnected?.resolve();
+      }
     }
+  }
+
+  /**
+   * Waits up to `ms` for the connection to come back. With a cluster the client moves to
+   * another node in well under that, so a request sent as its node goes away is not refused;
+   * with NATS down the caller still hears so within a second.
+   */
+  private async awaitReconnect(ms: number): Promise<boolean> {
+    if (this.connected) return true;
+    let timer: NodeJS.Timeout | undefined;
+    await Promise.race([this.reconnected?.promise, new Promise((resolve) => (timer = setTimeout(resolve, ms)))]);
+    clearTimeout(timer);
+    return this.connected;
   }
 
   /** Connects to NATS and checks that JetStream is enabled. */
   static async connect(options: JetStreamBusOptions): Promise<JetStreamBus> {
     const prefix = options.prefix ?? '';
     if (prefix) assertName('bus prefix', prefix);
+    const streamReplicas = options.streamReplicas ?? 1;
+    assertStreamReplicas(streamReplicas);
     const nc = await connect({
-      servers: options.url.split(',').map((url) => url.trim()),
+      servers: natsServers(options.url),
       name: options.name,
       maxReconnectAttempts: -1,
       // Otherwise the client captures a stack trace for every request and publish, in case it
@@ -142,7 +251,7 @@ export class JetStreamBus implements Bus {
       noAsyncTraces: true,
     });
     try {
-      const jsm = await jetstreamManager(nc);
+      const jsm = await whileStarting('JetStream', () => jetstreamManager(nc), options.logger);
       return new JetStreamBus(
         nc,
         jetstream(nc),
@@ -150,6 +259,7 @@ export class JetStreamBus implements Bus {
         prefix,
         options.logger,
         options.pingTimeoutMs ?? DEFAULT_PING_TIMEOUT_MS,
+        streamReplicas,
       );
     } catch (err) {
       await nc.close();
@@ -160,42 +270,75 @@ export class JetStreamBus implements Bus {
   async ensureStreams(streams: StreamSpec[]): Promise<void> {
     this.assertOpen();
     for (const spec of streams) {
-      assertName('stream name', spec.name);
-      spec.subjects.forEach((subject) => assertSubject(subject, true));
-      const name = this.wireName(spec.name);
-      const subjects = spec.subjects.map((subject) => this.wireSubject(subject));
-      const duplicateWindow = nanos((spec.duplicateWindowSeconds ?? DEFAULT_DUPLICATE_WINDOW_SECONDS) * 1000);
-      const retention = spec.retention === 'workqueue' ? RetentionPolicy.Workqueue : RetentionPolicy.Limits;
-      const info = () =>
-        this.jsm.streams.info(name).catch((err: unknown) => {
-          if (isApiError(err, JetStreamApiCodes.StreamNotFound)) return undefined;
-          throw err;
+      await this.whileStarting(`stream ${spec.name}`, () => this.ensureStream(spec));
+    }
+  }
+
+  private async ensureStream(spec: StreamSpec): Promise<void> {
+    assertName('stream name', spec.name);
+    spec.subjects.forEach((subject) => assertSubject(subject, true));
+    const name = this.wireName(spec.name);
+    const subjects = spec.subjects.map((subject) => this.wireSubject(subject));
+    const duplicateWindow = nanos((spec.duplicateWindowSeconds ?? DEFAULT_DUPLICATE_WINDOW_SECONDS) * 1000);
+    const retention = spec.retention === 'workqueue' ? RetentionPolicy.Workqueue : RetentionPolicy.Limits;
+    const replicas = this.streamReplicas;
+    const info = () =>
+      this.jsm.streams.info(name).catch((err: unknown) => {
+        if (isApiError(err, JetStreamApiCodes.StreamNotFound)) return undefined;
+        throw err;
+      });
+    let existing = await info();
+    if (!existing) {
+      try {
+        await this.jsm.streams.add({
+          name,
+          subjects,
+          retention,
+          storage: StorageType.File,
+          duplicate_window: duplicateWindow,
+          num_replicas: replicas,
         });
-      let existing = await info();
-      if (!existing) {
-        try {
-          await this.jsm.streams.add({
-            name,
-            subjects,
-            retention,
-            storage: StorageType.File,
-            duplicate_window: duplicateWindow,
-          });
-          continue;
-        } catch (err) {
-          // Another service may have created it meanwhile, with other settings: update it below.
-          existing = await info();
-          if (!existing) throw err;
-        }
+        return;
+      } catch (err) {
+        // Another service may have created it meanwhile, with other settings: update it below.
+        existing = await info();
+        if (!existing) throw isTransient(err) ? err : replicaError(spec.name, replicas, err);
       }
-      if (existing.config.retention !== retention) {
-        throw new Error(`stream ${spec.name} exists with retention ${existing.config.retention}; it cannot change`);
-      }
-      const sameSubjects =
-        existing.config.subjects.length === subjects.length &&
-        subjects.every((subject) => existing.config.subjects.includes(subject));
-      if (!sameSubjects || existing.config.duplicate_window !== duplicateWindow) {
-        await this.jsm.streams.update(name, { subjects, duplicate_window: duplicateWindow });
+    }
+    if (existing.config.retention !== retention) {
+      throw new Error(`stream ${spec.name} exists with retention ${existing.config.retention}; it cannot change`);
+    }
+    const sameSubjects =
+      existing.config.subjects.length === subjects.length &&
+      subjects.every((subject) => existing.config.subjects.includes(subject));
+    if (!sameSubjects || existing.config.duplicate_window !== duplicateWindow) {
+      await this.jsm.streams.update(name, { subjects, duplicate_window: duplicateWindow });
+    }
+    if ((existing.config.num_replicas || 1) !== replicas) await this.changeReplicas(spec.name, name, existing.config.num_replicas || 1);
+  }
+
+  private whileStarting<T>(what: string, step: () => Promise<T>): Promise<T> {
+    return whileStarting(what, step, this.logger, () => this.closing !== undefined);
+  }
+
+  /**
+   * Changes an existing stream's replicas to `streamReplicas` (a stream update; its consumers
+   * follow). Every replica of every service starts with the new value at about the same time, so
+   * several may ask at once: nats-server 2.9 then answers one and lets the others time out, so a
+   * failed update is checked against the stream's state before it is tried again.
+   */
+  private async changeReplicas(logicalName: string, name: string, from: number): Promise<void> {
+    const replicas = this.streamReplicas;
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.jsm.streams.update(name, { num_replicas: replicas });
+        this.logger?.warn({ stream: logicalName, from, to: replicas }, 'stream replicas changed');
+        return;
+      } catch (err) {
+        const now = await this.jsm.streams.info(name).catch(() => undefined);
+        if (now && (now.config.num_replicas || 1) === replicas) return;
+        if (attempt >= REPLICA_CHANGE_ATTEMPTS) throw replicaError(logicalName, replicas, err);
+        await new Promise((resolve) => setTimeout(resolve, RESTART_DELAY_MS * attempt));
       }
     }
   }
@@ -205,18 +348,25 @@ export class JetStreamBus implements Bus {
     assertSubject(message.subject, false);
     assertHeaders(message.headers);
     if (!message.id) throw new Error('a published message needs an id');
-    try {
-      await this.js.publish(this.wireSubject(message.subject), message.data, {
-        msgID: message.id,
-        headers: toNatsHeaders(withTraceHeaders(message.headers)),
-      });
-    } catch (err) {
-      // The client reports "no responders" as JetStream not being enabled; connect() already
-      // checked that it is, so here it means no stream captures the subject.
-      if (err instanceof Error && err.cause instanceof errors.RequestError && err.cause.isNoResponders()) {
-        throw new Error(`no stream captures subject ${message.subject}`, { cause: err });
+    const subject = this.wireSubject(message.subject);
+    const headers = toNatsHeaders(withTraceHeaders(message.headers));
+    for (let attempt = 1; ; attempt++) {
+      try {
+        await this.js.publish(subject, message.data, { msgID: message.id, headers });
+        return;
+      } catch (err) {
+        // The client reports "no responders" as JetStream not being enabled; connect() already
+        // checked that it is, so here it means no stream answers for the subject: none captures
+        // it, or the one that does is electing a new leader (its leader's node went away).
+        if (!(err instanceof Error && err.cause instanceof errors.RequestError && err.cause.isNoResponders())) throw err;
+        // An election takes seconds: tried again for about one before the caller (the outbox
+        // relay, whose sweep takes over) hears of it. The same Nats-Msg-Id makes a retry of a
+        // stored message a no-op: a new leader rebuilds the duplicate window from the stream.
+        if (attempt >= PUBLISH_ATTEMPTS || !this.connected || this.closing) {
+          throw new Error(`no stream captures subject ${message.subject}, or its stream has no leader yet`, { cause: err });
+        }
+        await new Promise((resolve) => setTimeout(resolve, PUBLISH_RETRY_DELAY_MS * attempt));
       }
-      throw err;
     }
   }
 
@@ -226,7 +376,7 @@ export class JetStreamBus implements Bus {
     assertSubject(spec.filterSubject, true);
     const stream = this.wireName(spec.stream);
     const durable = this.wireName(spec.durable);
-    await this.ensureConsumer(stream, durable, spec);
+    await this.whileStarting(`consumer ${spec.durable}`, () => this.ensureConsumer(stream, durable, spec));
     const subscription = new JetStreamSubscription(
       this.js,
       this.nc,
@@ -238,6 +388,12 @@ export class JetStreamBus implements Bus {
         unwire: (subject) => this.logicalSubject(subject),
         logger: this.logger,
         onStopped: () => this.subscriptions.delete(subscription),
+        recreate: () => this.ensureConsumer(stream, durable, spec),
+        exists: () =>
+          withDeadline(this.jsm.consumers.info(stream, durable), 5_000, 'consumer info').then(
+            () => true,
+            (err: unknown) => !isApiError(err, JetStreamApiCodes.ConsumerNotFound),
+          ),
       },
     );
     this.subscriptions.add(subscription);
@@ -249,12 +405,16 @@ export class JetStreamBus implements Bus {
     this.assertOpen();
     assertSubject(subject, false);
     assertHeaders(options.headers);
-    // nats.js would buffer the request until it reconnects or the deadline passes.
-    if (!this.connected) throw new BusUnavailableError(subject);
+    // nats.js would buffer the request until it reconnects or the deadline passes: a request
+    // waits for the reconnect only briefly, then fails, so the caller can answer 503 at once.
+    const started = performance.now();
+    if (!this.connected && !(await this.awaitReconnect(Math.min(RECONNECT_GRACE_MS, options.timeoutMs)))) {
+      throw new BusUnavailableError(subject);
+    }
     let reply: Msg;
     try {
       reply = await this.nc.request(this.wireSubject(subject), data, {
-        timeout: options.timeoutMs,
+        timeout: Math.max(1, Math.round(options.timeoutMs - (performance.now() - started))),
         headers: toNatsHeaders(withTraceHeaders(options.headers)),
       });
     } catch (err) {
@@ -349,6 +509,10 @@ interface SubscriptionWiring {
   unwire: (subject: string) => string;
   logger: BusLogger | undefined;
   onStopped: () => void;
+  /** Creates the durable consumer again, as `subscribe` made it. */
+  recreate: () => Promise<void>;
+  /** False only when the server says the consumer does not exist (not when it cannot tell). */
+  exists: () => Promise<boolean>;
 }
 
 /** One subscriber of a durable pull consumer: pulls small batches, handles one message at a time. */
@@ -385,14 +549,18 @@ class JetStreamSubscription implements Subscription {
   private async run(): Promise<void> {
     while (!this.stopping && !this.nc.isClosed()) {
       try {
-        const consumer = await this.js.consumers.get(this.stream, this.durable);
+        const consumer = await this.consumer();
         if (this.stopping) return;
-        const messages = await consumer.consume({ max_messages: this.batchSize });
+        // `bind`: a pull that goes unanswered (two heartbeats missed, or a reconnect) is simply
+        // made again, without first asking for the consumer's info, which waits up to 5 s and
+        // then backs off for the pull expiry (30 s) while the consumer has no leader.
+        const messages = await consumer.consume({ max_messages: this.batchSize, idle_heartbeat: PULL_HEARTBEAT_MS, bind: true });
         this.messages = messages;
         if (this.stopping) {
           void messages.close();
           return;
         }
+        void this.watch(messages).catch(() => undefined);
         for await (const m of messages) {
           if (this.stopping) {
             // Pulled but not started: hand it back now rather than after ack-wait.
@@ -407,14 +575,53 @@ class JetStreamSubscription implements Subscription {
           { stream: this.stream, durable: this.durable, err: errorMessage(err) },
           'bus consumer failed; restarting',
         );
-        await new Promise<void>((resolve) => {
-          const timer = setTimeout(resolve, RESTART_DELAY_MS);
-          this.wakeUp = () => {
-            clearTimeout(timer);
-            resolve();
-          };
-        });
       }
+      if (this.stopping || this.nc.isClosed()) return;
+      await new Promise<void>((resolve) => {
+        const timer = setTimeout(resolve, RESTART_DELAY_MS);
+        this.wakeUp = () => {
+          clearTimeout(timer);
+          resolve();
+        };
+      });
+    }
+  }
+
+  /** The durable consumer; made again if it is gone (deleted, or lost with a node's store). */
+  private async consumer(): Promise<Consumer> {
+    try {
+      return await this.js.consumers.get(this.stream, this.durable);
+    } catch (err) {
+      if (!isApiError(err, JetStreamApiCodes.ConsumerNotFound)) throw err;
+      this.wiring.logger?.warn({ stream: this.stream, durable: this.durable }, 'bus consumer is gone; creating it again');
+      await this.wiring.recreate();
+      return this.js.consumers.get(this.stream, this.durable);
+    }
+  }
+
+  /**
+   * Ends the iteration when the consumer is gone, so `run` makes it again: the server says so
+   * (deleted), or pulls go unanswered and the server no longer knows it. Pulls that go unanswered
+   * while it exists (a new leader being elected) are made again by the client.
+   */
+  private async watch(messages: ConsumerMessages): Promise<void> {
+    let checking = false;
+    for await (const status of messages.status()) {
+      if (this.stopping) return;
+      if (status.type === 'consumer_deleted') {
+        void messages.close();
+        return;
+      }
+      if (status.type !== 'heartbeats_missed' || checking) continue;
+      checking = true;
+      void this.wiring
+        .exists()
+        .then((exists) => {
+          if (!exists && !this.stopping) void messages.close();
+        })
+        .finally(() => {
+          checking = false;
+        });
     }
   }
 

@@ -1,6 +1,6 @@
 import { Type } from 'class-transformer';
 import { IsInt, IsString, Max, Min } from 'class-validator';
-import { ConfigError, IsCidrList, loadConfig, parseCidrList } from './config.js';
+import { ConfigError, IsCidrList, IsNatsUrl, IsStreamReplicas, loadConfig, parseCidrList } from './config.js';
 
 class SampleConfig {
   @IsString()
@@ -39,6 +39,32 @@ describe('loadConfig', () => {
 
   it('treats an empty variable as unset', () => {
     expect(() => loadConfig(SampleConfig, { DATABASE_URL: '' })).toThrow(/DATABASE_URL/);
+  });
+});
+
+class BusConfig {
+  @IsNatsUrl()
+  NATS_URL: string = 'nats://127.0.0.1:4222';
+
+  @IsStreamReplicas()
+  BUS_STREAM_REPLICAS: number = 1;
+}
+
+describe('the bus variables', () => {
+  it('NATS_URL: one server or a comma-separated list of them', () => {
+    expect(loadConfig(BusConfig, { NATS_URL: 'nats://a:4222' }).NATS_URL).toBe('nats://a:4222');
+    expect(loadConfig(BusConfig, { NATS_URL: 'nats://a:4222,nats://b:4222, tls://c:4222' }).NATS_URL).toBe('nats://a:4222,nats://b:4222, tls://c:4222');
+    for (const wrong of ['a:4222', 'nats://a:4222,b:4222', 'nats://a:4222,,nats://b:4222', 'nats://a:4222,']) {
+      expect(() => loadConfig(BusConfig, { NATS_URL: wrong })).toThrow(/NATS_URL: must be a nats:\/\/ URL or a comma-separated list of them/);
+    }
+  });
+
+  it('BUS_STREAM_REPLICAS: 1 by default, 1 to 5, named when wrong', () => {
+    expect(loadConfig(BusConfig, {}).BUS_STREAM_REPLICAS).toBe(1);
+    expect(loadConfig(BusConfig, { BUS_STREAM_REPLICAS: '3' }).BUS_STREAM_REPLICAS).toBe(3);
+    for (const wrong of ['0', '6', '2.5', 'three']) {
+      expect(() => loadConfig(BusConfig, { BUS_STREAM_REPLICAS: wrong })).toThrow(/BUS_STREAM_REPLICAS: /);
+    }
   });
 });
 

@@ -60,6 +60,12 @@ const all =
 
 /** The rules every entry point shares for the infrastructure variables. */
 export const IsPostgresUrl = () => Matches(/^postgres(ql)?:\/\//, { message: 'must be a postgres:// URL' });
-export const IsNatsUrl = () => Matches(/^(nats|tls):\/\//, { message: 'must be a nats:// URL' });
+/** One `nats://` or `tls://` URL, or several comma-separated (the nodes of a cluster). */
+export const IsNatsUrl = () =>
+  Matches(/^\s*(nats|tls):\/\/[^,\s]+\s*(,\s*(nats|tls):\/\/[^,\s]+\s*)*$/, {
+    message: 'must be a nats:// URL or a comma-separated list of them',
+  });
 export const IsBusPrefix = () => Matches(/^[A-Za-z0-9_-]*$/, { message: 'may hold only letters, digits, _ and -' });
 export const IsPort = () => all(Type(() => Number), IsInt(), Min(0), Max(65535));
+/** BUS_STREAM_REPLICAS: replicas of every JetStream stream, 1 to 5 (a JetStream limit). */
+export const IsStreamReplicas = () => all(Type(() => Number), IsInt(), Min(1), Max(5));

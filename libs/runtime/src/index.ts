@@ -16,7 +16,7 @@
  * `boundedCache` is the one in-memory cache: an lru-cache `LRUCache` with at most so many
  * entries (the least recently used goes first) and, when given, a TTL.
  */
-export { ConfigError, IsBusPrefix, IsCidrList, IsNatsUrl, IsPort, IsPostgresUrl, loadConfig, parseCidrList } from './config.js';
+export { ConfigError, IsBusPrefix, IsCidrList, IsNatsUrl, IsPort, IsPostgresUrl, IsStreamReplicas, loadConfig, parseCidrList } from './config.js';
 export { SecretBox } from './secret-box.js';
 export { retry, SYSTEM_RETRY_CLOCK, type RetryClock, type RetryOptions } from './retry.js';
 export { retryTransient, type TransientRetryOptions } from './transient-retry.js';

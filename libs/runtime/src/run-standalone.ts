@@ -1,7 +1,7 @@
 import { IsIn, IsNotEmpty, IsOptional, IsString } from 'class-validator';
 import { JetStreamBus } from '@runline/bus';
 import { createLogger, startTracing } from '@runline/observability';
-import { IsBusPrefix, IsCidrList, IsNatsUrl, IsPort, IsPostgresUrl, loadConfig } from './config.js';
+import { IsBusPrefix, IsCidrList, IsNatsUrl, IsPort, IsPostgresUrl, IsStreamReplicas, loadConfig } from './config.js';
 import type { ServiceDefinition } from './service-definition.js';
 import { migrateServices, startService } from './start-service.js';
 
@@ -11,6 +11,7 @@ class StandaloneConfig {
   @IsPostgresUrl()
   DATABASE_URL!: string;
 
+  /** One server, or the nodes of a cluster comma-separated. */
   @IsString()
   @IsNatsUrl()
   NATS_URL!: string;
@@ -19,6 +20,10 @@ class StandaloneConfig {
   @IsOptional()
   @IsBusPrefix()
   BUS_PREFIX?: string;
+
+  /** Replicas of every JetStream stream (consumers follow), applied on create and at start when changed. */
+  @IsStreamReplicas()
+  BUS_STREAM_REPLICAS: number = 1;
 
   @IsPort()
   PORT: number = 3000;
@@ -59,7 +64,13 @@ export async function runStandalone(definition: ServiceDefinition, argv = proces
 
   // Before the bus and the services, so everything they do can be traced.
   const tracing = startTracing({ serviceName: definition.name });
-  const bus = await JetStreamBus.connect({ url: config.NATS_URL, prefix: config.BUS_PREFIX ?? '', name: definition.name });
+  const bus = await JetStreamBus.connect({
+    url: config.NATS_URL,
+    prefix: config.BUS_PREFIX ?? '',
+    name: definition.name,
+    streamReplicas: config.BUS_STREAM_REPLICAS,
+    logger,
+  });
   let service: Awaited<ReturnType<typeof startService>>;
   try {
     service = await startService(definition, {

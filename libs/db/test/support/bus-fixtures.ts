@@ -1,13 +1,13 @@
 import { jetstreamManager, JetStreamApiCodes, JetStreamApiError } from '@nats-io/jetstream';
 import { connect } from '@nats-io/transport-node';
-import type { Bus, BusMessage, DeliveredMessage, StreamSpec, Subscription } from '@runline/bus';
+import { natsServers, type Bus, type BusMessage, type DeliveredMessage, type StreamSpec, type Subscription } from '@runline/bus';
 import { TEST_SUBJECT } from './test-schema.js';
 
 export const TEST_STREAM: StreamSpec = { name: 'DBTEST_EVENTS', subjects: ['dbtest.evt.>'], retention: 'limits' };
 
 /** Deletes the prefixed streams a test created (JetStreamBus names them `<prefix>_<name>`). */
 export async function deleteStreams(natsUrl: string, prefix: string, names: string[]): Promise<void> {
-  const nc = await connect({ servers: natsUrl });
+  const nc = await connect({ servers: natsServers(natsUrl) });
   try {
     const jsm = await jetstreamManager(nc);
     for (const name of names) {
@@ -22,7 +22,7 @@ export async function deleteStreams(natsUrl: string, prefix: string, names: stri
 
 /** Messages a prefixed stream holds, as the server counts them. */
 export async function streamMessageCount(natsUrl: string, prefix: string, name: string): Promise<number> {
-  const nc = await connect({ servers: natsUrl });
+  const nc = await connect({ servers: natsServers(natsUrl) });
   try {
     const jsm = await jetstreamManager(nc);
     return (await jsm.streams.info(`${prefix}_${name}`)).state.messages;
