@@ -8,7 +8,17 @@ import { readFile } from 'node:fs/promises';
 import { fileURLToPath } from 'node:url';
 import ts from 'typescript';
 
+const root = new URL('../', import.meta.url);
+
 export async function resolve(specifier, context, nextResolve) {
+  // `@runline/<lib>` and `@runline/<name>-service` are the sources' own index files, as in
+  // jest.preset.js (the compiled build links them under dist/node_modules instead).
+  const alias = /^@runline\/([a-z-]+)$/.exec(specifier);
+  if (alias && context.parentURL?.endsWith('.ts')) {
+    const name = alias[1];
+    const index = new URL(name.endsWith('-service') ? `services/${name.slice(0, -'-service'.length)}/src/index.ts` : `libs/${name}/src/index.ts`, root);
+    if (existsSync(fileURLToPath(index))) return { url: index.href, shortCircuit: true };
+  }
   const relative = specifier.startsWith('./') || specifier.startsWith('../');
   if (relative && specifier.endsWith('.js') && context.parentURL?.endsWith('.ts')) {
     const url = new URL(`${specifier.slice(0, -3)}.ts`, context.parentURL);
