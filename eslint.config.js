@@ -9,6 +9,8 @@
  * - `@runline/testing` (`scope:testing`) is imported by test files only;
  * - a lib is imported only through its public index, `@runline/<name>`: never deep
  *   (`@runline/bus/src/x`) and never by a relative path that leaves the importing project.
+ * - in the gateway, a feature folder uses another only through its index.ts, platform/ uses no
+ *   feature, and a handler (`*.handler.ts`) imports nothing of HTTP.
  * `tools/check-boundaries.sh` proves these rules still report violations.
  */
 import nxPlugin from '@nx/eslint-plugin';
@@ -46,6 +48,44 @@ const testingOutsideTests = {
   name: '@runline/testing',
   message: '`@runline/testing` is for test code only (*.spec.ts, *.int-spec.ts, *.e2e-spec.ts, test/).',
 };
+
+// The gateway by feature (STYLE.md, "Round 3"): services/gateway/src/<feature>/ for each capability,
+// and platform/ below them for what every feature shares. A feature uses another feature only
+// through that feature's index.ts; platform/ uses no feature; a handler speaks no HTTP.
+const gatewaySource = 'services/gateway/src';
+const gatewayTests = [`${gatewaySource}/**/*.spec.ts`, `${gatewaySource}/**/*.int-spec.ts`];
+
+const featureInternals = {
+  regex: '^\\.\\./(?!platform/)[^/.][^/]*/(?!index\\.js$)',
+  message: "A gateway feature uses another feature only through its index.ts (`../<feature>/index.js`), never its files; what several features share belongs in platform/.",
+};
+
+const platformUsesNoFeature = {
+  regex: '^\\.\\./\\.\\./(?!config\\.js$)',
+  message: 'The gateway\'s platform/ lies below every feature: it imports no feature (nor the module), only platform/ and config.ts.',
+};
+
+const httpInHandler = {
+  regex: '(?:^|/)platform/http-[^/]+/',
+  message: 'A handler speaks no HTTP: guards, pipes, filters and request types (platform/http-*) belong to controllers.',
+};
+
+const HANDLER_HTTP_MESSAGE = 'A handler speaks no HTTP: throw a DomainError and let the controller\'s filter answer; HTTP decorators belong to controllers.';
+const nestHttpNames = [
+  'Controller', 'Get', 'Post', 'Put', 'Patch', 'Delete', 'All', 'Head', 'Options', 'Body', 'Param', 'Query', 'Req', 'Request', 'Res',
+  'Response', 'Headers', 'Header', 'Ip', 'HttpCode', 'Redirect', 'UseGuards', 'UseFilters', 'UsePipes', 'UseInterceptors', 'HttpException',
+  'HttpStatus', 'ExecutionContext', 'CanActivate', 'ExceptionFilter', 'ArgumentsHost',
+];
+const handlerHttpPaths = [
+  { name: '@nestjs/common', importNames: nestHttpNames, message: HANDLER_HTTP_MESSAGE },
+  { name: 'fastify', message: HANDLER_HTTP_MESSAGE },
+  { name: '@nestjs/platform-fastify', message: HANDLER_HTTP_MESSAGE },
+];
+const handlerHttpPatterns = [
+  { group: ['@nestjs/common'], importNamePattern: 'Exception$', message: HANDLER_HTTP_MESSAGE },
+  { group: ['@fastify/*'], message: HANDLER_HTTP_MESSAGE },
+  httpInHandler,
+];
 
 const moduleBoundaries = {
   // Lib tests use @runline/testing and @runline/testing may build on libs (say, migrations from
@@ -151,6 +191,40 @@ export default defineConfig(
             { regex: '^(?:\\.\\./)+(?:libs|services|launcher)/', message: 'The console imports only `@runline/api-client` of our code.' },
           ],
         },
+      ],
+    },
+  },
+
+  {
+    name: 'runline/gateway-features',
+    files: [`${gatewaySource}/**/*.ts`],
+    ignores: [`${gatewaySource}/platform/**`, ...testFiles],
+    rules: { 'no-restricted-imports': ['error', { paths: [testingOutsideTests], patterns: [deepImport, featureInternals] }] },
+  },
+  {
+    name: 'runline/gateway-feature-tests',
+    files: gatewayTests,
+    ignores: [`${gatewaySource}/platform/**`],
+    rules: { 'no-restricted-imports': ['error', { patterns: [deepImport, featureInternals] }] },
+  },
+  {
+    name: 'runline/gateway-platform',
+    files: [`${gatewaySource}/platform/**/*.ts`],
+    ignores: testFiles,
+    rules: { 'no-restricted-imports': ['error', { paths: [testingOutsideTests], patterns: [deepImport, platformUsesNoFeature] }] },
+  },
+  {
+    name: 'runline/gateway-platform-tests',
+    files: gatewayTests.map((glob) => glob.replace(gatewaySource, `${gatewaySource}/platform`)),
+    rules: { 'no-restricted-imports': ['error', { patterns: [deepImport, platformUsesNoFeature] }] },
+  },
+  {
+    name: 'runline/gateway-handlers',
+    files: [`${gatewaySource}/**/*.handler.ts`],
+    rules: {
+      'no-restricted-imports': [
+        'error',
+        { paths: [testingOutsideTests, ...handlerHttpPaths], patterns: [deepImport, featureInternals, ...handlerHttpPatterns] },
       ],
     },
   },

@@ -91,6 +91,32 @@ probe "services/scheduler/src/$tag-deep.spec.ts" 'no-restricted-imports~public i
   "import { probe } from '@runline/bus/src/bus.js';
 export const deepImportInTest = probe;"
 
+# The gateway by feature: a feature uses another only through its index.ts, platform/ uses no
+# feature, and a handler imports nothing of HTTP.
+probe "services/gateway/src/runs/$tag-internals.ts" 'no-restricted-imports~only through its index.ts' \
+  "import { probe } from '../templates/template-rules.js';
+export const featureImportsAnotherFeaturesFile = probe;"
+
+probe "services/gateway/src/platform/errors/$tag-up.ts" 'no-restricted-imports~imports no feature' \
+  "import { probe } from '../../runs/index.js';
+export const platformImportsFeature = probe;"
+
+probe "services/gateway/src/runs/$tag-exception.handler.ts" 'no-restricted-imports~handler speaks no HTTP' \
+  "import { NotFoundException } from '@nestjs/common';
+export const handlerThrowsHttp = NotFoundException;"
+
+probe "services/gateway/src/runs/$tag-decorator.handler.ts" 'no-restricted-imports~handler speaks no HTTP' \
+  "import { Body } from '@nestjs/common';
+export const handlerUsesHttpDecorator = Body;"
+
+probe "services/gateway/src/runs/$tag-guard.handler.ts" 'no-restricted-imports~handler speaks no HTTP' \
+  "import { probe } from '../platform/http-guards/console-auth.guard.js';
+export const handlerUsesGuard = probe;"
+
+probe "services/gateway/src/runs/$tag-fastify.handler.ts" 'no-restricted-imports~handler speaks no HTTP' \
+  "import type { FastifyRequest } from 'fastify';
+export type HandlerReadsRequest = FastifyRequest;"
+
 # Controls: without them a rule that flags everything would pass this check.
 probe "services/scheduler/src/$tag-clean.ts" clean \
   "import { probe } from '@runline/bus';
@@ -100,6 +126,12 @@ probe "services/scheduler/src/$tag-clean.int-spec.ts" clean \
   "import { probe } from '@runline/testing';
 import { other } from '@runline/bus';
 export const testsMayUseTesting = [probe, other];"
+
+probe "services/gateway/src/hooks/$tag-index.handler.ts" clean \
+  "import { Injectable } from '@nestjs/common';
+import { probe } from '../runs/index.js';
+import { other } from '../platform/errors/domain-error.js';
+export const handlerUsesIndexAndPlatform = [Injectable, probe, other];"
 
 probe "libs/bus/src/$tag-self.spec.ts" clean \
   "import { probe } from '@runline/bus';

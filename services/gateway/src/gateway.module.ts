@@ -1,90 +1,91 @@
 import { Module } from '@nestjs/common';
 import { APP_FILTER, APP_PIPE } from '@nestjs/core';
 import { ENVIRONMENT, loadConfig, SecretBox } from '@runline/runtime';
-import { AccessDirectory } from './access/access-directory.js';
-import { DeliveryVerifier } from './access/delivery-verifier.js';
-import { HookDirectory } from './access/hook-directory.js';
-import { InvocationAccess } from './access/invocation-access.js';
-import { ApiTokenFormat } from './api-tokens/api-token-format.js';
-import { ChangePropagation } from './changes/change-propagation.js';
-import { ProjectVersions } from './changes/project-versions.js';
-import { AddMemberHandler } from './commands/add-member.handler.js';
-import { BulkReplayDeadLetterEventsHandler } from './commands/bulk-replay-dead-letter-events.handler.js';
-import { CreateApiTokenHandler } from './commands/create-api-token.handler.js';
-import { CreateWebhookHandler } from './commands/create-webhook.handler.js';
-import { CreateWebhookSubscriptionHandler } from './commands/create-webhook-subscription.handler.js';
-import { RetryWebhookSubscriptionHandler } from './commands/retry-webhook-subscription.handler.js';
-import { RevokeWebhookSubscriptionHandler } from './commands/revoke-webhook-subscription.handler.js';
-import { CreateOrganizationHandler } from './commands/create-organization.handler.js';
-import { CreateProjectHandler } from './commands/create-project.handler.js';
-import { DecideInvocationApprovalHandler } from './commands/decide-invocation-approval.handler.js';
-import { CreateTemplateHandler } from './commands/create-template.handler.js';
-import { DeleteProjectHandler } from './commands/delete-project.handler.js';
-import { DeleteTemplateHandler } from './commands/delete-template.handler.js';
-import { ModifyInvocationHandler } from './commands/modify-invocation.handler.js';
-import { ReceiveHookDeliveryHandler } from './commands/receive-hook-delivery.handler.js';
-import { RevokeWebhookHandler } from './commands/revoke-webhook.handler.js';
-import { PublishDefinitionHandler } from './commands/publish-definition.handler.js';
-import { RemovePollingTriggerHandler } from './commands/remove-polling-trigger.handler.js';
-import { ReplayDeadLetterEventHandler } from './commands/replay-dead-letter-event.handler.js';
-import { RevokeApiTokenHandler } from './commands/revoke-api-token.handler.js';
-import { SaveDefinitionHandler } from './commands/save-definition.handler.js';
-import { SavePollingTriggerHandler } from './commands/save-polling-trigger.handler.js';
-import { SetPlanHandler } from './commands/set-plan.handler.js';
-import { StartRunHandler } from './commands/start-run.handler.js';
-import { UpdateApiSettingsHandler } from './commands/update-api-settings.handler.js';
-import { UpdateTemplateHandler } from './commands/update-template.handler.js';
+import { AccessDirectory } from './platform/access/access-directory.js';
+import { DeliveryVerifier } from './hooks/delivery-verifier.js';
+import { HookDirectory } from './hooks/hook-directory.js';
+import { InvocationAccess } from './platform/access/invocation-access.js';
+import { ApiTokenFormat } from './platform/access/api-token-format.js';
+import { ChangePropagation } from './platform/changes/change-propagation.js';
+import { ProjectVersions } from './platform/changes/project-versions.js';
+import { AddMemberHandler } from './organizations/add-member.handler.js';
+import { BulkReplayDeadLetterEventsHandler } from './dead-letters/bulk-replay-dead-letter-events.handler.js';
+import { CreateApiTokenHandler } from './tokens/create-api-token.handler.js';
+import { CreateWebhookHandler } from './hooks/create-webhook.handler.js';
+import { CreateWebhookSubscriptionHandler } from './subscriptions/create-webhook-subscription.handler.js';
+import { RetryWebhookSubscriptionHandler } from './subscriptions/retry-webhook-subscription.handler.js';
+import { RevokeWebhookSubscriptionHandler } from './subscriptions/revoke-webhook-subscription.handler.js';
+import { CreateOrganizationHandler } from './organizations/create-organization.handler.js';
+import { CreateProjectHandler } from './projects/create-project.handler.js';
+import { DecideInvocationApprovalHandler } from './approvals/decide-invocation-approval.handler.js';
+import { CreateTemplateHandler } from './templates/create-template.handler.js';
+import { DeleteProjectHandler } from './projects/delete-project.handler.js';
+import { DeleteTemplateHandler } from './templates/delete-template.handler.js';
+import { ModifyInvocationHandler } from './runs/modify-invocation.handler.js';
+import { ReceiveHookDeliveryHandler } from './hooks/receive-hook-delivery.handler.js';
+import { RevokeWebhookHandler } from './hooks/revoke-webhook.handler.js';
+import { PublishDefinitionHandler } from './projects/publish-definition.handler.js';
+import { RemovePollingTriggerHandler } from './polling/remove-polling-trigger.handler.js';
+import { ReplayDeadLetterEventHandler } from './dead-letters/replay-dead-letter-event.handler.js';
+import { RevokeApiTokenHandler } from './tokens/revoke-api-token.handler.js';
+import { SaveDefinitionHandler } from './projects/save-definition.handler.js';
+import { SavePollingTriggerHandler } from './polling/save-polling-trigger.handler.js';
+import { SetPlanHandler } from './organizations/set-plan.handler.js';
+import { StartRunHandler } from './runs/start-run.handler.js';
+import { UpdateApiSettingsHandler } from './settings/update-api-settings.handler.js';
+import { UpdateTemplateHandler } from './templates/update-template.handler.js';
 import { GatewayConfig } from './config.js';
-import { ApiExceptionFilter } from './http/api-exception.filter.js';
-import { ConsoleAccess } from './http/console/console-access.js';
-import { ConsoleSignInModule } from './http/console-auth/console-sign-in.module.js';
-import { ConsoleAuthGuard } from './http/console/console-auth.guard.js';
-import { ConsoleReadsController } from './http/console/console-reads.controller.js';
-import { RequestExamplesController } from './http/console/request-examples.controller.js';
-import { TemplatesController } from './http/console/templates.controller.js';
-import { InvocationLogsController } from './http/console/invocation-logs.controller.js';
-import { OrganizationsController } from './http/console/organizations.controller.js';
-import { ProjectDeadLettersController } from './http/console/project-dead-letters.controller.js';
-import { ProjectPollingTriggersController } from './http/console/project-polling-triggers.controller.js';
-import { ProjectsController } from './http/console/projects.controller.js';
-import { WebhookSubscriptionsController } from './http/console/webhook-subscriptions.controller.js';
-import { WebhooksController } from './http/console/webhooks.controller.js';
-import { HooksController } from './http/hooks/hooks.controller.js';
-import { DeadLettersController } from './http/external/dead-letters.controller.js';
-import { ExternalApiGuard } from './http/external/external-api.guard.js';
-import { InvocationsController } from './http/external/invocations.controller.js';
-import { PollingController } from './http/external/polling.controller.js';
-import { RateLimitGuard } from './http/external/rate-limit.guard.js';
-import { RunsController } from './http/external/runs.controller.js';
-import { TokenOrConsoleGuard } from './http/token-or-console.guard.js';
-import { QueryTextPipe } from './http/query-text.pipe.js';
-import { BodyValidationPipe } from './http/validation.pipe.js';
-import { BuildRequestExampleHandler } from './queries/build-request-example.handler.js';
-import { GetApiSettingsHandler } from './queries/get-api-settings.handler.js';
-import { GetInvocationHandler } from './queries/get-invocation.handler.js';
-import { GetPlanHandler } from './queries/get-plan.handler.js';
-import { GetInvocationMetricsHandler } from './queries/get-invocation-metrics.handler.js';
-import { ListInvocationLogsHandler } from './queries/list-invocation-logs.handler.js';
-import { GetPollingTriggersHandler } from './queries/get-polling-triggers.handler.js';
-import { GetTemplateHandler } from './queries/get-template.handler.js';
-import { ListApiTokensHandler } from './queries/list-api-tokens.handler.js';
-import { ListDeadLetterEventsHandler } from './queries/list-dead-letter-events.handler.js';
-import { ListOrganizationsHandler } from './queries/list-organizations.handler.js';
-import { ListProjectsHandler } from './queries/list-projects.handler.js';
-import { ListTemplatesHandler } from './queries/list-templates.handler.js';
-import { ListWebhookSubscriptionsHandler } from './queries/list-webhook-subscriptions.handler.js';
-import { ListWebhooksHandler } from './queries/list-webhooks.handler.js';
-import { RateLimitConfig } from './rate-limits/rate-limit.config.js';
-import { RateLimitCounters } from './rate-limits/rate-limit-counters.js';
-import { RateLimitPolicies } from './rate-limits/rate-limit-policies.js';
-import { ApiTokenRepository } from './repositories/api-token.repository.js';
-import { OrganizationRepository } from './repositories/organization.repository.js';
-import { ProjectApiSettingsRepository } from './repositories/project-api-settings.repository.js';
-import { ProjectRepository } from './repositories/project.repository.js';
-import { RateLimitCounterRepository } from './repositories/rate-limit-counter.repository.js';
-import { RequestTemplateRepository } from './repositories/request-template.repository.js';
-import { ServiceClient } from './service-client/service-client.js';
-import { TokenUsageRecorder } from './token-usage/token-usage.recorder.js';
+import { ApiExceptionFilter } from './platform/http-pipeline/api-exception.filter.js';
+import { ConsoleAccess } from './platform/http-guards/console-access.js';
+import { ConsoleSignInModule } from './sign-in/console-sign-in.module.js';
+import { ConsoleAuthGuard } from './platform/http-guards/console-auth.guard.js';
+import { RequestExamplesController } from './request-examples/request-examples.controller.js';
+import { TemplatesController } from './templates/templates.controller.js';
+import { InvocationLogsController } from './runs/invocation-logs.controller.js';
+import { OrganizationsController } from './organizations/organizations.controller.js';
+import { ProjectDeadLettersController } from './dead-letters/project-dead-letters.controller.js';
+import { ProjectPollingTriggersController } from './polling/project-polling-triggers.controller.js';
+import { ProjectsController } from './projects/projects.controller.js';
+import { ApiSettingsController } from './settings/api-settings.controller.js';
+import { ApiTokensController } from './tokens/api-tokens.controller.js';
+import { WebhookSubscriptionsController } from './subscriptions/webhook-subscriptions.controller.js';
+import { WebhooksController } from './hooks/webhooks.controller.js';
+import { HooksController } from './hooks/hooks.controller.js';
+import { DeadLettersController } from './dead-letters/dead-letters.controller.js';
+import { ExternalApiGuard } from './platform/http-guards/external-api.guard.js';
+import { InvocationsController } from './runs/invocations.controller.js';
+import { PollingController } from './polling/polling.controller.js';
+import { RateLimitGuard } from './platform/http-guards/rate-limit.guard.js';
+import { RunsController } from './runs/runs.controller.js';
+import { TokenOrConsoleGuard } from './platform/http-guards/token-or-console.guard.js';
+import { QueryTextPipe } from './platform/http-pipeline/query-text.pipe.js';
+import { BodyValidationPipe } from './platform/http-pipeline/validation.pipe.js';
+import { BuildRequestExampleHandler } from './request-examples/build-request-example.handler.js';
+import { GetApiSettingsHandler } from './settings/get-api-settings.handler.js';
+import { GetInvocationHandler } from './runs/get-invocation.handler.js';
+import { GetPlanHandler } from './organizations/get-plan.handler.js';
+import { GetInvocationMetricsHandler } from './runs/get-invocation-metrics.handler.js';
+import { ListInvocationLogsHandler } from './runs/list-invocation-logs.handler.js';
+import { GetPollingTriggersHandler } from './polling/get-polling-triggers.handler.js';
+import { GetTemplateHandler } from './templates/get-template.handler.js';
+import { ListApiTokensHandler } from './tokens/list-api-tokens.handler.js';
+import { ListDeadLetterEventsHandler } from './dead-letters/list-dead-letter-events.handler.js';
+import { ListOrganizationsHandler } from './organizations/list-organizations.handler.js';
+import { ListProjectsHandler } from './projects/list-projects.handler.js';
+import { ListTemplatesHandler } from './templates/list-templates.handler.js';
+import { ListWebhookSubscriptionsHandler } from './subscriptions/list-webhook-subscriptions.handler.js';
+import { ListWebhooksHandler } from './hooks/list-webhooks.handler.js';
+import { RateLimitConfig } from './platform/rate-limits/rate-limit.config.js';
+import { RateLimitCounters } from './platform/rate-limits/rate-limit-counters.js';
+import { RateLimitPolicies } from './platform/rate-limits/rate-limit-policies.js';
+import { ApiTokenRepository } from './platform/store/api-token.repository.js';
+import { OrganizationRepository } from './platform/store/organization.repository.js';
+import { ProjectApiSettingsRepository } from './platform/store/project-api-settings.repository.js';
+import { ProjectRepository } from './platform/store/project.repository.js';
+import { RateLimitCounterRepository } from './platform/rate-limits/rate-limit-counter.repository.js';
+import { RequestTemplateRepository } from './templates/request-template.repository.js';
+import { ServiceClient } from './platform/service-client/service-client.js';
+import { TokenUsageRecorder } from './platform/access/token-usage.recorder.js';
 
 const commandHandlers = [
   CreateOrganizationHandler,
@@ -127,11 +128,12 @@ const repositories = [OrganizationRepository, ProjectRepository, ProjectApiSetti
   controllers: [
     OrganizationsController,
     ProjectsController,
+    ApiSettingsController,
+    ApiTokensController,
     RunsController,
     InvocationsController,
     PollingController,
     DeadLettersController,
-    ConsoleReadsController,
     TemplatesController,
     RequestExamplesController,
     ProjectPollingTriggersController,

@@ -15,12 +15,12 @@ import {
 import { createServiceDataSource, TransactionRunner } from '@runline/db';
 import { migrateServices } from '@runline/runtime';
 import { createTestDatabase, deletePrefixedStreams, testNatsUrl, uniqueBusPrefix, type TestDatabase } from '@runline/testing';
-import { HookDirectory } from '../src/access/hook-directory.js';
-import { ProjectVersions } from '../src/changes/project-versions.js';
+import { HookDirectory } from '../src/hooks/hook-directory.js';
+import { ProjectVersions } from '../src/platform/changes/project-versions.js';
 import type { GatewayConfig } from '../src/config.js';
 import { gatewayService } from '../src/gateway.service.js';
-import { ProjectRepository } from '../src/repositories/project.repository.js';
-import { ServiceClient } from '../src/service-client/service-client.js';
+import { ProjectRepository } from '../src/platform/store/project.repository.js';
+import { ServiceClient } from '../src/platform/service-client/service-client.js';
 
 /**
  * A gateway replica's copies of inbound hooks on a real PostgreSQL (the project versions) and a

@@ -5,9 +5,9 @@ import { createLogger } from '@runline/observability';
 import { migrateServices } from '@runline/runtime';
 import { createTestDatabase, type TestDatabase } from '@runline/testing';
 import { gatewayService } from '../src/gateway.service.js';
-import { RateLimitCounters, type Hit } from '../src/rate-limits/rate-limit-counters.js';
-import type { Tally } from '../src/rate-limits/rate-limit-policy.js';
-import { RateLimitCounterRepository } from '../src/repositories/rate-limit-counter.repository.js';
+import { RateLimitCounters, type Hit } from '../src/platform/rate-limits/rate-limit-counters.js';
+import type { Tally } from '../src/platform/rate-limits/rate-limit-policy.js';
+import { RateLimitCounterRepository } from '../src/platform/rate-limits/rate-limit-counter.repository.js';
 
 /**
  * The shared counters on a real PostgreSQL, with two instances standing for two gateway

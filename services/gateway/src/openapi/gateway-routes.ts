@@ -2,9 +2,9 @@ import { RequestMethod, type Type } from '@nestjs/common';
 import { GUARDS_METADATA, HTTP_CODE_METADATA, METHOD_METADATA, MODULE_METADATA, PATH_METADATA, ROUTE_ARGS_METADATA } from '@nestjs/common/constants.js';
 import { RouteParamtypes } from '@nestjs/common/enums/route-paramtypes.enum.js';
 import { GatewayModule } from '../gateway.module.js';
-import { ConsoleAuthGuard } from '../http/console/console-auth.guard.js';
-import { ExternalApiGuard } from '../http/external/external-api.guard.js';
-import { TokenOrConsoleGuard } from '../http/token-or-console.guard.js';
+import { ConsoleAuthGuard } from '../platform/http-guards/console-auth.guard.js';
+import { ExternalApiGuard } from '../platform/http-guards/external-api.guard.js';
+import { TokenOrConsoleGuard } from '../platform/http-guards/token-or-console.guard.js';
 
 /** Who may call a route, as its guards say. */
 export type RouteCaller = 'api-token' | 'console-jwt' | 'api-token-or-console-jwt' | 'signature';

@@ -1,8 +1,8 @@
 import type { Type } from '@nestjs/common';
 import { getMetadataStorage, IS_ISO8601, ValidationTypes } from 'class-validator';
 import { targetConstructorToSchema } from 'class-validator-jsonschema';
-import { MAX_DELAY_SECONDS, MAX_SCHEDULE_AHEAD_DAYS } from '../scheduling/scheduling-fields.js';
-import { ANSWER_SCHEMAS, ref, uuid } from './answer-schemas.js';
+import { MAX_DELAY_SECONDS, MAX_SCHEDULE_AHEAD_DAYS } from '../runs/index.js';
+import { ANSWER_SCHEMAS, ref, uuid } from '../platform/api-docs/answer-schemas.js';
 import { gatewayRoutes, type CodeRoute, type RouteCaller } from './gateway-routes.js';
 import { ROUTE_DESCRIPTIONS, TAG_DESCRIPTIONS, type AnswerDescription, type RouteDescription } from './route-descriptions.js';
 
@@ -75,7 +75,7 @@ const SECURITY: Record<RouteCaller, Array<Record<string, string[]>>> = {
 /**
  * The published OpenAPI 3.1 document, built from the code: the routes and their request bodies
  * from the controllers' metadata and DTO classes (gateway-routes.ts, class-validator's rules),
- * what each answers from the one route description table (route-descriptions.ts). Throws when a
+ * what each answers from the one route description table (route-descriptions.ts, composed of each feature's own). Throws when a
  * route has no description or a description names no route, so neither can be forgotten.
  */
 export function buildOpenApiDocument(): Schema {
@@ -85,7 +85,7 @@ export function buildOpenApiDocument(): Schema {
   const unrouted = Object.keys(ROUTE_DESCRIPTIONS).filter((key) => !keys.has(key));
   if (undescribed.length || unrouted.length) {
     throw new Error(
-      `The OpenAPI route table (services/gateway/src/openapi/route-descriptions.ts) is out of date. ` +
+      `The OpenAPI route table (each feature's <feature>-route-descriptions.ts, composed in services/gateway/src/openapi/route-descriptions.ts) is out of date. ` +
         `Routes without a description: ${undescribed.join(', ') || 'none'}. Descriptions without a route: ${unrouted.join(', ') || 'none'}.`,
     );
   }

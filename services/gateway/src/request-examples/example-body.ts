@@ -1,5 +1,5 @@
 import { isAutomationDefinition, isChatbotDefinition, resolveTrigger, type Definition } from '@runline/engine';
-import type { RunEndpoint } from '../templates/run-endpoints.js';
+import type { RunEndpoint } from '../templates/index.js';
 
 /** Example values for the fields the spec names; a person replaces them with real ones. */
 const EXAMPLE = {

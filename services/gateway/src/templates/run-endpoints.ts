@@ -1,4 +1,4 @@
-import type { ProjectType } from '../entities/project.entity.js';
+import type { ProjectType } from '../platform/store/project.entity.js';
 
 /**
  * The six run endpoints of the public API, by the names the console uses for them (templates,

@@ -1,6 +1,6 @@
 import { secretPathsOf } from '@runline/observability';
-import type { ProjectType } from '../entities/project.entity.js';
-import { DomainError } from '../errors/domain-error.js';
+import type { ProjectType } from '../platform/store/project.entity.js';
+import { DomainError } from '../platform/errors/domain-error.js';
 import { endpointMismatch, type RunEndpoint } from './run-endpoints.js';
 
 /** Bounds of the template library (ours; the design gives none). */
