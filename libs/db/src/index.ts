@@ -20,7 +20,7 @@ export { createServiceDataSource, handleConnectionCuts, type ServiceDataSourceOp
 export { assertMigrated, migrate, pendingMigrations, SchemaNotMigratedError } from './migrate.js';
 export { CreateOutboxAndInbox1763700000000 } from './migrations/1763700000000-create-outbox-and-inbox.js';
 export { TransactionRunner, type OutboxNotifier, type TransactionContext } from './transaction-runner.js';
-export { OutboxRelay, type OutboxRelayOptions } from './outbox-relay.js';
+export { OutboxRelay, streamOfSubject, type OutboxRelayOptions } from './outbox-relay.js';
 export { prometheusOutboxMetrics, type OutboxMetrics } from './outbox-metrics.js';
 export type { OutboxRelayLogger } from './relay-logger.js';
 export { Inbox } from './inbox.js';

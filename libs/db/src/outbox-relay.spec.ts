@@ -1,5 +1,5 @@
 import { DataSource } from 'typeorm';
-import { OutboxRelay } from './outbox-relay.js';
+import { OutboxRelay, streamOfSubject } from './outbox-relay.js';
 
 const bus = { publish: async () => undefined };
 const dataSource = new DataSource({ type: 'postgres', schema: 'svc' });
@@ -22,5 +22,16 @@ describe('OutboxRelay options', () => {
     const relay = new OutboxRelay(dataSource, bus);
     relay.notify();
     await expect(relay.stop()).resolves.toBeUndefined();
+  });
+});
+
+describe('streamOfSubject', () => {
+  it.each([
+    ['invocation.evt.invocation-queued', 'invocation.evt'],
+    ['callback.cmd.deliver-callback', 'callback.cmd'],
+    ['single', 'single'],
+    ['two.tokens', 'two.tokens'],
+  ])('%s orders with %s', (subject, group) => {
+    expect(streamOfSubject(subject)).toBe(group);
   });
 });

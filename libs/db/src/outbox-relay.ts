@@ -1,7 +1,7 @@
 import { context, ROOT_CONTEXT } from '@opentelemetry/api';
 import type { DataSource } from 'typeorm';
 import type { Bus, BusMessage } from '@runline/bus';
-import { claimUnpublished, markPublished, prunePublished, recordPublishFailure } from './outbox.repository.js';
+import { claimUnpublished, markPublished, prunePublished, recordPublishFailure, type OutboxRow } from './outbox.repository.js';
 import type { OutboxMetrics } from './outbox-metrics.js';
 import { consoleRelayLogger, errorMessage, type OutboxRelayLogger } from './relay-logger.js';
 import { serviceSchemaOf } from './service-schema.js';
@@ -29,9 +29,32 @@ export interface OutboxRelayOptions {
   logger?: OutboxRelayLogger;
   /** Default: none. */
   metrics?: OutboxMetrics;
+  /**
+   * The order group of a subject: rows of one group are published in sequence order, and a
+   * failed publish holds back only its group's later rows. Default `streamOfSubject` (a
+   * subject's `<domain>.<kind>`, which is what one stream captures).
+   */
+  orderGroupOf?: (subject: string) => string;
+}
+
+/**
+ * The stream a subject goes to, as far as order goes: its first two tokens (`<domain>.<kind>`,
+ * see the subject rules in `@runline/contracts`), e.g. `invocation.evt` for
+ * `invocation.evt.invocation-queued`.
+ */
+export function streamOfSubject(subject: string): string {
+  const first = subject.indexOf('.');
+  const second = first === -1 ? -1 : subject.indexOf('.', first + 1);
+  return second === -1 ? subject : subject.slice(0, second);
 }
 
 const DEFAULT_RETENTION_MS = 7 * 24 * 60 * 60 * 1000;
+
+/** What one claim pass learned: streams whose publish failed, and the rows it held back. */
+interface PassState {
+  failedGroups: Set<string>;
+  heldBack: string[];
+}
 const PRUNE_BATCH = 1000;
 
 /**
@@ -52,14 +75,20 @@ const PRUNE_BATCH = 1000;
  * - A row published directly and also taken by a sweep (its marking was slow, or it was
  *   committed just before another replica started) goes out twice with the same id: the
  *   stream drops the second within its duplicate window.
- * - A failed publish stops the batch (so later rows do not overtake it), counts an attempt on
- *   the row with the error, and leaves it for the next sweep; wake-ups are ignored until then,
- *   so a bus outage does not turn into a busy loop.
+ * - Order is kept per stream (`orderGroupOf`, by default the subject's `<domain>.<kind>`): a
+ *   batch publishes each stream's rows one after another, in sequence order, and the streams
+ *   side by side. A failed publish counts an attempt on the row with the error and holds back
+ *   the later rows of its stream only (so they do not overtake it), for the rest of the pass;
+ *   the other streams' rows go on (one stream without a leader, during an election, does not
+ *   stop the others). The held rows wait for the next sweep; until a pass publishes that
+ *   stream's backlog, its newly committed messages are not published directly either (they
+ *   would overtake it), and wake-ups wait for the sweep, so a bus outage does not turn into a
+ *   busy loop.
  * - A crash after publishing but before the commit republishes the row later with the same id;
  *   the stream drops it within its duplicate window, and consumer inboxes catch anything older.
- * - Order: rows are published in sequence order per batch, but transactions can commit out of
- *   sequence order and several relays publish disjoint batches in parallel, so consumers must
- *   not rely on a global order across messages.
+ * - Order: rows of a stream are published in sequence order per batch, but transactions can
+ *   commit out of sequence order and several relays publish disjoint batches in parallel, so
+ *   consumers must not rely on a global order across messages, nor across streams.
  * - Retention: published rows are kept for `retentionMs` (default 7 days), for diagnosis
  *   ("was this event published, and when?"), then deleted in batches every `pruneIntervalMs`.
  *   Unpublished rows are never pruned.
@@ -92,8 +121,14 @@ export class OutboxRelay {
   private marking: Promise<void> | undefined;
   private markTimer: NodeJS.Timeout | undefined;
   private readonly markDelayMs: number;
-  /** The next claim takes fresh rows too (start, a failed direct publish). */
+  /** The next claim takes fresh rows too (start, a failed publish). */
   private claimFresh = true;
+  private readonly orderGroupOf: (subject: string) => string;
+  /**
+   * Order groups with an unpublished row whose publish failed (set by the failure, replaced by
+   * each claim pass): their new messages go to the claim passes, not out directly.
+   */
+  private blocked = new Set<string>();
 
   constructor(
     private readonly dataSource: DataSource,
@@ -110,6 +145,7 @@ export class OutboxRelay {
     this.markDelayMs = positiveInteger('markDelayMs', options.markDelayMs ?? 20);
     this.logger = options.logger ?? consoleRelayLogger;
     this.metrics = options.metrics;
+    this.orderGroupOf = options.orderGroupOf ?? streamOfSubject;
   }
 
   /** Starts sweeping and publishes whatever is pending now. Idempotent. */
@@ -131,11 +167,16 @@ export class OutboxRelay {
    */
   notify(committed?: readonly BusMessage[]): void {
     if (committed) this.metrics?.committed(committed);
-    if (!this.running || this.backingOff) return;
+    if (!this.running) return;
     if (committed) {
-      this.publishDirect(committed);
+      // A stream whose publish failed keeps its order through the claim passes: its messages
+      // wait there (the next sweep takes them, fresh or not); the others go out now.
+      const free = this.blocked.size === 0 ? committed : committed.filter((message) => !this.blocked.has(this.orderGroupOf(message.subject)));
+      if (free.length < committed.length) this.claimFresh = true;
+      if (free.length > 0) this.publishDirect(free);
       return;
     }
+    if (this.backingOff) return;
     if (this.draining) {
       this.wakeAgain = true;
       return;
@@ -200,19 +241,26 @@ export class OutboxRelay {
 
   private async drainDirect(): Promise<void> {
     while (this.direct.length > 0) {
-      const round = this.direct;
+      const round = this.direct.filter((message) => !this.blocked.has(this.orderGroupOf(message.subject)));
+      // Messages of a stream that failed meanwhile: left to the claim passes.
+      for (const message of this.direct) if (!round.includes(message)) this.inFlight.delete(message.id);
       this.direct = [];
       const outcomes = await Promise.allSettled(round.map((message) => this.publish(message)));
-      const failedAt = outcomes.findIndex((outcome) => outcome.status === 'rejected');
-      const sent = failedAt === -1 ? round : round.slice(0, failedAt);
-      this.queueMark(sent.map((message) => message.id));
-      if (failedAt !== -1) {
-        const unsent = [...round.slice(failedAt), ...this.direct];
-        this.direct = [];
-        for (const message of unsent) this.inFlight.delete(message.id);
+      // A stream's messages from its first failure on are left to a claim pass, which
+      // publishes them in sequence order and records the error; other streams' are marked.
+      const failedGroups = new Set<string>();
+      const sent: string[] = [];
+      round.forEach((message, index) => {
+        const group = this.orderGroupOf(message.subject);
+        if (outcomes[index]!.status === 'rejected') failedGroups.add(group);
+        if (failedGroups.has(group)) this.inFlight.delete(message.id);
+        else sent.push(message.id);
+      });
+      this.queueMark(sent);
+      if (failedGroups.size > 0) {
+        for (const group of failedGroups) this.blocked.add(group);
         this.claimFresh = true;
         this.notify();
-        return;
       }
     }
   }
@@ -268,48 +316,80 @@ export class OutboxRelay {
       const ok = await this.publishPending(() => this.running, minAgeMs);
       if (!ok) {
         this.backingOff = true;
+        // What the streams held back commit meanwhile waits for the sweep: take it then, fresh.
+        this.claimFresh = true;
         this.wakeAgain = false;
         return;
       }
     } while (this.wakeAgain && this.running);
   }
 
-  /** Publishes batches until one comes back short; false if a publish or the database failed. */
+  /**
+   * Publishes batches until one comes back short; false if a publish or the database failed.
+   * A stream whose publish failed is skipped for the rest of the pass (its rows stay, in order,
+   * for the next one); the other streams go on.
+   */
   private async publishPending(keepGoing: () => boolean, minAgeMs: number): Promise<boolean> {
+    const pass: PassState = { failedGroups: new Set(), heldBack: [] };
+    let ok = true;
     for (;;) {
-      const { claimed, failed } = await this.publishBatch(minAgeMs);
-      if (failed) return false;
-      if (claimed < this.batchSize || !keepGoing()) return true;
+      const { claimed, failed } = await this.publishBatch(minAgeMs, pass);
+      if (failed === 'database') {
+        ok = false;
+        break;
+      }
+      if (failed === 'publish') ok = false;
+      if (claimed < this.batchSize || !keepGoing()) break;
     }
+    this.blocked = pass.failedGroups;
+    return ok;
   }
 
-  private async publishBatch(minAgeMs: number): Promise<{ claimed: number; failed: boolean }> {
+  private async publishBatch(minAgeMs: number, pass: PassState): Promise<{ claimed: number; failed: false | 'publish' | 'database' }> {
     try {
       return await this.dataSource.transaction(async (manager) => {
-        const rows = await claimUnpublished(manager, this.schema, this.batchSize, { minAgeMs, skip: [...this.inFlight] });
-        const published: string[] = [];
-        let failed = false;
+        const rows = await claimUnpublished(manager, this.schema, this.batchSize, { minAgeMs, skip: [...this.inFlight, ...pass.heldBack] });
+        const byGroup = new Map<string, OutboxRow[]>();
         for (const row of rows) {
-          try {
-            await this.publish({ id: row.id, subject: row.subject, data: row.data, headers: row.headers });
-            published.push(row.id);
-          } catch (error) {
-            failed = true;
-            const message = errorMessage(error);
-            await recordPublishFailure(manager, this.schema, row.id, message);
-            this.logger.warn(
-              { schema: this.schema, messageId: row.id, subject: row.subject, error: message },
-              'outbox publish failed; the message stays in the outbox for the next sweep',
-            );
-            break;
-          }
+          const group = this.orderGroupOf(row.subject);
+          const groupRows = byGroup.get(group);
+          if (groupRows) groupRows.push(row);
+          else byGroup.set(group, [row]);
+        }
+        const published: string[] = [];
+        const failures: Array<{ row: OutboxRow; error: string }> = [];
+        // Each stream's rows one after another, in sequence order; the streams side by side.
+        await Promise.all(
+          [...byGroup].map(async ([group, groupRows]) => {
+            for (const row of groupRows) {
+              if (pass.failedGroups.has(group)) {
+                pass.heldBack.push(row.id);
+                continue;
+              }
+              try {
+                await this.publish({ id: row.id, subject: row.subject, data: row.data, headers: row.headers });
+                published.push(row.id);
+              } catch (error) {
+                pass.failedGroups.add(group);
+                pass.heldBack.push(row.id);
+                failures.push({ row, error: errorMessage(error) });
+              }
+            }
+          }),
+        );
+        for (const { row, error } of failures) {
+          await recordPublishFailure(manager, this.schema, row.id, error);
+          this.logger.warn(
+            { schema: this.schema, messageId: row.id, subject: row.subject, error },
+            "outbox publish failed; the message and its stream's later ones stay in the outbox for the next sweep",
+          );
         }
         await markPublished(manager, this.schema, published);
-        return { claimed: rows.length, failed };
+        return { claimed: rows.length, failed: failures.length > 0 ? 'publish' : false };
       });
     } catch (error) {
       this.logger.error({ schema: this.schema, error: errorMessage(error) }, 'outbox relay could not claim or mark messages');
-      return { claimed: 0, failed: true };
+      return { claimed: 0, failed: 'database' };
     }
   }
 

@@ -315,6 +315,56 @@ describe('transactional outbox and relay (real PostgreSQL and NATS JetStream)', 
     await waitUntil(async () => (await outboxState()).every((row) => row.published), 1_000, 'both rows to be marked');
   });
 
+  it("a stream that refuses publishes holds back only its own rows: other streams' rows flow, in order, and its rows follow in order once it takes them", async () => {
+    // No stream captures `dbstalled.evt.>` yet: a stream without a leader looks the same to a publisher.
+    const STALLED = { name: 'DBSTALLED_EVENTS', subjects: ['dbstalled.evt.>'], retention: 'limits' as const };
+    cleanup.push(() => deleteStreams(testNatsUrl(), prefix, [STALLED.name]));
+    const stalled = (id: string) => ({ ...orderEvent(id, id), subject: 'dbstalled.evt.order-created' });
+    await bus.ensureStreams([TEST_STREAM]);
+    const log = await subscribe('streams-collector');
+    const logger = new RecordingLogger();
+    const relay = startRelay(new OutboxRelay(dataSource, bus, { sweepIntervalMs: 100, logger }));
+    const runner = new TransactionRunner(dataSource, relay);
+
+    // Interleaved in one transaction, the stalled stream's row first.
+    const started = Date.now();
+    await runner.run(async (tx) => {
+      tx.emit(stalled('evt-stalled-1'));
+      tx.emit(orderEvent('evt-flowing-1', 'flowing-1'));
+      tx.emit(stalled('evt-stalled-2'));
+      tx.emit(orderEvent('evt-flowing-2', 'flowing-2'));
+    });
+    await waitUntil(() => log.counts.size === 2, 3_000, "the other stream's rows");
+    await waitUntil(async () => (await outboxState()).find((row) => row.id === 'evt-stalled-1')!.attempts >= 1, 5_000, 'a failed attempt recorded');
+    // Committed while the stalled stream fails: out at once, not after the stream recovers.
+    const committedAt = Date.now();
+    await runner.run(async (tx) => {
+      tx.emit(stalled('evt-stalled-3'));
+      tx.emit(orderEvent('evt-flowing-3', 'flowing-3'));
+    });
+    await waitUntil(() => log.counts.has('evt-flowing-3'), 1_500, 'a row committed during the failures');
+    expect(log.firstDeliveryAt('evt-flowing-3')! - committedAt).toBeLessThan(1_500);
+    expect(log.deliveries.map((delivery) => delivery.id)).toEqual(['evt-flowing-1', 'evt-flowing-2', 'evt-flowing-3']);
+    expect(log.firstDeliveryAt('evt-flowing-2')! - started).toBeLessThan(3_000);
+    const held = await outboxState();
+    expect(held.filter((row) => row.id.startsWith('evt-stalled')).map((row) => row.published)).toEqual([false, false, false]);
+    // The later rows of the failing stream are held back, not tried out of order.
+    expect(held.find((row) => row.id === 'evt-stalled-2')!.attempts).toBe(0);
+
+    await bus.ensureStreams([STALLED]);
+    const stalledLog: string[] = [];
+    const subscription = await bus.subscribe(
+      { stream: STALLED.name, durable: 'stalled-collector', filterSubject: 'dbstalled.evt.>', ackWaitMs: 5_000 },
+      async (message) => {
+        stalledLog.push(message.id);
+      },
+    );
+    cleanup.push(() => subscription.stop());
+    await waitUntil(() => stalledLog.length === 3, 5_000, "the stalled stream's rows once it takes them");
+    expect(stalledLog).toEqual(['evt-stalled-1', 'evt-stalled-2', 'evt-stalled-3']);
+    await waitUntil(async () => (await outboxState()).every((row) => row.published), 2_000, 'every row marked');
+  }, 20_000);
+
   it('publishes what is still pending when it stops', async () => {
     await bus.ensureStreams([TEST_STREAM]);
     const log = await subscribe('stop-collector');

@@ -18,7 +18,7 @@ import { createTestDatabase, TEST_SECRETS_KEY, type TestDatabase } from '@runlin
 import { callbackService } from '../src/callback.service.js';
 import type { CallbackConfig } from '../src/config.js';
 import { insertDeliveries, type NewDelivery } from '../src/deliveries/callback-deliveries.repository.js';
-import { DeliveryDispatcher, leaseCoversAttempt } from '../src/deliveries/delivery-dispatcher.js';
+import { DeliveryDispatcher, DispatcherStoppedError, leaseCoversAttempt } from '../src/deliveries/delivery-dispatcher.js';
 import { ACK_WINDOW_MS } from '../src/deliveries/delivery-rules.js';
 
 /**
@@ -188,4 +188,38 @@ describe('delivery dispatcher replicas', () => {
     for (const invocationId of received) requests.set(invocationId, (requests.get(invocationId) ?? 0) + 1);
     for (const item of items) expect({ delivery: item.invocationId, requests: requests.get(item.invocationId) ?? 0 }).toEqual({ delivery: item.invocationId, requests: recorded.get(item.id) ?? 0 });
   }, 30_000);
+
+  it('a replica shutting down takes no new delivery and gives back what it claimed but did not attempt: another replica attempts it at once, not after the lease', async () => {
+    for (const each of dispatchers.splice(0)) await each.onApplicationShutdown();
+    await dataSource.query('DELETE FROM callback_attempts');
+    await dataSource.query('DELETE FROM callback_deliveries');
+    received.length = 0;
+    holdAnswers = true;
+    const [busy, queued, racing, late] = [delivery(), delivery(), delivery(), delivery()];
+
+    // One slot and a 30 s lease: `busy` is being attempted, `queued` is claimed and waits for the slot.
+    const stopping = dispatcher({ CALLBACK_CONCURRENCY: 1 });
+    stopping.onApplicationBootstrap();
+    await stopping.accept(busy);
+    await until('the first attempt', () => received.includes(busy.invocationId));
+    await stopping.accept(queued);
+    // Accepted (committing) just as shutdown begins, and accepted after it began.
+    const racingAccept = stopping.accept(racing);
+    const shutdown = stopping.onApplicationShutdown();
+    await racingAccept;
+    await expect(stopping.accept(late)).rejects.toThrow(DispatcherStoppedError);
+
+    const other = dispatcher({ CALLBACK_CONCURRENCY: 4 });
+    other.onApplicationBootstrap();
+    await until('the given-back deliveries to be attempted by the other replica', () => received.includes(queued.invocationId) && received.includes(racing.invocationId), 3000);
+
+    holdAnswers = false;
+    for (const response of held.splice(0)) response.writeHead(200).end();
+    await shutdown;
+    await until('every delivery recorded', async () => (await attemptsPerDelivery()).length === 3);
+    expect((await attemptsPerDelivery()).map((row) => row.n)).toEqual([1, 1, 1]);
+    // Refused, not recorded: the command is nak'ed and another replica records it.
+    expect((await dataSource.query('SELECT id FROM callback_deliveries WHERE id = $1', [late.id])) as unknown[]).toEqual([]);
+    expect(received.filter((id) => id === busy.invocationId)).toHaveLength(1);
+  }, 20_000);
 });

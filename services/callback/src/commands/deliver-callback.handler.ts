@@ -12,7 +12,7 @@ import {
 } from '@runline/contracts';
 import { currentTraceparent, type Logger } from '@runline/observability';
 import { LOGGER } from '@runline/runtime';
-import { DeliveryDispatcher } from '../deliveries/delivery-dispatcher.js';
+import { DeliveryDispatcher, DispatcherStoppedError } from '../deliveries/delivery-dispatcher.js';
 import type { NewDelivery } from '../deliveries/callback-deliveries.repository.js';
 
 /**
@@ -44,6 +44,11 @@ export class DeliverCallbackHandler {
       await message.term();
       return;
     }
+    if (!this.dispatcher.accepting) {
+      // Shutting down: another replica takes it now (no redelivery delay, no claim left here).
+      await message.nak(0);
+      return;
+    }
     message.settleLater();
     void this.record(delivery, message);
   }
@@ -53,6 +58,10 @@ export class DeliverCallbackHandler {
       await this.dispatcher.accept(delivery);
       await message.ack();
     } catch (error) {
+      if (error instanceof DispatcherStoppedError) {
+        await message.nak(0).catch(() => undefined);
+        return;
+      }
       this.logger.warn({ err: error, deliveryId: delivery.id }, 'DeliverCallback could not be recorded; it is redelivered');
       await message.nak(redeliveryDelay(message.deliveryCount)).catch(() => undefined);
     }

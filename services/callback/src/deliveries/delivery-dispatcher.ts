@@ -11,6 +11,7 @@ import { ACK_WINDOW_MS, afterAttempt } from './delivery-rules.js';
 import {
   claimDelivery,
   claimDueDeliveries,
+  releaseDeliveries,
   dueSoon,
   insertDeliveries,
   recordAttempts,
@@ -29,6 +30,13 @@ const START_MARGIN_MS = 500;
 
 /** A delivery this replica holds, until its lease ends (epoch ms). */
 type HeldDelivery = ClaimedDelivery & { leaseUntil: number };
+
+/** `accept` after shutdown began: the command is for another replica (nak it at once). */
+export class DispatcherStoppedError extends Error {
+  constructor() {
+    super('the callback dispatcher is shutting down');
+  }
+}
 
 /**
  * Delivers callbacks. The table is the truth; this process keeps timers only.
@@ -50,6 +58,11 @@ type HeldDelivery = ClaimedDelivery & { leaseUntil: number };
  * covers a whole attempt; otherwise it is left to whichever replica claims it after the lease.
  * Without that, a backlog longer than a lease was attempted twice: once by the replica that
  * claimed it long ago and once by the one that claimed it after the lease ran out.
+ *
+ * Shutdown takes no new work (`accept` refuses, so the command is nak'ed for another replica),
+ * and gives back every claim it will not attempt (waiting for a slot, inserted or claimed while
+ * stopping): their lease is cleared, so another replica's sweep attempts them at once instead of
+ * after the lease. Attempts in flight finish and are recorded.
  */
 @Injectable()
 export class DeliveryDispatcher implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -60,6 +73,8 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnApplication
   private backlog = false;
   private readonly timers = new Map<string, NodeJS.Timeout>();
   private readonly inFlight = new Set<Promise<void>>();
+  /** Accepts, timer claims and give-backs in progress: shutdown waits for them. */
+  private readonly background = new Set<Promise<unknown>>();
   private readonly waiting: HeldDelivery[] = [];
   private active = 0;
   private readonly inserts: GroupCommit<NewDelivery, number | null>;
@@ -119,22 +134,64 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnApplication
     this.sweep();
   }
 
-  /** Stops timers, waits for the attempts in flight to be recorded, closes idle connections. */
+  /** Whether new deliveries are taken (false once shutdown began). */
+  get accepting(): boolean {
+    return this.state === 'running';
+  }
+
+  /**
+   * Takes no new work, gives back what it claimed but will not attempt, waits for the attempts
+   * in flight to be recorded, closes idle connections.
+   */
   async onApplicationShutdown(): Promise<void> {
+    if (this.state === 'stopped') return;
     this.state = 'stopped';
     clearInterval(this.sweepTimer);
     for (const timer of this.timers.values()) clearTimeout(timer);
     this.timers.clear();
-    this.waiting.length = 0;
+    this.giveBack(this.waiting.splice(0));
     await this.sweeping;
+    // Accepts and claims that commit from now on give their delivery back (see `start`).
+    while (this.background.size > 0) await Promise.allSettled([...this.background]);
     await Promise.allSettled([...this.inFlight]);
     this.guard.close();
   }
 
-  /** Records a new delivery and starts its first attempt; resolves once it is committed. */
+  /**
+   * Records a new delivery and starts its first attempt; resolves once it is committed. Refused
+   * (`DispatcherStoppedError`) once shutdown began, so the command goes to another replica.
+   */
   async accept(delivery: NewDelivery): Promise<void> {
-    const leaseUntil = await this.inserts.submit(delivery);
-    if (leaseUntil !== null) this.start({ ...delivery, attemptsMade: 0, leaseUntil });
+    if (this.state !== 'running') throw new DispatcherStoppedError();
+    await this.track(
+      this.inserts.submit(delivery).then((leaseUntil) => {
+        if (leaseUntil !== null) this.start({ ...delivery, attemptsMade: 0, leaseUntil });
+      }),
+    );
+  }
+
+  private track<T>(work: Promise<T>): Promise<T> {
+    this.background.add(work);
+    void work.then(
+      () => this.background.delete(work),
+      () => this.background.delete(work),
+    );
+    return work;
+  }
+
+  /**
+   * Clears the lease of deliveries this replica claimed but will not attempt (it is stopping),
+   * so another replica's sweep takes them now rather than after the lease.
+   */
+  private giveBack(deliveries: HeldDelivery[]): void {
+    if (deliveries.length === 0) return;
+    const released = this.transactions
+      .run((tx) => releaseDeliveries(tx.manager, deliveries.map((delivery) => ({ id: delivery.id, attemptsMade: delivery.attemptsMade, leaseUntil: new Date(delivery.leaseUntil) }))))
+      .then(
+        (count) => this.logger.info({ count }, 'callback deliveries given back at shutdown'),
+        (error: unknown) => this.logger.warn({ err: error, count: deliveries.length }, 'could not give back claimed callbacks; they are taken up after their lease'),
+      );
+    void this.track(released);
   }
 
   /** Inserts the batch claimed by this replica; each item's lease end, or null when it was not inserted. */
@@ -162,7 +219,10 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnApplication
 
   /** Runs an attempt of a claimed delivery now, or as soon as a slot is free. */
   private start(delivery: HeldDelivery): void {
-    if (this.state !== 'running') return;
+    if (this.state !== 'running') {
+      this.giveBack([delivery]);
+      return;
+    }
     if (this.active >= this.config.CALLBACK_CONCURRENCY) {
       this.waiting.push(delivery);
       return;
@@ -246,7 +306,7 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnApplication
         return;
       }
       this.timers.delete(id);
-      void this.claimAndStart(id, at);
+      void this.track(this.claimAndStart(id, at));
     };
     this.timers.set(id, setTimeout(wake, Math.max(0, at - Date.now())));
   }

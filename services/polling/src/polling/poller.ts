@@ -23,7 +23,13 @@ import { PollingConfig } from '../config.js';
 import { projectState } from '../events/project-copies.repository.js';
 import { isObject, itemPayload, itemRunBody, itemRunKey, itemsOf, selectItems, type SelectedItem } from './poll-items.js';
 import { itemRunFailedMessage, pollFailedMessage } from './polling-messages.js';
-import { claimDueTriggers, completePolls, nextDueAt, renewLease, type ClaimedTrigger, type PollCompletion } from './polling-triggers.repository.js';
+import { claimDueTriggers, completePolls, nextDueAt, releaseLeases, renewLease, type ClaimedTrigger, type PollCompletion } from './polling-triggers.repository.js';
+
+/**
+ * How long shutdown waits for the polls in progress (Kubernetes gives 45 s from SIGTERM to
+ * SIGKILL); the leases of those still running then are released, so another replica takes them.
+ */
+const SHUTDOWN_GRACE_MS = 25_000;
 
 /**
  * Polls on time, each trigger once per due time across replicas.
@@ -43,6 +49,11 @@ import { claimDueTriggers, completePolls, nextDueAt, renewLease, type ClaimedTri
  * twice). Its outcome (remembered value, poll time, next due time = due + intervalMs, lease
  * released) and its dead-letter events commit together, in batches shared by polls that end
  * at about the same time.
+ *
+ * Shutdown (SIGTERM, a rolling restart) claims nothing more and releases the lease of every
+ * poll claimed here whose timer has not fired, so another replica polls it on time instead of
+ * after POLLING_LEASE_MS; polls in progress finish and write their outcome within
+ * SHUTDOWN_GRACE_MS, and those still running then are released too.
  */
 @Injectable()
 export class Poller implements OnApplicationBootstrap, OnApplicationShutdown {
@@ -51,7 +62,9 @@ export class Poller implements OnApplicationBootstrap, OnApplicationShutdown {
   private sweepTimer: NodeJS.Timeout | undefined;
   private readonly passes = new PassLoop(() => this.pass());
   private readonly timer: FireTimer;
-  private readonly inFlight = new Set<Promise<void>>();
+  private readonly inFlight = new Map<Promise<void>, ClaimedTrigger>();
+  /** Polls claimed here whose start timer has not fired yet, with that timer. */
+  private readonly scheduled = new Map<ClaimedTrigger, () => void>();
   private readonly pending: Array<{ completion: PollCompletion; messages: BusMessage[] }> = [];
   private flushing: Promise<void> | undefined;
   private readonly lateness: Histogram;
@@ -84,14 +97,39 @@ export class Poller implements OnApplicationBootstrap, OnApplicationShutdown {
     this.wake();
   }
 
-  /** Stops claiming, waits for the polls in progress and writes their outcome. */
+  /**
+   * Stops claiming, releases the polls claimed here that have not started, waits (within
+   * SHUTDOWN_GRACE_MS) for the polls in progress and writes their outcome; releases those that
+   * did not finish in time.
+   */
   async onApplicationShutdown(): Promise<void> {
+    if (this.state === 'stopped') return;
     this.state = 'stopped';
     clearInterval(this.sweepTimer);
     this.timer.stop();
     await this.passes.stop();
-    await Promise.allSettled([...this.inFlight]);
+    // A pass that ended meanwhile scheduled what it claimed; none of it starts now.
+    const notStarted = [...this.scheduled.entries()];
+    this.scheduled.clear();
+    for (const [, cancel] of notStarted) cancel();
+    await this.release(notStarted.map(([trigger]) => trigger), 'not started');
+    let graceTimer: NodeJS.Timeout | undefined;
+    const graceOver = new Promise<'grace over'>((resolve) => (graceTimer = setTimeout(() => resolve('grace over'), SHUTDOWN_GRACE_MS)));
+    const finished = await Promise.race([Promise.allSettled([...this.inFlight.keys()]), graceOver]);
+    clearTimeout(graceTimer);
     await this.flush();
+    if (finished === 'grace over') await this.release([...this.inFlight.values()], 'still in progress at the end of the shutdown grace');
+  }
+
+  /** Gives back the leases of `triggers`: another replica claims them at once, for the same due time. */
+  private async release(triggers: ClaimedTrigger[], why: string): Promise<void> {
+    if (triggers.length === 0) return;
+    try {
+      const released = await this.transactions.run((tx) => releaseLeases(tx.manager, triggers.map((trigger) => ({ id: trigger.id, leaseId: trigger.leaseId }))));
+      this.logger.info({ count: released.size, why }, 'polls released at shutdown');
+    } catch (error) {
+      this.logger.warn({ err: error, count: triggers.length, why }, 'could not release claimed polls; they are taken up after their lease');
+    }
   }
 
   /** A trigger due at `dueAt` was registered or released here: poll it on time. */
@@ -138,15 +176,21 @@ export class Poller implements OnApplicationBootstrap, OnApplicationShutdown {
   private startAt(trigger: ClaimedTrigger): void {
     const delay = trigger.dueAt.getTime() - Date.now();
     const start = () => {
+      if (!this.scheduled.delete(trigger)) return; // released at shutdown
       // Each poll starts a trace of its own: its GET carries the traceparent, and the runs of
       // the items it brings belong to that trace.
       const attributes = { 'runline.polling.trigger_id': trigger.id };
       const poll = inSpan('poll', { parent: null, service: 'polling', attributes }, () => this.poll(trigger)).catch((error: unknown) => this.logger.error({ err: error, triggerId: trigger.id }, 'poll failed unexpectedly'));
-      this.inFlight.add(poll);
+      this.inFlight.set(poll, trigger);
       void poll.finally(() => this.inFlight.delete(poll));
     };
-    if (delay <= 0) setImmediate(start);
-    else setTimeout(start, delay);
+    if (delay <= 0) {
+      const immediate = setImmediate(start);
+      this.scheduled.set(trigger, () => clearImmediate(immediate));
+    } else {
+      const timeout = setTimeout(start, delay);
+      this.scheduled.set(trigger, () => clearTimeout(timeout));
+    }
   }
 
   private async poll(trigger: ClaimedTrigger): Promise<void> {
@@ -184,6 +228,7 @@ export class Poller implements OnApplicationBootstrap, OnApplicationShutdown {
     // A poll that ended after its next due time (slow items) does not make up for lost time.
     const nextPollAt = new Date(followingDue > Date.now() ? followingDue : Date.now() + trigger.intervalMs);
     await this.complete({ id: trigger.id, leaseId: trigger.leaseId, lastSeenValue, lastPolledAt, nextPollAt }, messages);
+    this.logger.debug({ triggerId: trigger.id, dueAt: trigger.dueAt.getTime(), startedAt: startedAt.getTime(), tookMs: Date.now() - startedAt.getTime(), nextPollAt: nextPollAt.getTime() }, 'poll recorded');
   }
 
   /** The GET and the items of its answer, or why the poll failed (a dead letter). */

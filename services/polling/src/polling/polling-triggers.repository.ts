@@ -137,6 +137,24 @@ export async function renewLease(manager: EntityManager, id: string, leaseId: st
   return rows.length > 0;
 }
 
+/**
+ * Gives back leases this replica holds but will not poll under (it is stopping): the trigger
+ * keeps its due time and is claimable at once by any replica. Returns the ids released.
+ */
+export async function releaseLeases(manager: EntityManager, leases: ReadonlyArray<{ id: string; leaseId: string }>): Promise<Set<string>> {
+  if (leases.length === 0) return new Set();
+  const rows = returningRows<{ id: string }>(
+    await manager.query(
+      `UPDATE polling_triggers t SET leased_until = NULL, lease_id = NULL
+         FROM unnest($1::uuid[], $2::uuid[]) AS l(id, lease_id)
+        WHERE t.id = l.id AND t.lease_id = l.lease_id
+        RETURNING t.id`,
+      [leases.map((lease) => lease.id), leases.map((lease) => lease.leaseId)],
+    ),
+  );
+  return new Set(rows.map((row) => row.id));
+}
+
 /** The outcome of one poll, written back in a batch. */
 export interface PollCompletion {
   id: string;
