@@ -93,7 +93,11 @@ const PULL_HEARTBEAT_MS = 1_000;
 /** Tries of a publish that no stream answers (one electing a leader), 100, 200, 300, 400 ms apart. */
 const PUBLISH_ATTEMPTS = 5;
 const PUBLISH_RETRY_DELAY_MS = 100;
-/** How long a request made while disconnected waits for the client to reconnect (to another node). */
+/**
+ * How long a request made while disconnected waits for the client to reconnect to another node
+ * of a cluster (NATS_URL lists more than one). With one server there is no other node to move
+ * to, so such a request is refused at once: the spec's 503 comes within a second.
+ */
 const RECONNECT_GRACE_MS = 500;
 /** How long a start goes on trying JetStream API steps the cluster does not answer yet. */
 const STARTUP_RETRY_MS = 30_000;
@@ -204,6 +208,7 @@ export class JetStreamBus implements Bus {
     private readonly logger: BusLogger | undefined,
     private readonly pingTimeoutMs: number,
     private readonly streamReplicas: number,
+    private readonly reconnectGraceMs: number,
   ) {
     void this.watchConnection();
   }
@@ -224,8 +229,8 @@ export class JetStreamBus implements Bus {
 
   /**
    * Waits up to `ms` for the connection to come back. With a cluster the client moves to
-   * another node in well under that, so a request sent as its node goes away is not refused;
-   * with NATS down the caller still hears so within a second.
+   * another node in well under RECONNECT_GRACE_MS, so a request sent as its node goes away is
+   * not refused; with NATS down the caller still hears so within a second.
    */
   private async awaitReconnect(ms: number): Promise<boolean> {
     if (this.connected) return true;
@@ -241,8 +246,9 @@ export class JetStreamBus implements Bus {
     if (prefix) assertName('bus prefix', prefix);
     const streamReplicas = options.streamReplicas ?? 1;
     assertStreamReplicas(streamReplicas);
+    const servers = natsServers(options.url);
     const nc = await connect({
-      servers: natsServers(options.url),
+      servers,
       name: options.name,
       maxReconnectAttempts: -1,
       // Otherwise the client captures a stack trace for every request and publish, in case it
@@ -260,6 +266,7 @@ export class JetStreamBus implements Bus {
         options.logger,
         options.pingTimeoutMs ?? DEFAULT_PING_TIMEOUT_MS,
         streamReplicas,
+        servers.length > 1 ? RECONNECT_GRACE_MS : 0,
       );
     } catch (err) {
       await nc.close();
@@ -408,7 +415,7 @@ export class JetStreamBus implements Bus {
     // nats.js would buffer the request until it reconnects or the deadline passes: a request
     // waits for the reconnect only briefly, then fails, so the caller can answer 503 at once.
     const started = performance.now();
-    if (!this.connected && !(await this.awaitReconnect(Math.min(RECONNECT_GRACE_MS, options.timeoutMs)))) {
+    if (!this.connected && !(await this.awaitReconnect(Math.min(this.reconnectGraceMs, options.timeoutMs)))) {
       throw new BusUnavailableError(subject);
     }
     let reply: Msg;
