@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import type { Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { chmod, mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
@@ -8,7 +8,7 @@ import { connect, type NatsConnection } from '@nats-io/transport-node';
 import { STREAM_NAMES } from '@runline/contracts';
 import { createTestDatabase, HttpClient, queryDatabase, TEST_CONSOLE_JWT_SECRET, TEST_SECRETS_KEY, type HttpResult, type TestDatabase } from '@runline/testing';
 import { createProject, issueToken, publishDefinition, type ProjectFixture } from '../gateway-fixtures.js';
-import { markdownTable, SERVICES, type ServiceName } from './fault-lab.js';
+import { markdownTable, SERVICES, startHitCounter, type ServiceName } from './fault-lab.js';
 import { selfSignedCertificate, startHttpsReceiver, type HttpsReceiver, type TestCertificate } from './https-receiver.js';
 import { eventually } from './lifecycle-support.js';
 import { PollingEndpoint } from './polling-endpoint.js';
@@ -186,13 +186,7 @@ export class ClusterLab {
   static async start(options: { streamReplicas: number | undefined }): Promise<ClusterLab> {
     const workDir = await mkdtemp(path.join(tmpdir(), 'runline-cluster-'));
     await chmod(workDir, 0o755);
-    const hits = new Map<string, number>();
-    const counter = createServer((request, response) => {
-      const key = decodeURIComponent(/\/hit\/([^/?]+)/.exec(request.url ?? '')?.[1] ?? '');
-      hits.set(key, (hits.get(key) ?? 0) + 1);
-      setTimeout(() => response.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'), 20);
-    });
-    await new Promise<void>((resolve) => counter.listen(0, '127.0.0.1', resolve));
+    const { counter, hits } = await startHitCounter();
     const nodes: NatsNode[] = [];
     for (const name of ['n1', 'n2', 'n3']) {
       nodes.push(new NatsNode(name, await freePort(), await freePort(), await freePort(), path.join(workDir, `${name}.conf`)));

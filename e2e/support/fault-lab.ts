@@ -96,14 +96,7 @@ export class FaultLab {
     // PostgreSQL runs as the OS user postgres when the tests run as root: let it through.
     await chmod(workDir, 0o755);
     const certificate = await selfSignedCertificate();
-    const hits = new Map<string, number>();
-    const counter = createServer((request, response) => {
-      const key = decodeURIComponent(/\/hit\/([^/?]+)/.exec(request.url ?? '')?.[1] ?? '');
-      hits.set(key, (hits.get(key) ?? 0) + 1);
-      // Slow enough that a fault catches runs in the middle of their http node.
-      setTimeout(() => response.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'), 20);
-    });
-    await new Promise<void>((resolve) => counter.listen(0, '127.0.0.1', resolve));
+    const { counter, hits } = await startHitCounter();
     const lab = new FaultLab(workDir, await freePort(), await freePort(), certificate, await startHttpsReceiver(certificate), counter, hits, await PollingEndpoint.start());
     try {
       await lab.boot();
@@ -474,6 +467,21 @@ export function faultTable(outcomes: FaultOutcome[]): string {
     `${(outcome.recoveryMs / 1000).toFixed(1)} s`,
   ]);
   return markdownTable(header, rows);
+}
+
+/**
+ * The runs' http node target: counts calls per key (`/hit/<key>`), so a lab sees a run made
+ * twice. Slow enough (20 ms) that a fault catches runs in the middle of their http node.
+ */
+export async function startHitCounter(): Promise<{ counter: Server; hits: Map<string, number> }> {
+  const hits = new Map<string, number>();
+  const counter = createServer((request, response) => {
+    const key = decodeURIComponent(/\/hit\/([^/?]+)/.exec(request.url ?? '')?.[1] ?? '');
+    hits.set(key, (hits.get(key) ?? 0) + 1);
+    setTimeout(() => response.writeHead(200, { 'content-type': 'application/json' }).end('{"ok":true}'), 20);
+  });
+  await new Promise<void>((resolve) => counter.listen(0, '127.0.0.1', resolve));
+  return { counter, hits };
 }
 
 /** A header and rows as a Markdown table, one line per row (the suites print their figures so). */
