@@ -116,6 +116,10 @@ export async function startService(definition: ServiceDefinition, options: Servi
       },
       { inheritAppConfig: true },
     );
+    // Init hooks first: Nest runs them only at listen(), after the microservices have
+    // subscribed, and a replica starting under load (a rolling restart) then handled requests
+    // with providers not yet initialized. Subscribed after init, it takes none before it is ready.
+    await app.init();
     await app.startAllMicroservices();
     relay.start();
     inboxPruner.start();
