@@ -84,17 +84,20 @@ describe(`a NATS cluster and two replicas of every service, streams R${REPLICAS 
           `slowest runs:\n${outcome.slowest.join('\n')}` +
           (outcome.unexpectedSamples.length ? `\nother answers, first ones:\n${outcome.unexpectedSamples.join('\n')}` : ''),
       );
-      // A replica killed with -9 holds what it claimed until its lease ends (the callback and
-      // polling services' takeover rule): a callback it held comes that much later, a poll it
-      // held is made that much later. Everything else, and every run, within the goals.
+      // Every run and callback within 10 s of acceptance, or, for one accepted before NATS had
+      // a leader again for every stream and consumer the killed node led, within RECOVERY_MS of
+      // that (nats-server's own election takes 4 to 9 s and more: cluster-lab.ts). A replica
+      // killed with -9 holds what it claimed until its lease ends (the callback and polling
+      // services' takeover rule): a callback it held comes that much later, a poll it held is
+      // made that much later.
       const killed = fault.kind === 'replica-kills';
       expect({
         lost: outcome.lost,
         doubled: outcome.doubled,
         callbacksMissing: outcome.callbacksMissing,
         callbacksTwice: outcome.callbacksTwice,
-        lateRuns: outcome.runMs.max > 10_000,
-        lateCallbacks: outcome.callbackMs.max > (killed ? CALLBACK_LEASE_MS + 3_000 : 10_000),
+        lateRuns: outcome.runPastDeadlineMs > 0,
+        lateCallbacks: outcome.callbackPastDeadlineMs > (killed ? CALLBACK_LEASE_MS + 3_000 - 10_000 : 0),
         scheduledFiredTwice: outcome.scheduledFiredTwice,
         pollsMissed: killed ? outcome.pollMaxGapMs > POLLING_LEASE_MS + 2 * LOAD.pollIntervalMs : outcome.pollsMissed,
         pollsTwice: outcome.pollsTwice,
