@@ -392,7 +392,7 @@ export class ClusterLab {
     // No account check on creation: it is a request that may go unanswered too.
     const quick = await jetstreamManager(this.observer.nc, { timeout: 500, checkAPI: false });
     const led = (cluster: { leader?: string } | undefined) => cluster?.leader !== undefined && cluster.leader !== '' && cluster.leader !== killed;
-    for (;;) {
+    for (const giveUpAt = Date.now() + 180_000; Date.now() < giveUpAt; ) {
       const checks = await Promise.all(
         Object.values(STREAM_NAMES).map(async (name) => {
           const stream = `${this.busPrefix}_${name}`;
@@ -407,6 +407,7 @@ export class ClusterLab {
       if (checks.every(Boolean)) return Date.now();
       await sleep(100);
     }
+    throw new Error(`NATS had no leader for some stream or consumer 180 s after ${killed} was killed`);
   }
 
   /** Puts the system through `fault` while the load runs, and accounts for every run made around it. */
@@ -509,7 +510,14 @@ export class ClusterLab {
     const bursts = [botBurst()];
     const midBurst = setTimeout(() => bursts.push(botBurst()), 8_000);
     const strikeFrom = Date.now() - started;
-    await this.strike(fault);
+    try {
+      await this.strike(fault);
+    } catch (error) {
+      // The load would otherwise go on for good, and keep the test process alive.
+      loadOn = false;
+      clearTimeout(midBurst);
+      throw error;
+    }
     const strikeTo = Date.now() - started;
     clearTimeout(midBurst);
     if (bursts.length < 2) bursts.push(botBurst());
