@@ -78,17 +78,18 @@ export interface ClusterOutcome {
   scheduled: number;
   scheduledFiredTwice: number;
   /**
-   * Polls made in the phase; due polls skipped (a poll later than half an interval past its due
-   * time by the polling rule: an interval after the previous one, or after its end when its item
-   * ran longer than that); polls made twice (two within half an interval).
+   * Polls made in the phase; due polls skipped (a whole interval past a poll's due time by the
+   * polling rule without a poll: an interval after the previous one, or after its end when its
+   * item ran longer than that); polls made twice (two within half an interval).
    */
   polls: number;
   pollsMissed: number;
   pollsTwice: number;
   /** Items polled that never ran. */
   polledNotRun: number;
-  /** The longest time between two polls, ms. */
+  /** The longest time between two polls, ms; the latest a poll came after its due time, ms. */
   pollMaxGapMs: number;
+  pollMaxLateMs: number;
   /** Bot messages sent, answered 200, and whether their counters were 1..N (each state seen once). */
   botSent: number;
   botAnswered: number;
@@ -113,6 +114,8 @@ const LATE_MS = 10_000;
  * acceptance when its groups' elections are quick: the deadline allows for NATS's part.
  */
 const RECOVERY_MS = 3_000;
+/** From a polled item's run recorded as ended to the poller holding its reply (and deciding the next due time). */
+const POLL_REPLY_ALLOWANCE_MS = 300;
 /**
  * A callback replica owns a delivery it claimed this long; one killed with -9 holds its claims
  * until then (the callback service's rule: at least its 10 s acknowledgement window and a second).
@@ -631,13 +634,17 @@ export class ClusterLab {
     const pollEnd = (from: number, until: number) => ends.filter((end) => end >= from && end < until).at(-1) ?? from;
     let pollsMissed = 0;
     let pollsTwice = 0;
+    let pollMaxLateMs = 0;
     for (let n = 1; n < pollTimes.length; n++) {
       const previous = pollTimes[n - 1]!;
       const gap = pollTimes[n]! - previous;
-      const ranFor = pollEnd(previous, pollTimes[n]!) - previous;
+      // The poller learns its item's end with the run's reply, a moment after the run recorded it.
+      const ranFor = pollEnd(previous, pollTimes[n]!) + POLL_REPLY_ALLOWANCE_MS - previous;
       const due = previous + load.pollIntervalMs + (ranFor > load.pollIntervalMs ? ranFor : 0);
       if (gap < load.pollIntervalMs / 2) pollsTwice++;
-      else pollsMissed += Math.max(0, Math.round((pollTimes[n]! - due) / load.pollIntervalMs));
+      // Missed: a whole interval went by after the due time without a poll.
+      else pollsMissed += Math.max(0, Math.floor((pollTimes[n]! - due) / load.pollIntervalMs));
+      pollMaxLateMs = Math.max(pollMaxLateMs, pollTimes[n]! - due);
     }
     const servedItems = this.endpoint.callsTo(feedPath).length;
     await eventually(
@@ -698,6 +705,7 @@ export class ClusterLab {
       pollsTwice,
       polledNotRun: polledHits.filter((count) => count === 0).length,
       pollMaxGapMs: Math.max(0, ...pollTimes.slice(1).map((at, n) => at - pollTimes[n]!)),
+      pollMaxLateMs,
       botSent: botAnswers.length,
       botAnswered: counts.length,
       botCountersOk,
@@ -828,7 +836,7 @@ export function clusterTable(outcomes: ClusterOutcome[]): string {
     'late > 10 s (NATS without leaders)',
     'past deadline: runs / callbacks',
     'scheduled (fired twice)',
-    'polls (missed / twice / items not run; longest gap)',
+    'polls (missed / twice / items not run; longest gap, latest)',
     'bot counters',
     'other answers',
     'phase',
@@ -845,7 +853,7 @@ export function clusterTable(outcomes: ClusterOutcome[]): string {
     `${outcome.late}${outcome.leaderlessMs === undefined ? '' : ` (${seconds(outcome.leaderlessMs)})`}`,
     `${pastDeadline(outcome.runPastDeadlineMs)} / ${pastDeadline(outcome.callbackPastDeadlineMs)}`,
     `${outcome.scheduled} (${outcome.scheduledFiredTwice})`,
-    `${outcome.polls} (${outcome.pollsMissed} / ${outcome.pollsTwice} / ${outcome.polledNotRun}; ${seconds(outcome.pollMaxGapMs)})`,
+    `${outcome.polls} (${outcome.pollsMissed} / ${outcome.pollsTwice} / ${outcome.polledNotRun}; ${seconds(outcome.pollMaxGapMs)}, ${seconds(outcome.pollMaxLateMs)})`,
     `${outcome.botCountersOk ? 'ok' : 'WRONG'}: ${outcome.botDetail}`,
     Object.entries(outcome.unexpected).map(([status, count]) => `${status} x${count}`).join(', ') || 'none',
     seconds(outcome.durationMs),
