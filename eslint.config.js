@@ -11,6 +11,9 @@
  *   (`@runline/bus/src/x`) and never by a relative path that leaves the importing project.
  * - in the gateway, a feature folder uses another only through its index.ts, platform/ uses no
  *   feature, and a handler (`*.handler.ts`) imports nothing of HTTP.
+ * - persistence is raw SQL in repositories (docs/architecture.md, "Persistence: one habit"): in
+ *   services/ and libs/, outside migrations, nothing of TypeORM's entity layer (decorators,
+ *   `Repository`, find operators, `getRepository`, query builders, @nestjs/typeorm).
  * `tools/check-boundaries.sh` proves these rules still report violations.
  */
 import nxPlugin from '@nx/eslint-plugin';
@@ -85,6 +88,35 @@ const handlerHttpPatterns = [
   { group: ['@nestjs/common'], importNamePattern: 'Exception$', message: HANDLER_HTTP_MESSAGE },
   { group: ['@fastify/*'], message: HANDLER_HTTP_MESSAGE },
   httpInHandler,
+];
+
+// One persistence habit (docs/architecture.md, "Persistence: one habit"): a repository runs SQL
+// through `DataSource`/`EntityManager.query`, where its locks, ON CONFLICT and SKIP LOCKED are
+// read and reviewed. TypeORM's entity layer would hide them, so it is not used at all (the data
+// source registers no entities). It is no-restricted-syntax rather than no-restricted-imports:
+// the blocks below set no-restricted-imports per folder, and a later block's setting replaces an
+// earlier one instead of adding to it.
+const PERSISTENCE_MESSAGE = 'Persistence is raw SQL in a repository (`manager.query(sql, params)`), not TypeORM entities: see docs/architecture.md, "Persistence: one habit".';
+const typeormEntityLayer = [
+  'Entity', 'ViewEntity', 'ChildEntity', 'TableInheritance', 'EntitySchema', 'Column', 'PrimaryColumn', 'PrimaryGeneratedColumn',
+  'CreateDateColumn', 'UpdateDateColumn', 'DeleteDateColumn', 'VersionColumn', 'ViewColumn', 'VirtualColumn', 'ObjectIdColumn', 'Generated',
+  'OneToOne', 'OneToMany', 'ManyToOne', 'ManyToMany', 'JoinColumn', 'JoinTable', 'RelationId', 'Tree', 'TreeParent', 'TreeChildren',
+  'Index', 'Unique', 'Check', 'Exclusion', 'EventSubscriber', 'EntitySubscriberInterface', 'BeforeInsert', 'AfterInsert', 'BeforeUpdate',
+  'AfterUpdate', 'BeforeRemove', 'AfterRemove', 'AfterLoad', 'Repository', 'TreeRepository', 'MongoRepository', 'EntityRepository',
+  'IsNull', 'Not', 'In', 'Any', 'Between', 'Equal', 'LessThan', 'LessThanOrEqual', 'MoreThan', 'MoreThanOrEqual', 'Like', 'ILike', 'Raw',
+  'ArrayContains', 'ArrayContainedBy', 'ArrayOverlap', 'And', 'Or', 'FindOperator', 'FindOptionsWhere', 'FindOptionsOrder',
+  'FindOptionsSelect', 'FindManyOptions', 'FindOneOptions', 'SelectQueryBuilder',
+];
+const entityLayerMethods = [
+  'getRepository', 'getTreeRepository', 'getMongoRepository', 'withRepository', 'getCustomRepository', 'createQueryBuilder',
+  'findOne', 'findOneBy', 'findOneOrFail', 'findOneByOrFail', 'findBy', 'findAndCount', 'findAndCountBy', 'countBy', 'existsBy', 'upsert',
+  'softDelete', 'preload',
+];
+const persistenceSyntax = [
+  { selector: `ImportDeclaration[source.value='typeorm'] ImportSpecifier[imported.name=/^(${typeormEntityLayer.join('|')})$/]`, message: PERSISTENCE_MESSAGE },
+  { selector: "ImportDeclaration[source.value='typeorm'] ImportNamespaceSpecifier", message: PERSISTENCE_MESSAGE },
+  { selector: "ImportDeclaration[source.value='@nestjs/typeorm']", message: PERSISTENCE_MESSAGE },
+  { selector: `CallExpression[callee.property.name=/^(${entityLayerMethods.join('|')})$/]`, message: PERSISTENCE_MESSAGE },
 ];
 
 const moduleBoundaries = {
@@ -227,6 +259,13 @@ export default defineConfig(
         { paths: [testingOutsideTests, ...handlerHttpPaths], patterns: [deepImport, featureInternals, ...handlerHttpPatterns] },
       ],
     },
+  },
+
+  {
+    name: 'runline/persistence',
+    files: ['services/**/*.ts', 'libs/**/*.ts'],
+    ignores: ['**/migrations/**'],
+    rules: { 'no-restricted-syntax': ['error', ...persistenceSyntax] },
   },
 
   {

@@ -117,6 +117,24 @@ probe "services/gateway/src/runs/$tag-fastify.handler.ts" 'no-restricted-imports
   "import type { FastifyRequest } from 'fastify';
 export type HandlerReadsRequest = FastifyRequest;"
 
+# One persistence habit: raw SQL in repositories, nothing of TypeORM's entity layer.
+probe "services/scheduler/src/$tag-entity.ts" 'no-restricted-syntax~Persistence is raw SQL' \
+  "import { Column, Entity, PrimaryColumn } from 'typeorm';
+export const entityDecorators = [Column, Entity, PrimaryColumn];"
+
+probe "libs/db/src/$tag-find-operator.ts" 'no-restricted-syntax~Persistence is raw SQL' \
+  "import { IsNull, type Repository } from 'typeorm';
+export type EntityRepository = Repository<object>;
+export const findOperator = IsNull;"
+
+probe "services/scheduler/src/$tag-get-repository.repository.ts" 'no-restricted-syntax~Persistence is raw SQL' \
+  "import type { DataSource } from 'typeorm';
+export const byEntity = (dataSource: DataSource) => dataSource.getRepository('scheduled_jobs').findOneBy({ name: 'x' });"
+
+probe "services/gateway/test/$tag-inject.int-spec.ts" 'no-restricted-syntax~Persistence is raw SQL' \
+  "import { InjectRepository } from '@nestjs/typeorm';
+export const nestTypeorm = InjectRepository;"
+
 # Controls: without them a rule that flags everything would pass this check.
 probe "services/scheduler/src/$tag-clean.ts" clean \
   "import { probe } from '@runline/bus';
@@ -136,6 +154,22 @@ export const handlerUsesIndexAndPlatform = [Injectable, probe, other];"
 probe "libs/bus/src/$tag-self.spec.ts" clean \
   "import { probe } from '@runline/bus';
 export const specTestsOwnPublicIndex = probe;"
+
+probe "services/scheduler/src/$tag-sql.repository.ts" clean \
+  "import type { EntityManager } from 'typeorm';
+import { returningRows } from '@runline/db';
+export const byName = async (manager: EntityManager, name: string) =>
+  returningRows<{ status: string }>(await manager.query('SELECT status FROM scheduled_jobs WHERE name = \$1 FOR UPDATE SKIP LOCKED', [name]));"
+
+probe "services/scheduler/src/migrations/$tag-migration.ts" clean \
+  "import { Index, type MigrationInterface, type QueryRunner } from 'typeorm';
+export class Probe implements MigrationInterface {
+  async up(queryRunner: QueryRunner): Promise<void> {
+    await queryRunner.query('SELECT 1');
+  }
+  async down(): Promise<void> {}
+}
+export const migrationsAreOutsideTheRule = Index;"
 
 probe "services/scheduler/test/$tag-helper.ts" clean \
   "import { probe } from '@runline/testing';

@@ -6,9 +6,6 @@ export interface ServiceDataSourceOptions {
   url: string;
   /** The service's own schema; its tables and its `migrations` table live there. */
   schema: string;
-  // TypeORM's own list types: entity and migration classes.
-  // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
-  entities: MixedList<Function>;
   /** Migration classes, `CreateOutboxAndInbox1763700000000` first. */
   // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
   migrations: MixedList<Function>;
@@ -31,7 +28,8 @@ export function createServiceDataSource(options: ServiceDataSourceOptions): Data
     url: options.url,
     schema: options.schema,
     applicationName: `runline-${options.schema}`,
-    entities: options.entities,
+    // No entity classes: every service reads and writes its tables with SQL in its repositories.
+    entities: [],
     migrations: options.migrations,
     migrationsTableName: 'migrations',
     migrationsTransactionMode: 'all',

@@ -1,17 +1,8 @@
 import 'reflect-metadata';
-import { Column, Entity, PrimaryColumn, type DataSource } from 'typeorm';
+import type { DataSource } from 'typeorm';
 import { createTestDatabase, type TestDatabase } from '@runline/testing';
 import { assertMigrated, createServiceDataSource, handleConnectionCuts, migrate, pendingMigrations, SchemaNotMigratedError } from '../src/index.js';
 import { TEST_MIGRATIONS, testDataSource } from './support/test-schema.js';
-
-@Entity({ name: 'widgets' })
-class Widget {
-  @PrimaryColumn('text')
-  id!: string;
-
-  @Column('text')
-  name!: string;
-}
 
 describe('service data source and migrations (real PostgreSQL)', () => {
   let db: TestDatabase;
@@ -36,7 +27,7 @@ describe('service data source and migrations (real PostgreSQL)', () => {
   });
 
   it('a connection cut while it is checked out between two queries is reported to the listener and fails the next query, without an unhandled error', async () => {
-    const dataSource = await track(createServiceDataSource({ url: db.url, schema: 'cuts', entities: [], migrations: [] }));
+    const dataSource = await track(createServiceDataSource({ url: db.url, schema: 'cuts', migrations: [] }));
     const cuts: Error[] = [];
     handleConnectionCuts(dataSource, (error) => cuts.push(error));
     const runner = dataSource.createQueryRunner();
@@ -93,7 +84,7 @@ describe('service data source and migrations (real PostgreSQL)', () => {
 
   it('gives every service its own migrations table', async () => {
     const beta = await track(testDataSource(db.url, 'beta'));
-    const gamma = await track(createServiceDataSource({ url: db.url, schema: 'gamma', entities: [], migrations: [TEST_MIGRATIONS[0]] }));
+    const gamma = await track(createServiceDataSource({ url: db.url, schema: 'gamma', migrations: [TEST_MIGRATIONS[0]] }));
 
     await expect(migrate(beta)).resolves.toHaveLength(2);
     await expect(migrate(gamma)).resolves.toEqual(['CreateOutboxAndInbox1763700000000']);
@@ -126,7 +117,7 @@ describe('service data source and migrations (real PostgreSQL)', () => {
       async down(): Promise<void> {}
     }
     const dataSource = await track(
-      createServiceDataSource({ url: db.url, schema: 'epsilon', entities: [], migrations: [...TEST_MIGRATIONS, Broken1763700000002] }),
+      createServiceDataSource({ url: db.url, schema: 'epsilon', migrations: [...TEST_MIGRATIONS, Broken1763700000002] }),
     );
 
     await expect(migrate(dataSource)).rejects.toThrow(/no_such_table/);
@@ -135,21 +126,21 @@ describe('service data source and migrations (real PostgreSQL)', () => {
     await expect(pendingMigrations(dataSource)).resolves.toHaveLength(3);
   });
 
-  it('maps entities into the service schema', async () => {
+  it('runs unqualified SQL in the service schema', async () => {
     const dataSource = await track(
-      createServiceDataSource({ url: db.url, schema: 'zeta', entities: [Widget], migrations: TEST_MIGRATIONS }),
+      createServiceDataSource({ url: db.url, schema: 'zeta', migrations: TEST_MIGRATIONS }),
     );
     await migrate(dataSource);
     await dataSource.query(`CREATE TABLE widgets (id text PRIMARY KEY, name text NOT NULL)`);
 
-    await dataSource.getRepository(Widget).save({ id: 'w1', name: 'sprocket' });
+    await dataSource.query(`INSERT INTO widgets (id, name) VALUES ($1, $2)`, ['w1', 'sprocket']);
 
     const rows = await dataSource.query<Array<{ name: string }>>(`SELECT name FROM zeta.widgets`);
     expect(rows).toEqual([{ name: 'sprocket' }]);
   });
 
   it('rejects schema names it cannot use safely', () => {
-    expect(() => createServiceDataSource({ url: db.url, schema: 'Bad-Name', entities: [], migrations: [] })).toThrow(/invalid schema name/);
-    expect(() => createServiceDataSource({ url: db.url, schema: 'x; DROP', entities: [], migrations: [] })).toThrow(/invalid schema name/);
+    expect(() => createServiceDataSource({ url: db.url, schema: 'Bad-Name', migrations: [] })).toThrow(/invalid schema name/);
+    expect(() => createServiceDataSource({ url: db.url, schema: 'x; DROP', migrations: [] })).toThrow(/invalid schema name/);
   });
 });

@@ -4,7 +4,7 @@ import type { MixedList } from 'typeorm';
 
 /**
  * What a service is, as the runtime needs to know it: its name, its Postgres schema, its
- * root module, its entities and migrations. Each service exports one of these from
+ * root module and its migrations. Each service exports one of these from
  * `src/<name>.service.ts`; its own `main.ts` runs it alone, the launcher runs all seven at once.
  */
 export interface ServiceDefinition {
@@ -13,9 +13,7 @@ export interface ServiceDefinition {
   /** The service's own schema; it never touches another. */
   schema: string;
   module: Type<unknown> | DynamicModule;
-  // TypeORM's own list types: entity classes and migration classes.
-  // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
-  entities: MixedList<Function>;
+  // TypeORM's own list type: migration classes.
   // eslint-disable-next-line @typescript-eslint/no-unsafe-function-type
   migrations: MixedList<Function>;
   /** Adjusts the HTTP application before it listens (body limits, filters, middleware). */

@@ -35,7 +35,7 @@ class ReadyController {
 @Module({ providers: [SlowToInit], controllers: [ReadyController] })
 class StartupModule {}
 
-const startupService: ServiceDefinition = { name: 'startup', schema: 'startup', module: StartupModule, entities: [], migrations: [] };
+const startupService: ServiceDefinition = { name: 'startup', schema: 'startup', module: StartupModule, migrations: [] };
 
 /**
  * A replica that starts under load (a rolling restart) must not take a request before its

@@ -35,7 +35,6 @@ export async function migrateServices(definitions: ServiceDefinition[], database
     const dataSource = createServiceDataSource({
       url: databaseUrl,
       schema: definition.schema,
-      entities: definition.entities,
       migrations: definition.migrations,
       poolSize: 1,
     });
@@ -55,7 +54,6 @@ export async function startService(definition: ServiceDefinition, options: Servi
   const dataSource = createServiceDataSource({
     url: options.databaseUrl,
     schema: definition.schema,
-    entities: definition.entities,
     migrations: definition.migrations,
   });
   await dataSource.initialize();

@@ -7,6 +7,5 @@ export const callbackService: ServiceDefinition = {
   name: 'callback',
   schema: 'callback',
   module: CallbackModule,
-  entities: [],
   migrations: [CreateOutboxAndInbox1763700000000, CreateCallbackDeliveries1763700000301, IndexInboxProcessedAt1763700000900],
 };

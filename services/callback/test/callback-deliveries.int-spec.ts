@@ -68,7 +68,7 @@ describe('callback deliveries repository', () => {
   beforeAll(async () => {
     database = await createTestDatabase();
     await migrateServices([callbackService], database.url);
-    dataSource = createServiceDataSource({ url: database.url, schema: 'callback', entities: [], migrations: [] });
+    dataSource = createServiceDataSource({ url: database.url, schema: 'callback', migrations: [] });
     await dataSource.initialize();
   });
   beforeEach(async () => {

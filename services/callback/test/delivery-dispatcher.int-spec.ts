@@ -94,7 +94,7 @@ describe('delivery dispatcher replicas', () => {
     let key = '';
     database = await createTestDatabase();
     await migrateServices([callbackService], database.url);
-    dataSource = createServiceDataSource({ url: database.url, schema: 'callback', entities: [], migrations: [] });
+    dataSource = createServiceDataSource({ url: database.url, schema: 'callback', migrations: [] });
     await dataSource.initialize();
     const dir = await mkdtemp(join(tmpdir(), 'runline-dispatcher-tls-'));
     try {

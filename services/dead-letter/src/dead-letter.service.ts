@@ -7,6 +7,5 @@ export const deadLetterService: ServiceDefinition = {
   name: 'dead-letter',
   schema: 'dead_letter',
   module: DeadLetterModule,
-  entities: [],
   migrations: [CreateOutboxAndInbox1763700000000, CreateDeadLetters1763700000501, IndexInboxProcessedAt1763700000900],
 };

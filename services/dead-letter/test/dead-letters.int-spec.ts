@@ -57,7 +57,7 @@ describe('dead letters repository', () => {
   beforeAll(async () => {
     database = await createTestDatabase();
     await migrateServices([deadLetterService], database.url);
-    dataSource = createServiceDataSource({ url: database.url, schema: 'dead_letter', entities: [], migrations: [] });
+    dataSource = createServiceDataSource({ url: database.url, schema: 'dead_letter', migrations: [] });
     await dataSource.initialize();
   });
   beforeEach(async () => {

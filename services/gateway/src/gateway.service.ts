@@ -1,11 +1,5 @@
 import { CreateOutboxAndInbox1763700000000, IndexInboxProcessedAt1763700000900 } from '@runline/db';
 import type { ServiceDefinition } from '@runline/runtime';
-import { ApiTokenEntity } from './platform/store/api-token.entity.js';
-import { MembershipEntity } from './platform/store/membership.entity.js';
-import { OrganizationEntity } from './platform/store/organization.entity.js';
-import { ProjectApiSettingsEntity } from './platform/store/project-api-settings.entity.js';
-import { ProjectEntity } from './platform/store/project.entity.js';
-import { RequestTemplateEntity } from './templates/request-template.entity.js';
 import { GatewayConfig } from './config.js';
 import { GatewayModule } from './gateway.module.js';
 import { registerJsonBodyParser } from './platform/http-pipeline/body-parsing.js';
@@ -23,7 +17,6 @@ export const gatewayService: ServiceDefinition = {
   name: 'gateway',
   schema: 'gateway',
   module: GatewayModule,
-  entities: [OrganizationEntity, MembershipEntity, ProjectEntity, ProjectApiSettingsEntity, ApiTokenEntity, RequestTemplateEntity],
   migrations: [CreateOutboxAndInbox1763700000000, CreateGatewayTables1763700000001, KeepDefinitionKeyOrder1763700000002, CreateRateLimitCounters1763700000010, AddConfigVersions1763700000020, AddDraftVersions1763700000040, CreateRequestTemplates1763700000041, IndexInboxProcessedAt1763700000900],
   configureHttp(app) {
     const fastify = app.getHttpAdapter().getInstance();

@@ -2,7 +2,6 @@ import { EVENT_TYPES, GATEWAY_EVENT_SUBJECTS } from '@runline/contracts';
 import { SecretBox } from '@runline/runtime';
 import { CHANGE_NOT_YET_APPLIED } from '../src/platform/changes/change-propagation.js';
 import { DomainError } from '../src/platform/errors/domain-error.js';
-import { ProjectApiSettingsEntity } from '../src/platform/store/project-api-settings.entity.js';
 import { ProjectApiSettingsRepository } from '../src/platform/store/project-api-settings.repository.js';
 import { UpdateApiSettingsHandler } from '../src/settings/update-api-settings.handler.js';
 import { FakeServiceClient } from './fake-service-client.js';
@@ -18,7 +17,7 @@ describe('UpdateApiSettingsHandler', () => {
   const secrets = new SecretBox('a test key for the api settings spec');
 
   const newProject = () => db.newProject(orgId);
-  const stored = (projectId: string) => db.dataSource.getRepository(ProjectApiSettingsEntity).findOneByOrFail({ projectId });
+  const stored = (projectId: string) => new ProjectApiSettingsRepository(db.dataSource).of(projectId);
   const configVersionOf = async (projectId: string) => (await db.project(projectId)).configVersion;
   const handlerWith = (services: FakeServiceClient) => {
     const projects = db.projects();

@@ -1,7 +1,7 @@
 import { EVENT_TYPES, GATEWAY_EVENT_SUBJECTS } from '@runline/contracts';
 import { ApiTokenFormat, hashApiToken } from '../src/platform/access/api-token-format.js';
 import { CHANGE_NOT_YET_APPLIED } from '../src/platform/changes/change-propagation.js';
-import { ApiTokenEntity } from '../src/platform/store/api-token.entity.js';
+import type { ApiTokenEntity } from '../src/platform/store/api-token.entity.js';
 import { ApiTokenRepository } from '../src/platform/store/api-token.repository.js';
 import type { ProjectEntity } from '../src/platform/store/project.entity.js';
 import { CreateApiTokenHandler } from '../src/tokens/create-api-token.handler.js';
@@ -19,7 +19,17 @@ describe('API token handlers', () => {
 
   const newProject = (type: 'CHATBOT' | 'AUTOMATION' = 'CHATBOT'): Promise<ProjectEntity> => db.newProject(orgId, type);
   const configVersionOf = async (projectId: string) => (await db.project(projectId)).configVersion;
-  const tokenRow = (id: string) => db.dataSource.getRepository(ApiTokenEntity).findOneByOrFail({ id });
+  /** The stored row, revoked or not. */
+  const tokenRow = async (id: string): Promise<ApiTokenEntity> => {
+    const [row]: ApiTokenEntity[] = await db.dataSource.query(
+      `SELECT id, org_id AS "orgId", project_id AS "projectId", name, prefix, token_hash AS "tokenHash", scopes, expires_at AS "expiresAt",
+              revoked_at AS "revokedAt", last_used_at AS "lastUsedAt", created_by AS "createdBy", created_at AS "createdAt"
+         FROM api_tokens WHERE id = $1`,
+      [id],
+    );
+    if (!row) throw new Error(`no token ${id}`);
+    return row;
+  };
   const creator = () => new CreateApiTokenHandler(new ApiTokenRepository(db.dataSource), new ApiTokenFormat('rl'));
   const revoker = (services: FakeServiceClient) => {
     const projects = db.projects();
@@ -51,7 +61,7 @@ describe('API token handlers', () => {
       expect(await refusalOf(creator().execute({ project, userId: 'u', name: 'x', scopes: ['automation:trigger'], expiresAt: '2020-01-01T00:00:00Z' }))).toBe(
         'invalid: expiresAt must be in the future',
       );
-      expect(await db.dataSource.getRepository(ApiTokenEntity).countBy({ projectId: project.id })).toBe(0);
+      expect(await db.dataSource.query('SELECT id FROM api_tokens WHERE project_id = $1', [project.id])).toEqual([]);
     });
   });
 

@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import { Registry } from 'prom-client';
 import type { DataSource } from 'typeorm';
 import type { BusMessage } from '@runline/bus';
-import { decodeEnvelope, INVOCATION_REQUEST_SUBJECTS, POLLING_REQUEST_SUBJECTS, unpackPayloadAs, type EventType } from '@runline/contracts';
+import { decodeEnvelope, INVOCATION_REQUEST_SUBJECTS, POLLING_REQUEST_SUBJECTS, SCHEDULER_REQUEST_SUBJECTS, unpackPayloadAs, type EventType } from '@runline/contracts';
 import { createServiceDataSource, TransactionRunner } from '@runline/db';
 import { migrateServices } from '@runline/runtime';
 import { createTestDatabase, type TestDatabase } from '@runline/testing';
@@ -12,18 +12,13 @@ import { AccessDirectory } from '../src/platform/access/access-directory.js';
 import { ChangePropagation } from '../src/platform/changes/change-propagation.js';
 import { ProjectVersions } from '../src/platform/changes/project-versions.js';
 import { RateLimitPolicies } from '../src/platform/rate-limits/rate-limit-policies.js';
-import { ApiTokenEntity } from '../src/platform/store/api-token.entity.js';
 import { ApiTokenRepository } from '../src/platform/store/api-token.repository.js';
-import { MembershipEntity } from '../src/platform/store/membership.entity.js';
-import { OrganizationEntity } from '../src/platform/store/organization.entity.js';
-import { ProjectApiSettingsEntity } from '../src/platform/store/project-api-settings.entity.js';
-import { ProjectEntity } from '../src/platform/store/project.entity.js';
+import type { ProjectEntity } from '../src/platform/store/project.entity.js';
 import { ProjectRepository } from '../src/platform/store/project.repository.js';
-import { RequestTemplateEntity } from '../src/templates/request-template.entity.js';
 import { FakeServiceClient, recordingLogger } from './fake-service-client.js';
 
 /** The services that keep copies of gateway data: every committed change is handed to each. */
-export const COPY_KEEPERS = [INVOCATION_REQUEST_SUBJECTS.APPLY_GATEWAY_CHANGE, POLLING_REQUEST_SUBJECTS.APPLY_GATEWAY_CHANGE];
+export const COPY_KEEPERS = [INVOCATION_REQUEST_SUBJECTS.APPLY_GATEWAY_CHANGE, POLLING_REQUEST_SUBJECTS.APPLY_GATEWAY_CHANGE, SCHEDULER_REQUEST_SUBJECTS.APPLY_GATEWAY_CHANGE];
 
 /**
  * A gateway database for handler int-specs: a fresh PostgreSQL database with the gateway's
@@ -43,7 +38,6 @@ export class HandlerDatabase {
     this.dataSource = createServiceDataSource({
       url: this.database.url,
       schema: 'gateway',
-      entities: [ApiTokenEntity, MembershipEntity, OrganizationEntity, ProjectApiSettingsEntity, ProjectEntity, RequestTemplateEntity],
       migrations: [],
     });
     await this.dataSource.initialize();
@@ -94,8 +88,12 @@ export class HandlerDatabase {
     return this.project(id);
   }
 
-  project(id: string): Promise<ProjectEntity> {
-    return this.dataSource.getRepository(ProjectEntity).findOneByOrFail({ id });
+  /** The project as its repository reads it, deleted or not. */
+  async project(id: string): Promise<ProjectEntity> {
+    const [row]: Array<{ org_id: string }> = await this.dataSource.query('SELECT org_id FROM projects WHERE id = $1', [id]);
+    const project = row ? await this.projects().findInOrganization(id, row.org_id) : null;
+    if (!project) throw new Error(`no project ${id}`);
+    return project;
   }
 
   /** The payload of the `index`th committed message, as `type`. */

@@ -103,7 +103,7 @@ describe('hook directory', () => {
   beforeAll(async () => {
     database = await createTestDatabase();
     await migrateServices([gatewayService], database.url);
-    dataSource = createServiceDataSource({ url: database.url, schema: 'gateway', entities: [], migrations: [] });
+    dataSource = createServiceDataSource({ url: database.url, schema: 'gateway', migrations: [] });
     await dataSource.initialize();
     await dataSource.query(`INSERT INTO organizations (id, name) VALUES ($1, 'Hooks')`, [orgId]);
     versions = new ProjectVersions(new ProjectRepository(dataSource, new TransactionRunner(dataSource, { notify: () => undefined })));

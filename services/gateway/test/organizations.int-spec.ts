@@ -3,8 +3,6 @@ import { AddMemberHandler } from '../src/organizations/add-member.handler.js';
 import { CreateOrganizationHandler } from '../src/organizations/create-organization.handler.js';
 import { SetPlanHandler } from '../src/organizations/set-plan.handler.js';
 import { CHANGE_NOT_YET_APPLIED } from '../src/platform/changes/change-propagation.js';
-import { MembershipEntity } from '../src/platform/store/membership.entity.js';
-import { OrganizationEntity } from '../src/platform/store/organization.entity.js';
 import { OrganizationRepository } from '../src/platform/store/organization.repository.js';
 import { FakeServiceClient, refusalOf } from './fake-service-client.js';
 import { COPY_KEEPERS, HandlerDatabase, keepersAnswering } from './handler-database.js';
@@ -13,8 +11,13 @@ import { COPY_KEEPERS, HandlerDatabase, keepersAnswering } from './handler-datab
 describe('organization handlers', () => {
   const db = new HandlerDatabase();
   const organizations = () => new OrganizationRepository(db.dataSource);
-  const organization = (id: string) => db.dataSource.getRepository(OrganizationEntity).findOneByOrFail({ id });
-  const members = (orgId: string) => db.dataSource.getRepository(MembershipEntity).find({ where: { orgId }, order: { userId: 'ASC' } });
+  const organization = async (id: string) => {
+    const found = await organizations().findById(id);
+    if (!found) throw new Error(`no organization ${id}`);
+    return found;
+  };
+  const members = (orgId: string): Promise<Array<{ userId: string; role: string }>> =>
+    db.dataSource.query('SELECT user_id AS "userId", role FROM memberships WHERE org_id = $1 ORDER BY user_id', [orgId]);
 
   beforeAll(() => db.open());
   afterAll(() => db.close());

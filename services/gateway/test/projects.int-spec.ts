@@ -1,5 +1,4 @@
 import { EVENT_TYPES, GATEWAY_EVENT_SUBJECTS, ProjectType } from '@runline/contracts';
-import { ProjectApiSettingsEntity } from '../src/platform/store/project-api-settings.entity.js';
 import { ProjectApiSettingsRepository } from '../src/platform/store/project-api-settings.repository.js';
 import { CreateProjectHandler } from '../src/projects/create-project.handler.js';
 import { DeleteProjectHandler } from '../src/projects/delete-project.handler.js';
@@ -25,7 +24,7 @@ describe('project handlers', () => {
       const { projectId, name, type } = await handler.execute({ orgId, name: 'Orders', type: 'AUTOMATION' });
       expect([name, type]).toEqual(['Orders', 'AUTOMATION']);
       expect(await db.project(projectId)).toMatchObject({ orgId, name: 'Orders', type: 'AUTOMATION', draftVersion: 0, publishedVersion: 0, configVersion: 1, deletedAt: null });
-      expect(await db.dataSource.getRepository(ProjectApiSettingsEntity).findOneByOrFail({ projectId })).toMatchObject({
+      expect(await new ProjectApiSettingsRepository(db.dataSource).of(projectId)).toMatchObject({
         externalApiEnabled: true,
         defaultEnrollmentPolicy: 'ONE_TIME',
         defaultOnErrorPolicy: 'ABORT',

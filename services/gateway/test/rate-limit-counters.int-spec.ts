@@ -24,7 +24,7 @@ describe('rate limit counters (two replicas, one database)', () => {
     await migrateServices([gatewayService], database.url);
     const logger = createLogger({ service: 'test', level: 'silent' });
     const make = async () => {
-      const dataSource = createServiceDataSource({ url: database.url, schema: 'gateway', entities: [], migrations: [] });
+      const dataSource = createServiceDataSource({ url: database.url, schema: 'gateway', migrations: [] });
       await dataSource.initialize();
       dataSources.push(dataSource);
       return new RateLimitCounters(new RateLimitCounterRepository(dataSource), logger);

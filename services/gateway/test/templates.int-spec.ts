@@ -2,7 +2,6 @@ import { randomUUID } from 'node:crypto';
 import { RUN_ENDPOINT_ERRORS } from '../src/templates/run-endpoints.js';
 import { CreateTemplateHandler } from '../src/templates/create-template.handler.js';
 import { DeleteTemplateHandler } from '../src/templates/delete-template.handler.js';
-import { RequestTemplateEntity } from '../src/templates/request-template.entity.js';
 import { RequestTemplateRepository } from '../src/templates/request-template.repository.js';
 import { TEMPLATE_ERRORS, TEMPLATE_LIMITS } from '../src/templates/template-rules.js';
 import { UpdateTemplateHandler } from '../src/templates/update-template.handler.js';
@@ -15,7 +14,7 @@ describe('template handlers', () => {
   const db = new HandlerDatabase();
   let orgId: string;
   const templates = () => new RequestTemplateRepository(db.dataSource);
-  const stored = (projectId: string) => db.dataSource.getRepository(RequestTemplateEntity).find({ where: { projectId }, order: { createdAt: 'ASC' } });
+  const stored = (projectId: string) => templates().list(projectId);
   const add = (project: ProjectEntity, fields: Partial<{ name: string; endpoint: 'flows.trigger' | 'bots.message' | 'automations.trigger'; body: Record<string, unknown> }> = {}) =>
     new CreateTemplateHandler(templates()).execute({ project, name: 'order', endpoint: 'flows.trigger', body: { orderId: 'o-1' }, ...fields });
 

@@ -1,6 +1,5 @@
 import { CreateOutboxAndInbox1763700000000, IndexInboxProcessedAt1763700000900 } from '@runline/db';
 import type { ServiceDefinition } from '@runline/runtime';
-import { InvocationViewEntity } from './entities/invocation-view.entity.js';
 import { InvocationModule } from './invocation.module.js';
 import { CreateInvocationTables1763700000101 } from './migrations/1763700000101-create-invocation-tables.js';
 import { CreateRunTables1763700000102 } from './migrations/1763700000102-create-run-tables.js';
@@ -16,7 +15,6 @@ export const invocationService: ServiceDefinition = {
   name: 'invocation',
   schema: 'invocation',
   module: InvocationModule,
-  entities: [InvocationViewEntity],
   migrations: [
     CreateOutboxAndInbox1763700000000,
     CreateInvocationTables1763700000101,

@@ -28,7 +28,7 @@ describe('bot session turns across replicas', () => {
     await migrateServices([invocationService], database.url);
     for (let i = 0; i < 2; i++) {
       // Small pools, as a loaded replica would have: waiting turns must not hold connections.
-      const dataSource = createServiceDataSource({ url: database.url, schema: 'invocation', entities: [], migrations: [], poolSize: 3 });
+      const dataSource = createServiceDataSource({ url: database.url, schema: 'invocation', migrations: [], poolSize: 3 });
       await dataSource.initialize();
       dataSources.push(dataSource);
       const logger = createLogger({ service: 'test', level: 'silent' });

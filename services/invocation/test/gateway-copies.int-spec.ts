@@ -35,7 +35,7 @@ describe('gateway copies', () => {
   beforeAll(async () => {
     database = await createTestDatabase();
     await migrateServices([invocationService], database.url);
-    dataSource = createServiceDataSource({ url: database.url, schema: 'invocation', entities: [], migrations: [] });
+    dataSource = createServiceDataSource({ url: database.url, schema: 'invocation', migrations: [] });
     await dataSource.initialize();
     copies = new GatewayCopies(dataSource);
   });

@@ -69,7 +69,7 @@ describe('monthly quota ledger', () => {
   beforeAll(async () => {
     database = await createTestDatabase();
     await migrateServices([invocationService], database.url);
-    dataSource = createServiceDataSource({ url: database.url, schema: 'invocation', entities: [], migrations: [] });
+    dataSource = createServiceDataSource({ url: database.url, schema: 'invocation', migrations: [] });
     await dataSource.initialize();
     transactions = new TransactionRunner(dataSource, { notify: () => undefined });
     // As the service runs it: two transactions in flight, batches of concurrent requests.

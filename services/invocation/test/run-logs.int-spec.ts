@@ -17,7 +17,7 @@ interface InvocationDatabase {
 async function openInvocationDatabase(): Promise<InvocationDatabase> {
   const database: TestDatabase = await createTestDatabase();
   await migrateServices([invocationService], database.url);
-  const dataSource = createServiceDataSource({ url: database.url, schema: 'invocation', entities: [], migrations: [] });
+  const dataSource = createServiceDataSource({ url: database.url, schema: 'invocation', migrations: [] });
   await dataSource.initialize();
   return {
     dataSource,

@@ -65,7 +65,7 @@ describe('run repositories', () => {
   beforeAll(async () => {
     database = await createTestDatabase();
     await migrateServices([invocationService], database.url);
-    dataSource = createServiceDataSource({ url: database.url, schema: 'invocation', entities: [], migrations: [] });
+    dataSource = createServiceDataSource({ url: database.url, schema: 'invocation', migrations: [] });
     await dataSource.initialize();
     transactions = new TransactionRunner(dataSource, { notify: (messages) => notified.push(...(messages ?? [])) });
   });

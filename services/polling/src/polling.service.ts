@@ -9,6 +9,5 @@ export const pollingService: ServiceDefinition = {
   name: 'polling',
   schema: 'polling',
   module: PollingModule,
-  entities: [],
   migrations: [CreateOutboxAndInbox1763700000000, CreatePollingTriggers1763700000401, CreateProjectCopies1763700000410, AddTriggerRunTarget1763700000420, IndexInboxProcessedAt1763700000900],
 };

@@ -100,7 +100,7 @@ describe('poller replicas at shutdown', () => {
   beforeAll(async () => {
     database = await createTestDatabase();
     await migrateServices([pollingService], database.url);
-    dataSource = createServiceDataSource({ url: database.url, schema: 'polling', entities: [], migrations: [] });
+    dataSource = createServiceDataSource({ url: database.url, schema: 'polling', migrations: [] });
     await dataSource.initialize();
     endpoint = createServer((request: IncomingMessage, response: ServerResponse) => {
       polled.push({ triggerId: (request.url ?? '').split('/').pop() ?? '', at: Date.now() });

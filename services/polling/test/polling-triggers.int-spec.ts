@@ -50,7 +50,7 @@ describe('polling triggers repository', () => {
   beforeAll(async () => {
     database = await createTestDatabase();
     await migrateServices([pollingService], database.url);
-    dataSource = createServiceDataSource({ url: database.url, schema: 'polling', entities: [], migrations: [] });
+    dataSource = createServiceDataSource({ url: database.url, schema: 'polling', migrations: [] });
     await dataSource.initialize();
   });
   beforeEach(async () => {

@@ -26,7 +26,7 @@ describe('project copies repository', () => {
   beforeAll(async () => {
     database = await createTestDatabase();
     await migrateServices([pollingService], database.url);
-    dataSource = createServiceDataSource({ url: database.url, schema: 'polling', entities: [], migrations: [] });
+    dataSource = createServiceDataSource({ url: database.url, schema: 'polling', migrations: [] });
     await dataSource.initialize();
   });
   afterAll(async () => {

@@ -3,7 +3,6 @@ import type { DataSource, EntityManager } from 'typeorm';
 import { createServiceDataSource } from '@runline/db';
 import { migrateServices } from '@runline/runtime';
 import { createTestDatabase, type TestDatabase } from '@runline/testing';
-import { ScheduledJobEntity } from '../src/entities/scheduled-job.entity.js';
 import {
   cancelWaitingJob,
   claimDueJobs,
@@ -50,7 +49,7 @@ describe('scheduled jobs repository', () => {
   beforeAll(async () => {
     database = await createTestDatabase();
     await migrateServices([schedulerService], database.url);
-    dataSource = createServiceDataSource({ url: database.url, schema: 'scheduler', entities: [ScheduledJobEntity], migrations: [] });
+    dataSource = createServiceDataSource({ url: database.url, schema: 'scheduler', migrations: [] });
     await dataSource.initialize();
   });
   beforeEach(async () => {

@@ -9,6 +9,5 @@ export const webhookService: ServiceDefinition = {
   name: 'webhook',
   schema: 'webhook',
   module: WebhookModule,
-  entities: [],
   migrations: [CreateOutboxAndInbox1763700000000, CreateInboundHooks1763700000701, IndexInboxProcessedAt1763700000900, CreateWebhookSubscriptions1763700000702, DropHookDeliveries1763700000703],
 };

@@ -39,7 +39,7 @@ describe('inbound hooks repository', () => {
   beforeAll(async () => {
     database = await createTestDatabase();
     await migrateServices([webhookService], database.url);
-    dataSource = createServiceDataSource({ url: database.url, schema: 'webhook', entities: [], migrations: [] });
+    dataSource = createServiceDataSource({ url: database.url, schema: 'webhook', migrations: [] });
     await dataSource.initialize();
     runner = new TransactionRunner(dataSource, { notify: () => undefined });
   });

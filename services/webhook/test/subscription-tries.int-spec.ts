@@ -24,7 +24,7 @@ describe('webhook subscription tries', () => {
   beforeAll(async () => {
     database = await createTestDatabase();
     await migrateServices([webhookService], database.url);
-    dataSource = createServiceDataSource({ url: database.url, schema: 'webhook', entities: [], migrations: [] });
+    dataSource = createServiceDataSource({ url: database.url, schema: 'webhook', migrations: [] });
     await dataSource.initialize();
   });
   afterAll(async () => {

@@ -21,7 +21,7 @@ export const TEST_MIGRATIONS = [CreateOutboxAndInbox1763700000000, CreateTestTab
 export const TEST_SUBJECT = 'dbtest.evt.order-created';
 
 export function testDataSource(url: string, schema: string, extra: Partial<ServiceDataSourceOptions> = {}): DataSource {
-  return createServiceDataSource({ url, schema, entities: [], migrations: TEST_MIGRATIONS, ...extra });
+  return createServiceDataSource({ url, schema, migrations: TEST_MIGRATIONS, ...extra });
 }
 
 /** An initialised data source on a migrated schema. */

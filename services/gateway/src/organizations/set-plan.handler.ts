@@ -26,7 +26,7 @@ export class SetPlanHandler {
     const changed = await this.transactions.run(async ({ manager, emit }) => {
       const org = await this.organizations.lockForUpdate(manager, command.orgId);
       Object.assign(org, command.plan, { updatedAt: new Date(), planVersion: org.planVersion + 1 });
-      await this.organizations.save(manager, org);
+      await this.organizations.savePlan(manager, org);
       const event = gatewayEvents.organizationPlanChanged(org);
       emit(event);
       return { view: { orgId: org.id, ...command.plan }, event };

@@ -29,7 +29,7 @@ export class DeleteProjectHandler {
       if (project.deletedAt) return null;
       project.deletedAt = new Date();
       project.configVersion += 1;
-      await this.projects.save(manager, project);
+      await this.projects.saveDeleted(manager, project);
       const event = gatewayEvents.projectDeleted(project);
       emit(event);
       return event;

@@ -31,7 +31,7 @@ export class PublishDefinitionHandler {
       project.publishedVersion = project.draftVersion;
       project.publishedAt = new Date();
       project.configVersion += 1;
-      await this.projects.save(manager, project);
+      await this.projects.savePublished(manager, project);
       const event = gatewayEvents.definitionPublished(project);
       emit(event);
       return { view: { publishedVersion: project.publishedVersion }, event };

@@ -2,7 +2,20 @@ import { Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { isUuid } from '@runline/contracts';
 import { returningRows } from '@runline/db';
-import { RequestTemplateEntity } from './request-template.entity.js';
+import type { RequestTemplateEntity } from './request-template.entity.js';
+import type { RunEndpoint } from './run-endpoints.js';
+
+interface RawTemplate {
+  id: string;
+  project_id: string;
+  name: string;
+  endpoint: RunEndpoint;
+  body: Record<string, unknown>;
+  created_at: Date;
+  updated_at: Date;
+}
+
+const COLUMNS = 'id, project_id, name, endpoint, body, created_at, updated_at';
 
 /** The template library of each project. */
 @Injectable()
@@ -10,14 +23,16 @@ export class RequestTemplateRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   /** The project's templates, oldest first. */
-  list(projectId: string): Promise<RequestTemplateEntity[]> {
-    return this.dataSource.getRepository(RequestTemplateEntity).find({ where: { projectId }, order: { createdAt: 'ASC', id: 'ASC' } });
+  async list(projectId: string): Promise<RequestTemplateEntity[]> {
+    const rows: RawTemplate[] = await this.dataSource.query(`SELECT ${COLUMNS} FROM request_templates WHERE project_id = $1 ORDER BY created_at, id`, [projectId]);
+    return rows.map(templateOf);
   }
 
   /** The template if it is the project's; null otherwise (an id of another project included). */
-  find(projectId: string, id: string): Promise<RequestTemplateEntity | null> {
-    if (!isUuid(id)) return Promise.resolve(null);
-    return this.dataSource.getRepository(RequestTemplateEntity).findOneBy({ id, projectId });
+  async find(projectId: string, id: string): Promise<RequestTemplateEntity | null> {
+    if (!isUuid(id)) return null;
+    const [row]: RawTemplate[] = await this.dataSource.query(`SELECT ${COLUMNS} FROM request_templates WHERE id = $1 AND project_id = $2`, [id, projectId]);
+    return row ? templateOf(row) : null;
   }
 
   /**
@@ -31,7 +46,7 @@ export class RequestTemplateRepository {
       const [row]: Array<{ count: string }> = await manager.query('SELECT count(*) FROM request_templates WHERE project_id = $1', [template.projectId]);
       if (Number(row!.count) >= limit) return false;
       await manager.query(
-        `INSERT INTO request_templates (id, project_id, name, endpoint, body, created_at, updated_at) VALUES ($1, $2, $3, $4, $5::json, $6, $7)`,
+        `INSERT INTO request_templates (${COLUMNS}) VALUES ($1, $2, $3, $4, $5::json, $6, $7)`,
         [template.id, template.projectId, template.name, template.endpoint, JSON.stringify(template.body), template.createdAt, template.updatedAt],
       );
       return true;
@@ -53,7 +68,19 @@ export class RequestTemplateRepository {
   /** False when there was no such template in the project. */
   async delete(projectId: string, id: string): Promise<boolean> {
     if (!isUuid(id)) return false;
-    const result = await this.dataSource.getRepository(RequestTemplateEntity).delete({ id, projectId });
-    return (result.affected ?? 0) > 0;
+    const rows = returningRows<{ id: string }>(await this.dataSource.query('DELETE FROM request_templates WHERE id = $1 AND project_id = $2 RETURNING id', [id, projectId]));
+    return rows.length > 0;
   }
+}
+
+function templateOf(row: RawTemplate): RequestTemplateEntity {
+  return {
+    id: row.id,
+    projectId: row.project_id,
+    name: row.name,
+    endpoint: row.endpoint,
+    body: row.body,
+    createdAt: row.created_at,
+    updatedAt: row.updated_at,
+  };
 }

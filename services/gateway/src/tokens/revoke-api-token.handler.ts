@@ -28,7 +28,7 @@ export class RevokeApiTokenHandler {
       const found = await this.apiTokens.findLive(manager, command.tokenId, command.project.id);
       if (!found) throw new DomainError('not-found', TOKEN_NOT_FOUND);
       found.revokedAt = new Date();
-      await this.apiTokens.save(manager, found);
+      await this.apiTokens.saveRevoked(manager, found);
       const event = gatewayEvents.apiTokenRevoked(found, await this.projects.nextConfigVersion(manager, found.projectId));
       emit(event);
       return { token: found, event };

@@ -10,7 +10,7 @@ import {
   isUuid,
   toBinary,
 } from '@runline/contracts';
-import { InvocationViewEntity } from '../entities/invocation-view.entity.js';
+import { findRunView } from './run-views.repository.js';
 
 /**
  * Answers the gateway's GET /external-invocations/{id}. Scoped to the caller's organization:
@@ -24,7 +24,7 @@ export class ReadRunViewHandler {
   async execute(@Payload() data: Uint8Array): Promise<Uint8Array> {
     const request = fromBinary(GetInvocationRequestSchema, data);
     const view = isUuid(request.invocationId)
-      ? await this.dataSource.getRepository(InvocationViewEntity).findOneBy({ id: request.invocationId, orgId: request.orgId })
+      ? await findRunView(this.dataSource, request.invocationId, request.orgId)
       : null;
     const reply = view
       ? create(GetInvocationReplySchema, {

@@ -1,6 +1,6 @@
 import type { EntityManager } from 'typeorm';
 import { returningRows } from '@runline/db';
-import { ScheduledJobEntity, type JobKindName, type JobStatus } from '../entities/scheduled-job.entity.js';
+import type { JobKindName, JobStatus } from '../entities/scheduled-job.entity.js';
 
 /** A job as a command describes it. `dueAt` is null only for a tombstone. */
 export interface JobFields {
@@ -135,8 +135,8 @@ export async function moveWaitingJob(
 
 /** The job's status, or null if no job has this name. */
 export async function jobStatus(manager: EntityManager, name: string): Promise<JobStatus | null> {
-  const job = await manager.findOne(ScheduledJobEntity, { where: { name }, select: { name: true, status: true } });
-  return job?.status ?? null;
+  const [row] = returningRows<{ status: JobStatus }>(await manager.query('SELECT status FROM scheduled_jobs WHERE name = $1', [name]));
+  return row?.status ?? null;
 }
 
 function jobOf(row: RawJobRow): JobRow {

@@ -1,7 +1,7 @@
 import { Injectable } from '@nestjs/common';
-import { DataSource, IsNull, type EntityManager } from 'typeorm';
+import { DataSource, type EntityManager } from 'typeorm';
 import { returningRows, TransactionRunner } from '@runline/db';
-import { ProjectEntity, type ProjectType } from './project.entity.js';
+import type { ProjectEntity, ProjectType } from './project.entity.js';
 
 /** A project as the token pipeline needs it. */
 export interface ProjectAccessRow {
@@ -31,6 +31,25 @@ export interface RateLimitSettingsRow {
   plan: { limit: number | null; windowMs: number | null };
 }
 
+interface RawProject {
+  id: string;
+  org_id: string;
+  name: string;
+  type: ProjectType;
+  draft_definition: object | null;
+  draft_updated_at: Date | null;
+  published_definition: object | null;
+  draft_version: number;
+  published_version: number;
+  published_at: Date | null;
+  created_at: Date;
+  config_version: number;
+  deleted_at: Date | null;
+}
+
+const COLUMNS =
+  'id, org_id, name, type, draft_definition, draft_updated_at, published_definition, draft_version, published_version, published_at, created_at, config_version, deleted_at';
+
 const SELECT_VERSIONS = 'SELECT p.id, p.config_version, o.plan_version FROM projects p JOIN organizations o ON o.id = p.org_id';
 
 /** Projects: their definitions, versions and deletion. */
@@ -42,16 +61,48 @@ export class ProjectRepository {
   ) {}
 
   async insert(manager: EntityManager, project: ProjectEntity): Promise<void> {
-    await manager.insert(ProjectEntity, project);
+    await manager.query(
+      `INSERT INTO projects (${COLUMNS})
+       VALUES ($1, $2, $3, $4, $5::json, $6, $7::json, $8, $9, $10, $11, $12, $13)`,
+      [
+        project.id,
+        project.orgId,
+        project.name,
+        project.type,
+        jsonOrNull(project.draftDefinition),
+        project.draftUpdatedAt,
+        jsonOrNull(project.publishedDefinition),
+        project.draftVersion,
+        project.publishedVersion,
+        project.publishedAt,
+        project.createdAt,
+        project.configVersion,
+        project.deletedAt,
+      ],
+    );
   }
 
   /** The project, its row locked until the transaction ends (which also orders concurrent changes). */
-  lockForUpdate(manager: EntityManager, id: string): Promise<ProjectEntity> {
-    return manager.findOneOrFail(ProjectEntity, { where: { id }, lock: { mode: 'pessimistic_write' } });
+  async lockForUpdate(manager: EntityManager, id: string): Promise<ProjectEntity> {
+    const [row]: RawProject[] = await manager.query(`SELECT ${COLUMNS} FROM projects WHERE id = $1 FOR UPDATE`, [id]);
+    if (!row) throw new Error(`project ${id} does not exist`);
+    return projectOf(row);
   }
 
-  async save(manager: EntityManager, project: ProjectEntity): Promise<void> {
-    await manager.save(ProjectEntity, project);
+  /** Writes what a publish changed on the project the caller locked. */
+  async savePublished(manager: EntityManager, project: ProjectEntity): Promise<void> {
+    await manager.query('UPDATE projects SET published_definition = $2::json, published_version = $3, published_at = $4, config_version = $5 WHERE id = $1', [
+      project.id,
+      jsonOrNull(project.publishedDefinition),
+      project.publishedVersion,
+      project.publishedAt,
+      project.configVersion,
+    ]);
+  }
+
+  /** Writes the deletion of the project the caller locked (the row stays, marked deleted). */
+  async saveDeleted(manager: EntityManager, project: ProjectEntity): Promise<void> {
+    await manager.query('UPDATE projects SET deleted_at = $2, config_version = $3 WHERE id = $1', [project.id, project.deletedAt, project.configVersion]);
   }
 
   /**
@@ -80,8 +131,9 @@ export class ProjectRepository {
   }
 
   /** The organization's live projects, oldest first. */
-  listLive(orgId: string): Promise<ProjectEntity[]> {
-    return this.dataSource.getRepository(ProjectEntity).find({ where: { orgId, deletedAt: IsNull() }, order: { createdAt: 'ASC', id: 'ASC' } });
+  async listLive(orgId: string): Promise<ProjectEntity[]> {
+    const rows: RawProject[] = await this.dataSource.query(`SELECT ${COLUMNS} FROM projects WHERE org_id = $1 AND deleted_at IS NULL ORDER BY created_at, id`, [orgId]);
+    return rows.map(projectOf);
   }
 
   /** The project's draft definition; null when it has none. */
@@ -91,8 +143,9 @@ export class ProjectRepository {
   }
 
   /** The project if it is in that organization (deleted or not). */
-  findInOrganization(id: string, orgId: string): Promise<ProjectEntity | null> {
-    return this.dataSource.getRepository(ProjectEntity).findOneBy({ id, orgId });
+  async findInOrganization(id: string, orgId: string): Promise<ProjectEntity | null> {
+    const [row]: RawProject[] = await this.dataSource.query(`SELECT ${COLUMNS} FROM projects WHERE id = $1 AND org_id = $2`, [id, orgId]);
+    return row ? projectOf(row) : null;
   }
 
   /** The project with its master switch; null when it does not exist. */
@@ -166,4 +219,27 @@ export class ProjectRepository {
 /** pg returns bigint as a string. */
 function numberOrNull(value: string | number | null | undefined): number | null {
   return value === null || value === undefined ? null : Number(value);
+}
+
+/** A `json` parameter: SQL NULL for null (JSON.stringify would store the JSON value `null`). */
+function jsonOrNull(value: object | null): string | null {
+  return value === null ? null : JSON.stringify(value);
+}
+
+function projectOf(row: RawProject): ProjectEntity {
+  return {
+    id: row.id,
+    orgId: row.org_id,
+    name: row.name,
+    type: row.type,
+    draftDefinition: row.draft_definition,
+    draftUpdatedAt: row.draft_updated_at,
+    publishedDefinition: row.published_definition,
+    draftVersion: row.draft_version,
+    publishedVersion: row.published_version,
+    publishedAt: row.published_at,
+    createdAt: row.created_at,
+    configVersion: row.config_version,
+    deletedAt: row.deleted_at,
+  };
 }
