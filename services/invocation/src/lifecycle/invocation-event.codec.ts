@@ -196,5 +196,6 @@ function requestInfo(request: RequestInfo): InvocationRequestInfo {
     definitionVersion: request.definitionVersion,
     sessionId: request.sessionId ?? '',
     maxAttempts: request.maxAttempts,
+    ...(request.schedule ? { scheduleFire: { scheduleId: request.schedule.id, scheduledTime: timestampFromDate(new Date(request.schedule.scheduledTime)) } } : {}),
   });
 }

@@ -25,6 +25,8 @@ export interface RequestInfo {
   definitionVersion: number;
   sessionId: string | null;
   maxAttempts: number;
+  /** The Schedule trigger's fire that started the run (trigger source SCHEDULE); absent otherwise. */
+  schedule?: { id: string; scheduledTime: string };
 }
 
 /** Steps, trace and duration of the attempt that ended. */

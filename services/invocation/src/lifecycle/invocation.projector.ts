@@ -5,6 +5,7 @@
  */
 import type { JsonValue } from '@runline/engine';
 import type { InvocationEvent, RequestInfo } from './invocation-event.js';
+import { scheduleFireFields, withScheduleTrace } from './schedule-fires.js';
 
 /** The spec's Invocation resource, plus the policies and attempts the run used. */
 export interface InvocationDocument {
@@ -40,6 +41,10 @@ export class ProjectionError extends Error {}
 
 /** Applies one event. `document` is null only for a run's first event. */
 export function applyInvocationEvent(document: InvocationDocument | null, event: InvocationEvent): InvocationDocument {
+  return withScheduleTrace(foldEvent(document, event));
+}
+
+function foldEvent(document: InvocationDocument | null, event: InvocationEvent): InvocationDocument {
   const data = event.data;
   const at = event.occurredAt;
   const base = document ?? firstDocument(event);
@@ -166,9 +171,8 @@ function firstDocument(event: InvocationEvent): InvocationDocument {
     trace: null,
     steps: [],
     callbackAttempts: [],
-    scheduledFor: null,
     schedulerStatus: null,
-    schedulerJobName: null,
+    ...scheduleFireFields(request),
     pendingApproval: null,
     enrollmentPolicy: request.enrollmentPolicy,
     onErrorPolicy: request.onErrorPolicy,

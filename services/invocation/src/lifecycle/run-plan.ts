@@ -3,18 +3,25 @@
  * flows and polled items, `payload` is the body's top-level fields less the control fields;
  * for automations, the body's `payload` object, with `event` beside it in `input`; for bots,
  * `input` holds message, sessionId, userId, userName and platform), the policies and callback
- * resolved request → trigger → project default, the retry setting, and the trigger checks.
- * Pure apart from evaluating an enrollment-key expression.
+ * resolved request → trigger → project default, the retry setting, the trigger checks, and
+ * what the run's first event records of the request. Pure apart from evaluating an
+ * enrollment-key expression.
  */
+import type { StartInvocationRequest } from '@runline/contracts';
 import {
   evaluate,
+  validateDefinition,
   type CompiledDefinition,
   type CompiledTrigger,
   type EnrollmentPolicy,
   type GraphName,
+  type JsonValue,
   type OnErrorPolicy,
+  type ProjectType,
 } from '@runline/engine';
-import type { RunModeName, TargetType } from './invocation-event.js';
+import { redactSecrets } from '@runline/observability';
+import type { RequestInfo, RunModeName, TargetType } from './invocation-event.js';
+import type { ScheduleFireInfo } from './schedule-fires.js';
 
 export const GRAPH_OF_TARGET: Record<TargetType, GraphName> = { BOT: 'bot', FLOW: 'flow', AUTOMATION: 'workflow' };
 
@@ -90,6 +97,22 @@ export interface TriggerValidation {
   errors: string[];
 }
 
+/** The request cannot run: no valid definition (its message is the run's failure). */
+export class DefinitionUnavailableError extends Error {}
+
+/** A draft (automation test run): validated and compiled for this run only. */
+export function compileDraft(projectType: ProjectType, json: string): CompiledDefinition {
+  let document: unknown;
+  try {
+    document = JSON.parse(json);
+  } catch {
+    throw new DefinitionUnavailableError('The project has no valid draft definition');
+  }
+  const validation = validateDefinition(projectType, document);
+  if (!validation.ok) throw new DefinitionUnavailableError(`The draft definition is invalid: ${validation.summary}`);
+  return validation.compiled;
+}
+
 export interface PlanInput {
   target: TargetType;
   mode: RunModeName;
@@ -151,6 +174,59 @@ export function checkTrigger(plan: RunPlan, compiled: CompiledDefinition): Trigg
   }
   if (missingKeys.length > 0) errors.push(`Payload is missing required keys: ${missingKeys.join(', ')}`);
   return { valid: errors.length === 0, expectedKeys, actualKeys, missingKeys, errors };
+}
+
+/** The plan of a request that will not run (no definition): recorded with the project's defaults. */
+export function fallbackPlan(
+  target: TargetType,
+  mode: RunModeName,
+  body: Record<string, unknown>,
+  project: ProjectDefaults & { publishedVersion: number },
+  session: BotSessionRef | null,
+): RunPlan {
+  return {
+    target,
+    graph: GRAPH_OF_TARGET[target],
+    mode,
+    definitionVersion: project.publishedVersion,
+    draftDefinition: null,
+    body,
+    payload: {},
+    input: {},
+    session,
+    enrollmentPolicy: target === 'BOT' ? null : project.defaultEnrollmentPolicy,
+    enrollmentSubject: null,
+    onErrorPolicy: project.defaultOnErrorPolicy,
+    callback: { url: null, secret: null },
+    retry: { maxAttempts: 1, backoffSeconds: 0 },
+    triggerKey: 'external_event',
+  };
+}
+
+/** What the run's first event records of the request that started it. */
+export function requestInfo(
+  request: Pick<StartInvocationRequest, 'triggerSource' | 'tokenId'>,
+  plan: RunPlan,
+  project: { publishedVersion: number },
+  draft: boolean,
+  scheduled: boolean,
+  fire: ScheduleFireInfo | null,
+): RequestInfo {
+  return {
+    targetType: plan.target,
+    mode: plan.mode,
+    // Polled items and dead-letter replays say where they came from; API calls leave it empty.
+    triggerSource: request.triggerSource === 'POLLING' || request.triggerSource === 'REPLAY' ? request.triggerSource : scheduled || fire !== null ? 'SCHEDULE' : 'WEBHOOK',
+    environment: draft ? 'TEST' : 'PRODUCTION',
+    requestPayload: redactSecrets(plan.body) as Record<string, JsonValue>,
+    enrollmentPolicy: plan.enrollmentPolicy,
+    onErrorPolicy: plan.onErrorPolicy,
+    startedByTokenId: request.tokenId || null,
+    definitionVersion: draft ? 0 : project.publishedVersion,
+    sessionId: plan.session?.id ?? null,
+    maxAttempts: retriesAutomatically(plan) ? plan.retry.maxAttempts : 1,
+    ...(fire === null ? {} : { schedule: fire }),
+  };
 }
 
 /** Flow: the body's top-level fields less the control fields. Automation: the body's `payload`. */

@@ -2,10 +2,10 @@ import { Inject, Injectable } from '@nestjs/common';
 import { DataSource } from 'typeorm';
 import { isUuid } from '@runline/contracts';
 import { GroupCommit } from '@runline/db';
-import { compileDefinition, validateDefinition, type CompiledDefinition, type Definition, type ProjectType } from '@runline/engine';
+import { compileDefinition, type CompiledDefinition, type Definition, type ProjectType } from '@runline/engine';
 import { boundedCache, SecretBox } from '@runline/runtime';
 import { InvocationConfig } from '../config.js';
-import type { ProjectDefaults } from '../lifecycle/run-plan.js';
+import { DefinitionUnavailableError, type ProjectDefaults } from '../lifecycle/run-plan.js';
 
 /** A project as the invocation service knows it (its copy of the gateway's data). */
 export interface ProjectCopy extends ProjectDefaults {
@@ -37,8 +37,6 @@ export class StaleProjectCopyError extends Error {
   }
 }
 
-export class DefinitionUnavailableError extends Error {}
-
 /** Copies and compiled definitions kept at most each; past it the least recently used goes. */
 const CACHE_LIMIT = 1000;
 const POLL_MS = 20;
@@ -52,7 +50,8 @@ const PROJECT_TTL_MS = 1000;
  * configuration version the request carries, else it is read again (and, should the change
  * still be on its way, waited for briefly). Reads of concurrent callers share one query
  * (`GroupCommit`: a read that comes while one is under way waits for the next, so it still sees
- * every change committed before it was asked for).
+ * every change committed before it was asked for). A draft sent with a test run is no copy
+ * kept here: `compileDraft` (`run-plan.ts`) compiles it for that run alone.
  */
 @Injectable()
 export class DefinitionCatalog {
@@ -104,19 +103,6 @@ export class DefinitionCatalog {
     const compiled = compileDefinition(definition);
     this.compiled.set(`${project.projectId}:${rows[0].published_version}`, compiled);
     return compiled;
-  }
-
-  /** A draft (automation test run): validated and compiled for this run only. */
-  draft(projectType: ProjectType, json: string): CompiledDefinition {
-    let document: unknown;
-    try {
-      document = JSON.parse(json);
-    } catch {
-      throw new DefinitionUnavailableError('The project has no valid draft definition');
-    }
-    const validation = validateDefinition(projectType, document);
-    if (!validation.ok) throw new DefinitionUnavailableError(`The draft definition is invalid: ${validation.summary}`);
-    return validation.compiled;
   }
 
   /** The copies of `projectIds` (repeats allowed), in their order; null for a project unknown here. */

@@ -4,13 +4,14 @@ import { TransactionRunner } from '@runline/db';
 import { runGraph, type CompiledDefinition, type JsonValue, type ResumeRequest, type RunOutcome, type RunPorts } from '@runline/engine';
 import { inSpan, type Logger } from '@runline/observability';
 import { OutboundGuard } from '@runline/outbound';
-import { Histogram, type Registry } from 'prom-client';
+import { Gauge, Histogram, type Registry } from 'prom-client';
 import { LOGGER, METRICS_REGISTRY, retryTransient, SecretBox } from '@runline/runtime';
 import { InvocationConfig } from '../config.js';
 import type { InvocationDocument } from '../lifecycle/invocation.projector.js';
-import { endingOf, failedOutcome, skippedEnding, type Ending, type SuspendedState } from '../lifecycle/run-endings.js';
-import { historyAppend } from '../lifecycle/run-history.js';
-import type { RunPlan } from '../lifecycle/run-plan.js';
+import { endingOf, failedOutcome, skippedEnding, type AttemptOf, type Ending, type SuspendedState } from '../lifecycle/run-endings.js';
+import { historyAppend, type HistoryAppend } from '../lifecycle/run-history.js';
+import { endsInFirstRecord, type EndedRunTimes } from '../lifecycle/run-lifecycle.js';
+import { compileDraft, type RunPlan } from '../lifecycle/run-plan.js';
 import { BotSessions, SessionTurnTimeoutError, type BotSessionState } from './bot-sessions.js';
 import { DefinitionCatalog } from './definition-catalog.js';
 import { claimEnrollment } from './enrollments.repository.js';
@@ -18,7 +19,14 @@ import { engineRunPorts } from './engine-ports.js';
 import type { InvocationRow } from './run-reads.repository.js';
 import { RunLease } from './run-lease.js';
 import { RunRecorder } from './run-recorder.js';
+import { RunSlots } from './run-slots.js';
 import { renewLease, transition } from './run-transitions.repository.js';
+
+/**
+ * How long an async run of a self-contained graph may run while its request waits for the 202
+ * (`runBeforeRecording`); one that needs longer runs from the queue instead.
+ */
+export const ASYNC_INLINE_RUN_MS = 20;
 
 /** A finished (or paused) execution: the read model after it, and the live result for a sync caller. */
 export interface Execution {
@@ -27,16 +35,28 @@ export interface Execution {
   liveResult: JsonValue;
 }
 
+/** A new run executed before it was recorded, ended: what its one write records. */
+export interface RanBeforeRecording {
+  outcome: RunOutcome;
+  ending: Ending;
+  times: EndedRunTimes;
+  /** Frees the run's inline slot: call it once the run is written, or its write has failed. */
+  release(): void;
+}
+
 /**
  * Executes runs: loads the compiled definition, applies ONE_TIME enrollment and bot sessions,
  * runs the engine under this process's lease (renewed while it runs), asks the lifecycle core
- * how the attempt ends (`run-endings.ts`) and records that.
+ * how the attempt ends (`run-endings.ts`) and records that. A self-contained new run may be
+ * executed before it is recorded instead (`runBeforeRecording`); its caller records it once.
  */
 @Injectable()
 export class RunExecutor implements OnApplicationShutdown {
   private readonly ports: RunPorts;
   private readonly heartbeats = new Set<NodeJS.Timeout>();
   private readonly attemptDuration: Histogram<'target_type' | 'status'>;
+  /** Async runs executed as their requests wait (`runBeforeRecording`), until written. */
+  private readonly inlineRuns: RunSlots;
 
   constructor(
     private readonly dataSource: DataSource,
@@ -59,6 +79,16 @@ export class RunExecutor implements OnApplicationShutdown {
       buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60],
       registers: [registry],
     });
+    const inlineRuns = new RunSlots(config.ASYNC_INLINE_RUNS);
+    this.inlineRuns = inlineRuns;
+    new Gauge({
+      name: 'runline_invocation_inline_runs_in_progress',
+      help: 'Async runs executed as their requests wait, not yet written (at most ASYNC_INLINE_RUNS; more are queued).',
+      registers: [registry],
+      collect() {
+        this.set(inlineRuns.held);
+      },
+    });
   }
 
   onApplicationShutdown(): void {
@@ -70,7 +100,11 @@ export class RunExecutor implements OnApplicationShutdown {
     return inRunSpan('run', row.id, plan, () => this.underLease(row, plan, async () => {
       const definition = compiled ?? (await this.definitionFor(row, plan));
       const enrolledBy = await this.enrollmentConflict(row, plan);
-      if (enrolledBy) return await this.record(row, skippedEnding(row, plan, enrolledBy, this.secrets));
+      if (enrolledBy) {
+        const skipped = skippedEnding(row, plan, enrolledBy, this.secrets);
+        const history = historyAppend(skipped);
+        return await this.record(row, skipped, history);
+      }
       const outcome = plan.target === 'BOT' ? await this.runBotTurn(row, plan, definition) : await this.runGraph(plan, definition);
       return await this.finish(row, plan, outcome);
     }));
@@ -91,12 +125,50 @@ export class RunExecutor implements OnApplicationShutdown {
   }
 
   /**
-   * Runs a run that is not recorded yet to its end, in memory: for a self-contained graph
-   * (`recordsOnceEnded`), whose run nobody outside can see until it is recorded. The caller
-   * records the run once, with the ending of the outcome. `timeoutMs` bounds it below the
-   * mode's limit (an async run executed while its request waits).
+   * Executes a new run of a self-contained graph (`recordsOnceEnded`) before it is recorded, to
+   * its ending: the caller records it once, ended (one write instead of two). Nothing of it is
+   * visible outside before that write, so a crash meanwhile leaves no trace and the client gets
+   * no answer, as if the request had not arrived.
+   *
+   * A sync run always ends here. An async one is executed as its request waits, and its 202
+   * still says QUEUED (the spec's answer; the run's later states are read with GET). Null when
+   * it is to be recorded QUEUED as usual instead: ASYNC_INLINE_RUNS are in progress already
+   * (each counted until `release`), the run needed more than ASYNC_INLINE_RUN_MS (it runs again
+   * from the queue under its full limit; it changed nothing), or it did not end (a retry). These
+   * runs hold no RUN_CONCURRENCY slot: the slots bound runs that wait on the outside world, and
+   * a queued backlog holding all of them must not send every new run the costlier way.
    */
-  runUnrecorded(plan: RunPlan, compiled: CompiledDefinition, invocationId: string, timeoutMs?: number): Promise<RunOutcome> {
+  async runBeforeRecording(run: AttemptOf & { occurredAt: Date }, plan: RunPlan, compiled: CompiledDefinition): Promise<RanBeforeRecording | null> {
+    const whileAccepting = plan.mode === 'ASYNC';
+    if (whileAccepting && !this.inlineRuns.tryAcquire()) return null;
+    const release = whileAccepting ? () => this.inlineRuns.release() : () => {};
+    try {
+      const limitMs = this.timeLimitMs(plan.mode);
+      const budgetMs = whileAccepting ? Math.min(limitMs, ASYNC_INLINE_RUN_MS) : limitMs;
+      const startedAt = whileAccepting ? new Date() : run.occurredAt;
+      const outcome = await this.runUnrecorded(plan, compiled, run.id, budgetMs);
+      if (outcome.status === 'TIMEOUT' && budgetMs < limitMs) {
+        this.logger.debug({ invocationId: run.id, budgetMs }, 'async run needed more than a request may wait for it; it runs from the queue');
+        release();
+        return null;
+      }
+      const ending = endingOf(run, plan, outcome, this.secrets);
+      if (whileAccepting && !endsInFirstRecord(ending)) {
+        release();
+        return null;
+      }
+      return { outcome, ending, times: { acceptedAt: run.occurredAt, startedAt, endedAt: new Date() }, release };
+    } catch (error) {
+      release();
+      throw error;
+    }
+  }
+
+  /**
+   * Runs a run that is not recorded yet to its end, in memory (`runBeforeRecording`), within
+   * `timeoutMs`: the mode's limit, or less for an async run executed while its request waits.
+   */
+  private runUnrecorded(plan: RunPlan, compiled: CompiledDefinition, invocationId: string, timeoutMs: number): Promise<RunOutcome> {
     return inRunSpan('run', invocationId, plan, async () => {
       try {
         return await this.runGraph(plan, compiled, undefined, undefined, timeoutMs);
@@ -107,13 +179,13 @@ export class RunExecutor implements OnApplicationShutdown {
     });
   }
 
-  /** Times an attempt executed before it was recorded (`runUnrecorded`), once its record is written. */
-  countUnrecordedAttempt(plan: RunPlan, status: string, outcome: RunOutcome): void {
-    this.attemptDuration.observe({ target_type: plan.target, status }, outcome.trace.durationMs / 1000);
+  /** Times an attempt executed before it was recorded (`runBeforeRecording`), once its record is written. */
+  countUnrecordedAttempt(plan: RunPlan, ran: RanBeforeRecording): void {
+    this.attemptDuration.observe({ target_type: plan.target, status: ran.ending.change.status }, ran.outcome.trace.durationMs / 1000);
   }
 
   /** The engine's time limit of a run in `mode`. */
-  timeLimitMs(mode: RunPlan['mode']): number {
+  private timeLimitMs(mode: RunPlan['mode']): number {
     return mode === 'SYNC' ? this.config.SYNC_RUN_TIMEOUT_MS : this.config.ASYNC_RUN_TIMEOUT_MS;
   }
 
@@ -148,21 +220,23 @@ export class RunExecutor implements OnApplicationShutdown {
   /** Records how the attempt ended, as the lifecycle core says. */
   private async finish(row: InvocationRow, plan: RunPlan, outcome: RunOutcome): Promise<Execution> {
     const ending = endingOf(row, plan, outcome, this.secrets);
-    const execution = await this.record(row, ending);
+    const history = historyAppend(ending);
+    const execution = await this.record(row, ending, history);
     if (execution.document) this.attemptDuration.observe({ target_type: plan.target, status: ending.change.status }, outcome.trace.durationMs / 1000);
     return execution;
   }
 
   /**
-   * Records the end of an attempt: one statement when this process knows the run as it is. A
-   * cut connection or a server restart must not lose the outcome of a run that ran: the write
-   * is retried, and is safe to repeat (it applies only to the run still RUNNING under this
-   * process's lease, so a write that did commit before the error is not made twice).
+   * Records the end of an attempt, with the `history` the caller prepared from it (the
+   * lifecycle core decides, then the write only writes): one statement when this process knows
+   * the run as it is. A cut connection or a server restart must not lose the outcome of a run
+   * that ran: the write is retried, and is safe to repeat (it applies only to the run still
+   * RUNNING under this process's lease, so a write that did commit before the error is not made
+   * twice).
    */
-  private async record(row: InvocationRow, ending: Ending): Promise<Execution> {
+  private async record(row: InvocationRow, ending: Ending, history: HistoryAppend): Promise<Execution> {
     const expected = { status: 'RUNNING' as const, leaseOwner: this.lease.owner };
     const { change } = ending;
-    const history = historyAppend(ending);
     const document = await retryTransient(
       async () => {
         if (row.known) return (await this.recorder.transitionKnown({ known: row.known, expected, change, history }))?.document ?? null;
@@ -175,7 +249,7 @@ export class RunExecutor implements OnApplicationShutdown {
   }
 
   private async definitionFor(row: InvocationRow, plan: RunPlan): Promise<CompiledDefinition> {
-    if (plan.draftDefinition !== null) return this.catalog.draft('AUTOMATION', plan.draftDefinition);
+    if (plan.draftDefinition !== null) return compileDraft('AUTOMATION', plan.draftDefinition);
     const project = await retryTransient(() => this.catalog.project(row.projectId, { publishedVersion: plan.definitionVersion }));
     if (!project) throw new Error('project is unknown to the invocation service');
     return this.catalog.published(project);

@@ -1,6 +1,7 @@
 /**
  * Records new runs and the transitions of runs this process holds (claims and endings), and
- * reads what the monthly quota needs when a scheduled run comes up. New runs of concurrent
+ * reads what the monthly quota needs when a scheduled run comes up (and the earlier run, for a
+ * new run whose idempotency key is taken). New runs of concurrent
  * requests share writes (group commit): one statement for the runs of organizations without a
  * monthly quota (the usual case); a transaction that counts the quota under a lock for the
  * others, so a refused request leaves nothing behind. Claims and endings of concurrent runs
@@ -23,7 +24,9 @@ import {
   type QuotaGroup,
   type ScheduledStartVerdict,
 } from '../lifecycle/monthly-quota.js';
+import type { InvocationDocument } from '../lifecycle/invocation.projector.js';
 import { insertInvocations, insertInvocationsAtOnce, type InsertOutcome, type NewInvocation } from './new-runs.repository.js';
+import { keyTakenAt, readDocument } from './run-reads.repository.js';
 import { transitionKnownBatch, type KnownOutcome, type KnownTransition } from './run-transitions.repository.js';
 import { addUsage, lockedUsage, plansOf, scheduledStartCount, takenKeys, withinSavepoint } from './usage-counters.repository.js';
 
@@ -32,6 +35,15 @@ const QUOTA_HINTS_KEPT = 10_000;
 
 /** What became of one request: recorded, answered from an earlier run, or refused by the quota. */
 export type QuotaOutcome = InsertOutcome | { created: false; quotaExceeded: QuotaFigures } | { created: false; quotaUnavailable: string };
+
+/** The run an earlier request with the same idempotency key made, as stored, and when it took the key. */
+export interface EarlierRun {
+  document: InvocationDocument;
+  keyTakenAt: Date | null;
+}
+
+/** `QuotaOutcome` with the earlier run read, for a request whose idempotency key was taken. */
+export type NewRunOutcome = Exclude<QuotaOutcome, { existingId: string }> | { created: false; earlier: EarlierRun };
 
 @Injectable()
 export class RunRecorder implements OnModuleInit {
@@ -84,9 +96,17 @@ export class RunRecorder implements OnModuleInit {
     }
   }
 
-  /** Records a new run with the others of its batch. */
-  record(item: NewInvocation): Promise<QuotaOutcome> {
-    return this.commit.submit(item);
+  /**
+   * Records a new run with the others of its batch. When its idempotency key is taken, the
+   * earlier run is read instead: the request is answered with it.
+   */
+  async record(item: NewInvocation): Promise<NewRunOutcome> {
+    const outcome = await this.commit.submit(item);
+    if (!('existingId' in outcome)) return outcome;
+    const manager = this.transactions.dataSource.manager;
+    const [document, takenAt] = await Promise.all([readDocument(manager, outcome.existingId), item.idempotency ? keyTakenAt(manager, item.idempotency) : null]);
+    if (!document) throw new Error(`idempotent replay: run ${outcome.existingId} has no read model`);
+    return { created: false, earlier: { document, keyTakenAt: takenAt } };
   }
 
   /** Whether a SCHEDULED run that comes up may start under its organization's quota. */

@@ -1,0 +1,43 @@
+/**
+ * Runs started by a fire of an automation's Schedule trigger (DESIGN.md section 12): what the
+ * scheduler's request says about the fire, and what the run's document shows of it. Pure.
+ */
+import { timestampDate, type StartInvocationRequest } from '@runline/contracts';
+import type { JsonValue } from '@runline/engine';
+import type { RequestInfo } from './invocation-event.js';
+import type { InvocationDocument } from './invocation.projector.js';
+
+/** The fire a run belongs to: the schedule's id and the nominal fire time (ISO 8601, before jitter). */
+export interface ScheduleFireInfo {
+  id: string;
+  scheduledTime: string;
+}
+
+/** `schedulerJobName` of a fire's run: `schedule:<id>` (DESIGN.md section 12). */
+export const SCHEDULE_JOB_NAME_PREFIX = 'schedule:';
+
+/** The fire a StartInvocation request comes from, or null for every other request. */
+export function scheduleFireOf(request: Pick<StartInvocationRequest, 'scheduleFire'>): ScheduleFireInfo | null {
+  const fire = request.scheduleFire;
+  if (!fire || fire.scheduleId === '' || !fire.scheduledTime) return null;
+  return { id: fire.scheduleId, scheduledTime: timestampDate(fire.scheduledTime).toISOString() };
+}
+
+/** What a fire's run shows from its first event: `scheduledFor` the nominal time, its job name. */
+export function scheduleFireFields(request: RequestInfo): Pick<InvocationDocument, 'scheduledFor' | 'schedulerJobName'> {
+  const fire = request.schedule;
+  return fire ? { scheduledFor: fire.scheduledTime, schedulerJobName: `${SCHEDULE_JOB_NAME_PREFIX}${fire.id}` } : { scheduledFor: null, schedulerJobName: null };
+}
+
+/**
+ * The document with `trace.schedule` `{id, scheduledTime}` when the run is a fire's: the
+ * engine's trace knows nothing of schedules, so the fold adds it to whatever trace the run has.
+ */
+export function withScheduleTrace(document: InvocationDocument): InvocationDocument {
+  const jobName = document.schedulerJobName;
+  if (document.triggerSource !== 'SCHEDULE' || jobName === null || !jobName.startsWith(SCHEDULE_JOB_NAME_PREFIX) || document.scheduledFor === null) return document;
+  const trace = document.trace;
+  const base: { [key: string]: JsonValue } = trace !== null && typeof trace === 'object' && !Array.isArray(trace) ? trace : {};
+  if (base.schedule !== undefined) return document;
+  return { ...document, trace: { ...base, schedule: { id: jobName.slice(SCHEDULE_JOB_NAME_PREFIX.length), scheduledTime: document.scheduledFor } } };
+}
