@@ -5,6 +5,7 @@ import {
   NODE_ID_PATTERN,
 } from './definition.limits.js';
 import { ENROLLMENT_POLICIES, HTTP_METHODS, NODE_TYPES, ON_ERROR_POLICIES, type NodeType } from './definition.types.js';
+import { CATCH_UP_POLICIES, OVERLAP_POLICIES, SCHEDULE_ID_PATTERN, SCHEDULE_LIMITS } from './schedules/schedule-definition.types.js';
 
 /**
  * JSON Schema (draft-07 + Ajv's `discriminator`) for the STRUCTURE of schema v1. Cross-field
@@ -142,7 +143,37 @@ const triggerSchema = {
   },
 };
 
-const graphSchema = (withTrigger: boolean) => ({
+/**
+ * `workflow.schedules` (DESIGN section 12), for editors: completion and the simple rules. The
+ * validator reports problems of schedules itself, each naming its schedule (`Schedule <id>: …`),
+ * and so takes no errors of Ajv's below `/workflow/schedules` (structure.validator.ts).
+ */
+const orNull = (schema: object) => ({ oneOf: [schema, { type: 'null' }] });
+const dateTimeOrNull = orNull({
+  type: 'string',
+  pattern: '^\\d{4}-\\d{2}-\\d{2}T\\d{2}:\\d{2}(:\\d{2}(\\.\\d{1,9})?)?(Z|[+-]\\d{2}:\\d{2})$',
+});
+const scheduleSchema = {
+  type: 'object',
+  additionalProperties: false,
+  required: ['id'],
+  properties: {
+    id: { type: 'string', pattern: SCHEDULE_ID_PATTERN, description: 'Unique in the definition: a-z, 0-9 and "-", 1 to 64 characters.' },
+    cron: { ...orNull({ type: 'string', minLength: 1 }), description: '5 fields, or 6 with seconds first, in `timezone`. Not with `every`.' },
+    every: { ...orNull({ type: 'string', pattern: '^[1-9][0-9]{0,9}[smhd]$' }), description: 'An interval of elapsed time, 1s to 31d: "30s", "15m", "2h", "1d". Not with `cron`.' },
+    timezone: { type: 'string', minLength: 1, description: 'IANA time zone of `cron` (default "UTC"); ignored by `every`.' },
+    payload: { type: 'object', description: "The run's payload (default {})." },
+    overlap: { enum: OVERLAP_POLICIES, description: "While the schedule's previous run is not final: SKIP (default), BUFFER_ONE or ALLOW." },
+    catchUp: { enum: CATCH_UP_POLICIES, description: 'Fires missed while no scheduler ran: NONE, LATEST (default) or ALL, within catchUpWindowSeconds.' },
+    catchUpWindowSeconds: { type: 'integer', minimum: 1, maximum: SCHEDULE_LIMITS.maxCatchUpWindowSeconds },
+    jitterSeconds: { type: 'integer', minimum: 0, maximum: SCHEDULE_LIMITS.maxJitterSeconds },
+    startAt: dateTimeOrNull,
+    endAt: dateTimeOrNull,
+    enabled: { type: 'boolean' },
+  },
+} as const;
+
+const graphSchema = (withTrigger: boolean, withSchedules = false) => ({
   type: 'object',
   additionalProperties: false,
   required: ['start', 'nodes'],
@@ -156,6 +187,7 @@ const graphSchema = (withTrigger: boolean) => ({
       additionalProperties: { $ref: '#/$defs/node' },
     },
     ...(withTrigger ? { trigger: { $ref: '#/$defs/trigger' } } : {}),
+    ...(withSchedules ? { schedules: { type: 'array', maxItems: SCHEDULE_LIMITS.maxSchedules, items: { $ref: '#/$defs/schedule' } } } : {}),
   },
 });
 
@@ -169,7 +201,7 @@ export const DEFINITION_SCHEMA_V1 = {
     schemaVersion: { const: 1 },
     bot: graphSchema(false),
     flow: graphSchema(true),
-    workflow: graphSchema(true),
+    workflow: graphSchema(true, true),
   },
-  $defs: { node: nodeSchema, trigger: triggerSchema },
+  $defs: { node: nodeSchema, trigger: triggerSchema, schedule: scheduleSchema },
 };

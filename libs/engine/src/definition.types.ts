@@ -1,3 +1,5 @@
+import type { ScheduleConfig } from './schedules/schedule-definition.types.js';
+
 /**
  * Definition schema v1: the document a project saves as its draft and later publishes.
  *
@@ -203,6 +205,12 @@ export interface TriggeredGraph extends Graph<TriggeredNode> {
   readonly trigger?: TriggerConfig;
 }
 
+/** An automation's workflow: a triggered graph that may also repeat on schedules (DESIGN section 12). */
+export interface WorkflowGraph extends TriggeredGraph {
+  /** At most 20; see `normalizeSchedule` for the defaults of their fields. */
+  readonly schedules?: readonly ScheduleConfig[];
+}
+
 /** The conversational graph of a chatbot; the only graph that may hold `ask` nodes. */
 export type BotGraph = Graph<DefinitionNode>;
 
@@ -214,7 +222,7 @@ export interface ChatbotDefinition {
 
 export interface AutomationDefinition {
   readonly schemaVersion: 1;
-  readonly workflow: TriggeredGraph;
+  readonly workflow: WorkflowGraph;
 }
 
 /** A definition document of schema v1. */
@@ -228,7 +236,7 @@ export interface DefinitionDocument {
   readonly schemaVersion: 1;
   readonly bot?: BotGraph;
   readonly flow?: TriggeredGraph;
-  readonly workflow?: TriggeredGraph;
+  readonly workflow?: WorkflowGraph;
 }
 
 /** Graph names by position in the document. */

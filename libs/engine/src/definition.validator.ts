@@ -8,6 +8,7 @@ import {
   type DefinitionDocument,
   type ProjectType,
 } from './definition.types.js';
+import { checkSchedulePlacement, checkSchedules } from './schedules/schedule-definition.validator.js';
 import { checkStructure } from './structure.validator.js';
 
 export type DefinitionValidation =
@@ -18,11 +19,11 @@ export type DefinitionValidation =
  * Validates a definition document for a project type, in stages; each stage runs only when the
  * ones before it passed, so a broken document gets the errors that matter and not their echoes:
  * 1. the document is a JSON object within the size and depth limits;
- * 2. `schemaVersion` is 1;
+ * 2. `schemaVersion` is 1, and schedules only in an automation's `workflow.schedules`;
  * 3. structure (JSON Schema v1, every problem reported);
  * 4. graphs allowed for the project type, references between nodes, `ask` only in the bot
- *    graph, `wait` with exactly one of `seconds` and `until`, URLs, and every expression and
- *    template compiled.
+ *    graph, `wait` with exactly one of `seconds` and `until`, URLs, every expression and
+ *    template compiled, and each schedule (`Schedule <id>: …`).
  * At most DEFINITION_LIMITS.maxReportedErrors errors are returned; the summary counts all.
  */
 export function validateDefinition(projectType: ProjectType, document: unknown): DefinitionValidation {
@@ -32,12 +33,16 @@ export function validateDefinition(projectType: ProjectType, document: unknown):
   const shapeErrors = checkDocument(document);
   if (shapeErrors.length > 0) return invalid(shapeErrors);
 
+  const placementErrors = checkSchedulePlacement(projectType === 'CHATBOT', document as Record<string, unknown>);
+  if (placementErrors.length > 0) return invalid(placementErrors);
+
   const structureErrors = checkStructure(document);
   if (structureErrors.length > 0) return invalid(structureErrors);
 
   // The schema has accepted the document, so it has the shape of a v1 document; which graphs
   // it has is checked by analyzeDefinition.
   const { compiled, errors } = analyzeDefinition(projectType, document as DefinitionDocument);
+  errors.push(...checkSchedules((document as DefinitionDocument).workflow?.schedules));
   if (errors.length > 0) return invalid(errors);
   return { ok: true, definition: compiled.definition, compiled };
 }

@@ -27,6 +27,16 @@
  *
  * Trigger checks (gateway / invocation): `expectedTriggerKeys`, `resolveTrigger`,
  * `DEFAULT_TRIGGER_KEY`.
+ *
+ * Schedule triggers (gateway on save and in its answers, scheduler when firing), DESIGN
+ * section 12. Pure: the clock is an argument.
+ *   const schedules = schedulesOf(definition);              // normalized, [] for a chatbot
+ *   const key = scheduleFingerprint(schedule);              // unchanged → keep its times and anchor
+ *   const due = nextFireTime(schedule, now, anchor);        // anchor: when this form came into force
+ *   const startAt = due.getTime() + jitterMs(`${projectId}/${schedule.id}`, due, schedule.jitterSeconds);
+ *   const missed = catchUpFires(schedule, lastHandled, now, anchor);     // after an outage
+ *   const backfill = fireTimesBetween(schedule, from, to, anchor, SCHEDULE_LIMITS.maxBackfillFires + 1);
+ * A disabled schedule (`enabled: false`) has no fire times.
  */
 
 // Document model (schema v1).
@@ -74,6 +84,7 @@ export {
   type TriggeredGraph,
   type TriggeredNode,
   type WaitNode,
+  type WorkflowGraph,
 } from './definition.types.js';
 
 // Limits a saved definition must respect, and the guards every evaluation runs under.
@@ -134,6 +145,30 @@ export {
   resolveTrigger,
   type ResolvedTrigger,
 } from './trigger.config.js';
+
+// Schedule triggers of automations (`workflow.schedules`): definition, validation, fire times.
+export {
+  CATCH_UP_POLICIES,
+  OVERLAP_POLICIES,
+  SCHEDULE_DEFAULTS,
+  SCHEDULE_ID_PATTERN,
+  SCHEDULE_LIMITS,
+  scheduleJobName,
+  type CatchUpPolicy,
+  type OverlapPolicy,
+  type ScheduleConfig,
+  type ScheduleDefinition,
+} from './schedules/schedule-definition.types.js';
+export {
+  canonicalCron,
+  jitterMs,
+  normalizeSchedule,
+  parseEvery,
+  scheduleFingerprint,
+  schedulesOf,
+} from './schedules/schedule-definition.normalizer.js';
+export { validateSchedules } from './schedules/schedule-definition.validator.js';
+export { catchUpFires, fireTimesBetween, nextFireTime, nextFireTimes } from './schedules/schedule-fire-times.js';
 
 // Running a compiled graph. Node semantics, failures, limits and resumes: README "Runs".
 export { RunRequestError, runGraph } from './run.engine.js';

@@ -8,6 +8,7 @@ import { NODE_TYPES } from './definition.types.js';
 // verbose: errors carry the offending data, which the messages quote.
 const ajv = new Ajv({ allErrors: true, discriminator: true, verbose: true, strict: true, strictRequired: false });
 const validateSchemaV1 = ajv.compile(DEFINITION_SCHEMA_V1);
+const SCHEDULES_POINTER = '/workflow/schedules';
 
 /** Checks `document` against the v1 JSON Schema; every Ajv error becomes a readable one. */
 export function checkStructure(document: unknown): DefinitionError[] {
@@ -15,6 +16,8 @@ export function checkStructure(document: unknown): DefinitionError[] {
   const errors: DefinitionError[] = [];
   const seen = new Set<string>();
   for (const raw of validateSchemaV1.errors ?? []) {
+    // Schedules are checked by checkSchedules, whose messages name the schedule.
+    if (raw.instancePath === SCHEDULES_POINTER || raw.instancePath.startsWith(`${SCHEDULES_POINTER}/`)) continue;
     const error = translate(raw);
     if (error === undefined) continue;
     const key = `${error.path}\n${error.message}`;
