@@ -1,4 +1,6 @@
+import { lazy, Suspense } from 'react';
 import { Route, Routes } from 'react-router';
+import { Loading } from './components/loading.js';
 import { ApiAccessPage } from './pages/api-access-page.js';
 import { ApiSettingsPage } from './pages/api-settings-page.js';
 import { DeadLettersPage } from './pages/dead-letters-page.js';
@@ -13,6 +15,10 @@ import { TemplatesPage } from './pages/templates-page.js';
 import { WebhooksPage } from './pages/webhooks-page.js';
 import { Layout } from './shell/layout.js';
 import { RequireSession } from './shell/require-session.js';
+
+// Loaded when first opened: it brings cronstrue (the expressions in words), which the first
+// page's JavaScript budget need not carry.
+const SchedulesPage = lazy(() => import('./pages/schedules-page.js').then((module) => ({ default: module.SchedulesPage })));
 
 /** Every page of the console; a project page lives under its organization and project. */
 export function App() {
@@ -34,6 +40,14 @@ export function App() {
           <Route path="runs/:invocationId" element={<RunPage />} />
           <Route path="dead-letters" element={<DeadLettersPage />} />
           <Route path="polling-triggers" element={<PollingTriggersPage />} />
+          <Route
+            path="schedules"
+            element={
+              <Suspense fallback={<Loading what="the schedules page" />}>
+                <SchedulesPage />
+              </Suspense>
+            }
+          />
           <Route path="webhooks" element={<WebhooksPage />} />
           <Route path="api-access" element={<ApiAccessPage />} />
           <Route path="api-settings" element={<ApiSettingsPage />} />

@@ -14,6 +14,7 @@ export const PROJECT_PAGES = [
   ['logs', 'Logs'],
   ['dead-letters', 'Dead letters'],
   ['polling-triggers', 'Polling triggers'],
+  ['schedules', 'Schedules'],
   ['webhooks', 'Hooks and subscriptions'],
   ['api-access', 'API access'],
   ['api-settings', 'API settings'],

@@ -202,7 +202,7 @@ export interface paths {
         };
         /**
          * Invocation health: counts, durations, callbacks, a series and recent runs
-         * @description Counts by outcome, median and 95th percentile durations, callback deliveries, runs per hour or day, and the ten most recent runs, over a window (the last 24 h by default). Dashboard only: a console JWT of any member.
+         * @description Counts by outcome, median and 95th percentile durations, callback deliveries, runs per hour or day, and the ten most recent runs, over a window (the last 24 h by default); with `projectId`, also `schedules`: each Schedule trigger’s runs and their lateness (`startedAt − scheduledFor`). Dashboard only: a console JWT of any member.
          */
         get: operations["getOrgsOrgIdExternalInvocationsMetrics"];
         put?: never;
@@ -631,6 +631,106 @@ export interface paths {
         get: operations["getOrgsOrgIdProjectsProjectIdRequestExample"];
         put?: never;
         post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/orgs/{orgId}/projects/{projectId}/schedules": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The Schedule triggers of the published automation
+         * @description Each schedule of the published definition, in definition order, with its state (`paused`, `skippedCount`), its next five fire times (ISO 8601 UTC, nominal times before jitter; for a paused schedule the times it would fire at if resumed) and its latest fire (`{scheduledTime, invocationId, status}` or null). A field the schedule does not set is null. Caller: any member.
+         */
+        get: operations["getOrgsOrgIdProjectsProjectIdSchedules"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/orgs/{orgId}/projects/{projectId}/schedules/{id}/backfill": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Runs the schedule once per fire time in [from, to) (at most 1000)
+         * @description One run per fire time of the schedule in [from, to), oldest first, overlap ignored; `count` is the number of fire times. A fire time that has run already keeps its run. More than 1000 fire times: 400, nothing runs. Caller: a member with edit access.
+         */
+        post: operations["postOrgsOrgIdProjectsProjectIdSchedulesIdBackfill"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/orgs/{orgId}/projects/{projectId}/schedules/{id}/pause": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Pauses a schedule
+         * @description Fires due while paused are dropped. A pause is state, not definition: it survives publishes. Caller: a member with edit access.
+         */
+        post: operations["postOrgsOrgIdProjectsProjectIdSchedulesIdPause"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/orgs/{orgId}/projects/{projectId}/schedules/{id}/resume": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Resumes a paused schedule
+         * @description The schedule fires on from its next fire time after now; nothing due while it was paused is caught up. Caller: a member with edit access.
+         */
+        post: operations["postOrgsOrgIdProjectsProjectIdSchedulesIdResume"];
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/orgs/{orgId}/projects/{projectId}/schedules/{id}/trigger": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        get?: never;
+        put?: never;
+        /**
+         * Runs the schedule once now
+         * @description One fire with nominal time now: a run like any other fire of the schedule (trigger source SCHEDULE, `schedulerJobName` `schedule:<id>`, `scheduledFor` now), whatever the overlap policy. Caller: a member with edit access.
+         */
+        post: operations["postOrgsOrgIdProjectsProjectIdSchedulesIdTrigger"];
         delete?: never;
         options?: never;
         head?: never;
@@ -1098,6 +1198,15 @@ export interface components {
                 /** Format: date-time */
                 scheduledFor?: string | null;
             }[];
+            schedules?: {
+                id: string;
+                fires: number;
+                succeeded: number;
+                failed: number;
+                latenessP50Ms: number | null;
+                latenessP99Ms: number | null;
+                latenessMaxMs: number | null;
+            }[];
         };
         /** @description The token itself is shown here only, once. */
         IssuedApiToken: {
@@ -1279,6 +1388,41 @@ export interface components {
         };
         SaveDefinitionBody: {
             definition: Record<string, never>;
+        };
+        Schedule: {
+            id: string;
+            cron: string | null;
+            every: string | null;
+            timezone: string;
+            enabled: boolean;
+            paused: boolean;
+            /** @enum {string} */
+            overlap: "SKIP" | "BUFFER_ONE" | "ALLOW";
+            /** @enum {string} */
+            catchUp: "NONE" | "LATEST" | "ALL";
+            catchUpWindowSeconds: number;
+            jitterSeconds: number;
+            /** Format: date-time */
+            startAt: string | null;
+            /** Format: date-time */
+            endAt: string | null;
+            payload: unknown;
+            nextFireTimes: string[];
+            lastFire: {
+                /** Format: date-time */
+                scheduledTime: string;
+                /** Format: uuid */
+                invocationId: string;
+                status: string | null;
+            } | null;
+            skippedCount: number;
+        };
+        ScheduleBackfill: {
+            count: number;
+        };
+        ScheduleRunStarted: {
+            /** Format: uuid */
+            invocationId: string;
         };
         SetPlanBody: {
             monthlyQuota: number | null;
@@ -2994,6 +3138,17 @@ export interface operations {
                      *           "durationMs": 25,
                      *           "errorMessage": null,
                      *           "scheduledFor": null
+                     *         }
+                     *       ],
+                     *       "schedules": [
+                     *         {
+                     *           "id": "daily-report",
+                     *           "fires": 2,
+                     *           "succeeded": 2,
+                     *           "failed": 0,
+                     *           "latenessP50Ms": 3,
+                     *           "latenessP99Ms": 7,
+                     *           "latenessMaxMs": 7
                      *         }
                      *       ]
                      *     }
@@ -6252,6 +6407,554 @@ export interface operations {
                 };
             };
             /** @description A service the gateway needs (or its own database) did not answer; retry shortly. Messages: `Service temporarily unavailable, retry shortly`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getOrgsOrgIdProjectsProjectIdSchedules: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The organization’s id. */
+                orgId: string;
+                /** @description The project’s id. */
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The schedules. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "id": "daily-report",
+                     *           "cron": "0 9 * * 1-5",
+                     *           "every": null,
+                     *           "timezone": "Europe/Berlin",
+                     *           "enabled": true,
+                     *           "paused": false,
+                     *           "overlap": "SKIP",
+                     *           "catchUp": "LATEST",
+                     *           "catchUpWindowSeconds": 3600,
+                     *           "jitterSeconds": 0,
+                     *           "startAt": null,
+                     *           "endAt": null,
+                     *           "payload": {
+                     *             "report": "daily"
+                     *           },
+                     *           "nextFireTimes": [
+                     *             "2026-03-02T08:00:00.000Z",
+                     *             "2026-03-03T08:00:00.000Z",
+                     *             "2026-03-04T08:00:00.000Z",
+                     *             "2026-03-05T08:00:00.000Z",
+                     *             "2026-03-06T08:00:00.000Z"
+                     *           ],
+                     *           "lastFire": {
+                     *             "scheduledTime": "2026-02-27T08:00:00.000Z",
+                     *             "invocationId": "7c2e9b14-5a3d-4f6e-8b1c-2d3e4f5a6b7c",
+                     *             "status": "SUCCEEDED"
+                     *           },
+                     *           "skippedCount": 0
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["Schedule"][];
+                    };
+                };
+            };
+            /** @description A request to another API version (`/v2/orgs/…`) gets `VersionError` (`code` UNSUPPORTED_API_VERSION, `supportedVersions`); on this path, the messages below. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] | components["schemas"]["VersionError"];
+                };
+            };
+            /** @description No console JWT, or one that does not verify or has expired. Messages: `Missing console token`; `Invalid or expired console token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An organization the caller is not a member of (whatever exists there), or a project outside it. Messages: `Organization not found`; `Project not found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is longer than 100 characters. Messages: `URI Too Long`. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A service the gateway needs (or its own database) did not answer; retry shortly. Messages: `Scheduler service unavailable, retry shortly`; `Service temporarily unavailable, retry shortly`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postOrgsOrgIdProjectsProjectIdSchedulesIdBackfill: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The organization’s id. */
+                orgId: string;
+                /** @description The project’s id. */
+                projectId: string;
+                /** @description The schedule’s id in the published definition (`workflow.schedules[].id`, `[a-z0-9-]{1,64}`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody: {
+            content: {
+                /**
+                 * @example {
+                 *       "from": "2026-02-23T00:00:00Z",
+                 *       "to": "2026-02-28T00:00:00Z"
+                 *     }
+                 */
+                "application/json": {
+                    /** Format: date-time */
+                    from: string;
+                    /** Format: date-time */
+                    to: string;
+                };
+            };
+        };
+        responses: {
+            /** @description The fires are recorded and start at once. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "count": 5
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ScheduleBackfill"];
+                };
+            };
+            /** @description A request to another API version (`/v2/orgs/…`) gets `VersionError` (`code` UNSUPPORTED_API_VERSION, `supportedVersions`); on this path, the messages below. Messages: `Request body must be valid JSON`; `Request body must be a JSON object`; `Request body is nested too deeply (at most 64 levels)`; `a field that fails its rule, named (`name must be a string`)`; `from and to are required`; `from must be an ISO 8601 date-time`; `to must be an ISO 8601 date-time`; `from must be before to`; `Unknown field: <field>`; `A backfill may start at most 1000 runs; choose a shorter range`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] | components["schemas"]["VersionError"];
+                };
+            };
+            /** @description No console JWT, or one that does not verify or has expired. Messages: `Missing console token`; `Invalid or expired console token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The member’s role is too low for this. Messages: `This action requires edit access to the project`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An organization the caller is not a member of (whatever exists there), or a project outside it. Messages: `Organization not found`; `Project not found`; `Schedule not found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is larger than the gateway accepts. Messages: `Request body too large`. */
+            413: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is longer than 100 characters. Messages: `URI Too Long`. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The body is not sent as JSON. Messages: `Request body must be JSON (Content-Type: application/json)`. */
+            415: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A service the gateway needs (or its own database) did not answer; retry shortly. Messages: `Scheduler service unavailable, retry shortly`; `Service temporarily unavailable, retry shortly`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postOrgsOrgIdProjectsProjectIdSchedulesIdPause: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The organization’s id. */
+                orgId: string;
+                /** @description The project’s id. */
+                projectId: string;
+                /** @description The schedule’s id in the published definition (`workflow.schedules[].id`, `[a-z0-9-]{1,64}`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Paused; the schedule as the list shows it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "daily-report",
+                     *       "cron": "0 9 * * 1-5",
+                     *       "every": null,
+                     *       "timezone": "Europe/Berlin",
+                     *       "enabled": true,
+                     *       "paused": true,
+                     *       "overlap": "SKIP",
+                     *       "catchUp": "LATEST",
+                     *       "catchUpWindowSeconds": 3600,
+                     *       "jitterSeconds": 0,
+                     *       "startAt": null,
+                     *       "endAt": null,
+                     *       "payload": {
+                     *         "report": "daily"
+                     *       },
+                     *       "nextFireTimes": [
+                     *         "2026-03-02T08:00:00.000Z",
+                     *         "2026-03-03T08:00:00.000Z",
+                     *         "2026-03-04T08:00:00.000Z",
+                     *         "2026-03-05T08:00:00.000Z",
+                     *         "2026-03-06T08:00:00.000Z"
+                     *       ],
+                     *       "lastFire": {
+                     *         "scheduledTime": "2026-02-27T08:00:00.000Z",
+                     *         "invocationId": "7c2e9b14-5a3d-4f6e-8b1c-2d3e4f5a6b7c",
+                     *         "status": "SUCCEEDED"
+                     *       },
+                     *       "skippedCount": 0
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Schedule"];
+                };
+            };
+            /** @description A request to another API version (`/v2/orgs/…`) gets `VersionError` (`code` UNSUPPORTED_API_VERSION, `supportedVersions`); on this path, the messages below. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] | components["schemas"]["VersionError"];
+                };
+            };
+            /** @description No console JWT, or one that does not verify or has expired. Messages: `Missing console token`; `Invalid or expired console token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The member’s role is too low for this. Messages: `This action requires edit access to the project`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An organization the caller is not a member of (whatever exists there), or a project outside it. Messages: `Organization not found`; `Project not found`; `Schedule not found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is longer than 100 characters. Messages: `URI Too Long`. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A service the gateway needs (or its own database) did not answer; retry shortly. Messages: `Scheduler service unavailable, retry shortly`; `Service temporarily unavailable, retry shortly`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postOrgsOrgIdProjectsProjectIdSchedulesIdResume: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The organization’s id. */
+                orgId: string;
+                /** @description The project’s id. */
+                projectId: string;
+                /** @description The schedule’s id in the published definition (`workflow.schedules[].id`, `[a-z0-9-]{1,64}`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description Resumed; the schedule as the list shows it. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "id": "daily-report",
+                     *       "cron": "0 9 * * 1-5",
+                     *       "every": null,
+                     *       "timezone": "Europe/Berlin",
+                     *       "enabled": true,
+                     *       "paused": false,
+                     *       "overlap": "SKIP",
+                     *       "catchUp": "LATEST",
+                     *       "catchUpWindowSeconds": 3600,
+                     *       "jitterSeconds": 0,
+                     *       "startAt": null,
+                     *       "endAt": null,
+                     *       "payload": {
+                     *         "report": "daily"
+                     *       },
+                     *       "nextFireTimes": [
+                     *         "2026-03-02T08:00:00.000Z",
+                     *         "2026-03-03T08:00:00.000Z",
+                     *         "2026-03-04T08:00:00.000Z",
+                     *         "2026-03-05T08:00:00.000Z",
+                     *         "2026-03-06T08:00:00.000Z"
+                     *       ],
+                     *       "lastFire": {
+                     *         "scheduledTime": "2026-02-27T08:00:00.000Z",
+                     *         "invocationId": "7c2e9b14-5a3d-4f6e-8b1c-2d3e4f5a6b7c",
+                     *         "status": "SUCCEEDED"
+                     *       },
+                     *       "skippedCount": 0
+                     *     }
+                     */
+                    "application/json": components["schemas"]["Schedule"];
+                };
+            };
+            /** @description A request to another API version (`/v2/orgs/…`) gets `VersionError` (`code` UNSUPPORTED_API_VERSION, `supportedVersions`); on this path, the messages below. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] | components["schemas"]["VersionError"];
+                };
+            };
+            /** @description No console JWT, or one that does not verify or has expired. Messages: `Missing console token`; `Invalid or expired console token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The member’s role is too low for this. Messages: `This action requires edit access to the project`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An organization the caller is not a member of (whatever exists there), or a project outside it. Messages: `Organization not found`; `Project not found`; `Schedule not found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is longer than 100 characters. Messages: `URI Too Long`. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A service the gateway needs (or its own database) did not answer; retry shortly. Messages: `Scheduler service unavailable, retry shortly`; `Service temporarily unavailable, retry shortly`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    postOrgsOrgIdProjectsProjectIdSchedulesIdTrigger: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The organization’s id. */
+                orgId: string;
+                /** @description The project’s id. */
+                projectId: string;
+                /** @description The schedule’s id in the published definition (`workflow.schedules[].id`, `[a-z0-9-]{1,64}`). */
+                id: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The run is recorded. */
+            202: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "invocationId": "7c2e9b14-5a3d-4f6e-8b1c-2d3e4f5a6b7c"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["ScheduleRunStarted"];
+                };
+            };
+            /** @description A request to another API version (`/v2/orgs/…`) gets `VersionError` (`code` UNSUPPORTED_API_VERSION, `supportedVersions`); on this path, the messages below. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] | components["schemas"]["VersionError"];
+                };
+            };
+            /** @description No console JWT, or one that does not verify or has expired. Messages: `Missing console token`; `Invalid or expired console token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The member’s role is too low for this. Messages: `This action requires edit access to the project`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An organization the caller is not a member of (whatever exists there), or a project outside it. Messages: `Organization not found`; `Project not found`; `Schedule not found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is longer than 100 characters. Messages: `URI Too Long`. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description The invocation service recorded no run (its reason, for example a used-up monthly quota). */
+            422: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A service the gateway needs (or its own database) did not answer; retry shortly. Messages: `Scheduler service unavailable, retry shortly`; `Invocation service unavailable, retry shortly`; `Service temporarily unavailable, retry shortly`. */
             503: {
                 headers: {
                     [name: string]: unknown;

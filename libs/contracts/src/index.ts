@@ -54,6 +54,7 @@ export {
   SCHEDULER_COMMANDS_STREAM,
   SCHEDULER_EVENT_SUBJECTS,
   SCHEDULER_EVENTS_STREAM,
+  SCHEDULER_QUERY_SUBJECTS,
   SCHEDULER_REQUEST_SUBJECTS,
   POLLING_EVENT_SUBJECTS,
   POLLING_EVENTS_STREAM,
@@ -173,6 +174,8 @@ export {
   RunTarget,
   StartInvocationReplySchema,
   StartInvocationRequestSchema,
+  ScheduleFireSchema,
+  type ScheduleFire,
   type DecideApprovalReply,
   type DecideApprovalRequest,
   type ModifyInvocationReply,
@@ -236,6 +239,26 @@ export {
   type ScheduledJobFired,
   type ScheduledJobRescheduled,
 } from './gen/runline/scheduler/v1/events_pb.js';
+export {
+  BackfillScheduleReplySchema,
+  BackfillScheduleRequestSchema,
+  ChangeScheduleReplySchema,
+  ChangeScheduleRequestSchema,
+  ListSchedulesReplySchema,
+  ListSchedulesRequestSchema,
+  ScheduleChange,
+  ScheduleRunOutcome,
+  TriggerScheduleReplySchema,
+  TriggerScheduleRequestSchema,
+  type BackfillScheduleReply,
+  type BackfillScheduleRequest,
+  type ChangeScheduleReply,
+  type ChangeScheduleRequest,
+  type ListSchedulesReply,
+  type ListSchedulesRequest,
+  type TriggerScheduleReply,
+  type TriggerScheduleRequest,
+} from './gen/runline/scheduler/v1/schedules_pb.js';
 
 // Generated: runline.polling.v1 requests and events (polling triggers and their failures).
 export {

@@ -18,6 +18,7 @@ import {
   PROJECT_CHANGE_SUBJECTS,
   SCHEDULER_COMMAND_SUBJECTS,
   SCHEDULER_EVENT_SUBJECTS,
+  SCHEDULER_QUERY_SUBJECTS,
   SCHEDULER_REQUEST_SUBJECTS,
   STREAM_NAMES,
   STREAMS,
@@ -75,7 +76,15 @@ describe('subjects', () => {
       APPLY_GATEWAY_CHANGE: 'invocation.req.apply-gateway-change',
       DECIDE_APPROVAL: 'invocation.req.decide-approval',
     });
-    expect(SCHEDULER_REQUEST_SUBJECTS).toEqual({ CANCEL_JOB: 'scheduler.req.cancel-job', RESCHEDULE_JOB: 'scheduler.req.reschedule-job' });
+    expect(SCHEDULER_REQUEST_SUBJECTS).toEqual({
+      CANCEL_JOB: 'scheduler.req.cancel-job',
+      RESCHEDULE_JOB: 'scheduler.req.reschedule-job',
+      APPLY_GATEWAY_CHANGE: 'scheduler.req.apply-gateway-change',
+      CHANGE_SCHEDULE: 'scheduler.req.change-schedule',
+      TRIGGER_SCHEDULE: 'scheduler.req.trigger-schedule',
+      BACKFILL_SCHEDULE: 'scheduler.req.backfill-schedule',
+    });
+    expect(SCHEDULER_QUERY_SUBJECTS).toEqual({ LIST_SCHEDULES: 'scheduler.qry.list-schedules' });
     expect(SCHEDULER_COMMAND_SUBJECTS).toEqual({ SCHEDULE_JOB: 'scheduler.cmd.schedule-job' });
     expect(Object.values(SCHEDULER_EVENT_SUBJECTS)).toEqual([
       'scheduler.evt.scheduled-job-fired',
@@ -182,7 +191,7 @@ describe('subjects', () => {
     const invocationRow = section.split('\n').find((line) => line.startsWith('| `INVOCATION_EVENTS`')) ?? '';
     const every = [
       GATEWAY_EVENT_SUBJECTS, INVOCATION_EVENT_SUBJECTS, INVOCATION_COMMAND_SUBJECTS, INVOCATION_REQUEST_SUBJECTS, INVOCATION_QUERY_SUBJECTS,
-      SCHEDULER_EVENT_SUBJECTS, SCHEDULER_COMMAND_SUBJECTS, SCHEDULER_REQUEST_SUBJECTS, POLLING_EVENT_SUBJECTS, POLLING_REQUEST_SUBJECTS,
+      SCHEDULER_EVENT_SUBJECTS, SCHEDULER_COMMAND_SUBJECTS, SCHEDULER_REQUEST_SUBJECTS, SCHEDULER_QUERY_SUBJECTS, POLLING_EVENT_SUBJECTS, POLLING_REQUEST_SUBJECTS,
       POLLING_QUERY_SUBJECTS, DEAD_LETTER_REQUEST_SUBJECTS, DEAD_LETTER_QUERY_SUBJECTS, CALLBACK_EVENT_SUBJECTS, CALLBACK_COMMAND_SUBJECTS,
       WEBHOOK_EVENT_SUBJECTS, WEBHOOK_REQUEST_SUBJECTS, WEBHOOK_QUERY_SUBJECTS,
     ].flatMap((subjects) => Object.values(subjects));

@@ -139,6 +139,20 @@ export const SCHEDULER_REQUEST_SUBJECTS = Object.freeze({
   CANCEL_JOB: 'scheduler.req.cancel-job',
   /** `RescheduleJobRequest` → `RescheduleJobReply`. */
   RESCHEDULE_JOB: 'scheduler.req.reschedule-job',
+  /** A gateway event's `Envelope` → `GatewayChangeApplied`: a publish's schedules are in force before it is answered. */
+  APPLY_GATEWAY_CHANGE: 'scheduler.req.apply-gateway-change',
+  /** `ChangeScheduleRequest` → `ChangeScheduleReply` (pause, resume; runline/scheduler/v1/schedules.proto). */
+  CHANGE_SCHEDULE: 'scheduler.req.change-schedule',
+  /** `TriggerScheduleRequest` → `TriggerScheduleReply` (one run of a schedule now). */
+  TRIGGER_SCHEDULE: 'scheduler.req.trigger-schedule',
+  /** `BackfillScheduleRequest` → `BackfillScheduleReply` (one run per fire time of a past range). */
+  BACKFILL_SCHEDULE: 'scheduler.req.backfill-schedule',
+} as const);
+
+/** Request/reply queries answered by the scheduler service. */
+export const SCHEDULER_QUERY_SUBJECTS = Object.freeze({
+  /** `ListSchedulesRequest` → `ListSchedulesReply` (runline/scheduler/v1/schedules.proto). */
+  LIST_SCHEDULES: 'scheduler.qry.list-schedules',
 } as const);
 
 /** Request/reply subjects answered by the invocation service (core NATS, not JetStream). */

@@ -55,6 +55,11 @@ import { DeadLettersController } from './dead-letters/dead-letters.controller.js
 import { ExternalApiGuard } from './platform/http-guards/external-api.guard.js';
 import { InvocationsController } from './runs/invocations.controller.js';
 import { PollingController } from './polling/polling.controller.js';
+import { BackfillScheduleHandler } from './schedules/backfill-schedule.handler.js';
+import { ChangeScheduleHandler } from './schedules/change-schedule.handler.js';
+import { GetSchedulesHandler } from './schedules/get-schedules.handler.js';
+import { SchedulesController } from './schedules/schedules.controller.js';
+import { TriggerScheduleHandler } from './schedules/trigger-schedule.handler.js';
 import { RateLimitGuard } from './platform/http-guards/rate-limit.guard.js';
 import { RunsController } from './runs/runs.controller.js';
 import { TokenOrConsoleGuard } from './platform/http-guards/token-or-console.guard.js';
@@ -120,6 +125,8 @@ const consoleReadHandlers = [ListOrganizationsHandler, GetPlanHandler, ListProje
 const templateHandlers = [ListTemplatesHandler, GetTemplateHandler, CreateTemplateHandler, UpdateTemplateHandler, DeleteTemplateHandler, BuildRequestExampleHandler];
 // The console's logs and invocation health.
 const runLogHandlers = [ListInvocationLogsHandler, GetInvocationMetricsHandler];
+// Schedule triggers of published automations, kept by the scheduler (DESIGN section 12).
+const scheduleHandlers = [GetSchedulesHandler, ChangeScheduleHandler, TriggerScheduleHandler, BackfillScheduleHandler];
 const repositories = [OrganizationRepository, ProjectRepository, ProjectApiSettingsRepository, ApiTokenRepository, RateLimitCounterRepository];
 
 /** The HTTP edge: console API for signed-in users, external API for API tokens. */
@@ -138,6 +145,7 @@ const repositories = [OrganizationRepository, ProjectRepository, ProjectApiSetti
     RequestExamplesController,
     ProjectPollingTriggersController,
     ProjectDeadLettersController,
+    SchedulesController,
     InvocationLogsController,
     WebhooksController,
     WebhookSubscriptionsController,
@@ -175,6 +183,7 @@ const repositories = [OrganizationRepository, ProjectRepository, ProjectApiSetti
     ...templateHandlers,
     RequestTemplateRepository,
     ...runLogHandlers,
+    ...scheduleHandlers,
   ],
 })
 export class GatewayModule {}

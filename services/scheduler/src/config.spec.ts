@@ -12,6 +12,17 @@ describe('SchedulerConfig', () => {
     });
   });
 
+  it('has defaults for schedule triggers: 5 s before a fire counts as missed, buffered fires rechecked every second, fires kept 7 days', () => {
+    expect(loadConfig(SchedulerConfig, {})).toMatchObject({
+      SCHEDULER_RUN_REQUEST_TIMEOUT_MS: 5000,
+      SCHEDULER_MISSED_FIRE_AFTER_MS: 5000,
+      SCHEDULER_BUFFER_RECHECK_MS: 1000,
+      SCHEDULER_FIRE_RETENTION_DAYS: 7,
+      SCHEDULER_FIRE_BATCHES_IN_FLIGHT: 4,
+    });
+    expect(() => loadConfig(SchedulerConfig, { SCHEDULER_MISSED_FIRE_AFTER_MS: '10' })).toThrow(/SCHEDULER_MISSED_FIRE_AFTER_MS/);
+  });
+
   it('refuses a retention under a day and a prune interval under 100 ms', () => {
     expect(() => loadConfig(SchedulerConfig, { SCHEDULER_RETENTION_DAYS: '0', SCHEDULER_PRUNE_INTERVAL_MS: '10' })).toThrow(
       /SCHEDULER_RETENTION_DAYS.*SCHEDULER_PRUNE_INTERVAL_MS/,

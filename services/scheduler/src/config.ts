@@ -46,4 +46,37 @@ export class SchedulerConfig {
   /** How often ended jobs past SCHEDULER_RETENTION_DAYS are deleted (and once at start). */
   @int(100, 86_400_000)
   SCHEDULER_PRUNE_INTERVAL_MS: number = 3_600_000;
+
+  /** How long a fire's start (and a run status query) waits for the invocation service. */
+  @int(100, 60_000)
+  SCHEDULER_RUN_REQUEST_TIMEOUT_MS: number = 5000;
+
+  /**
+   * A schedule's fire whose due time passed longer ago than this was missed (no scheduler ran,
+   * DESIGN section 12): the schedule's catch-up policy decides which of the missed fires run.
+   * Well above the sweep interval, so a fire delayed by a takeover or a busy moment is a fire,
+   * not a catch-up.
+   */
+  @int(1000, 3_600_000)
+  SCHEDULER_MISSED_FIRE_AFTER_MS: number = 5000;
+
+  /**
+   * While a BUFFER_ONE fire waits, the running run's status is asked again this often; the run's
+   * end event is the fast path, this the backstop for an event that came before the fire was
+   * recorded.
+   */
+  @int(100, 600_000)
+  SCHEDULER_BUFFER_RECHECK_MS: number = 1000;
+
+  /** Schedule fires are kept this many days (the fire's row is what makes it start at most one run). */
+  @int(1, 3650)
+  SCHEDULER_FIRE_RETENTION_DAYS: number = 7;
+
+  /**
+   * Batches of fires whose runs are being started at once. A batch holds its schedule rows (and
+   * a database connection) from its claim until its runs are recorded, up to SCHEDULER_FIRE_LEAD_MS
+   * plus the invocation service's answer.
+   */
+  @int(1, 8)
+  SCHEDULER_FIRE_BATCHES_IN_FLIGHT: number = 4;
 }

@@ -30,7 +30,11 @@ const PATH_PARAMETERS: Record<string, string> = {
   hooks: 'The inbound hook’s id (the last segment of its `url`), or a managed subscription’s (of its `endpoint`).',
   templates: 'The template’s id.',
   'dead-letters': 'The dead-letter event’s id.',
+  schedules: 'The schedule’s id in the published definition (`workflow.schedules[].id`, `[a-z0-9-]{1,64}`).',
 };
+
+/** Collections whose `{id}` is a name the caller chose (a schedule's, in its definition), not one of our UUIDs. */
+const NAMED_IDS = new Set(['schedules']);
 
 /**
  * Body fields a handler checks itself rather than the DTO (the scheduling rules, an approval's
@@ -138,10 +142,12 @@ function operation(route: CodeRoute, method: string, description: RouteDescripti
   const pathParameters = [...route.path.matchAll(/\{([^}]+)\}/g)].map((match) => {
     const name = match[1]!;
     // `{id}` is named by the collection before it: `/hooks/{id}`, `/templates/{id}`.
-    const about = PATH_PARAMETERS[name === 'id' ? segments[segments.indexOf('{id}') - 1]! : name];
+    const collection = name === 'id' ? segments[segments.indexOf('{id}') - 1]! : name;
+    const about = PATH_PARAMETERS[collection];
     if (!about) throw new Error(`The path parameter ${name} of ${route.key} has no description in openapi-document.ts`);
-    // Every id of ours is a UUID; a key (pollKey) is the caller's own string.
-    return { name, in: 'path', required: true, description: about, schema: name === 'id' || name.endsWith('Id') ? uuid : { type: 'string' } };
+    // Every id of ours is a UUID; a key (pollKey) or a schedule's id is the caller's own string.
+    const isUuid = (name === 'id' || name.endsWith('Id')) && !NAMED_IDS.has(collection);
+    return { name, in: 'path', required: true, description: about, schema: isUuid ? uuid : { type: 'string' } };
   });
   const other = (description.query ?? []).map((parameter) => ({
     name: parameter.name,

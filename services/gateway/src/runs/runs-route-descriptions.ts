@@ -206,7 +206,7 @@ export const RUNS_ROUTE_DESCRIPTIONS: Readonly<Record<string, RouteDescription>>
   },
   'GET /v1/orgs/{orgId}/external-invocations/metrics': {
     summary: 'Invocation health: counts, durations, callbacks, a series and recent runs',
-    description: 'Counts by outcome, median and 95th percentile durations, callback deliveries, runs per hour or day, and the ten most recent runs, over a window (the last 24 h by default). Dashboard only: a console JWT of any member.',
+    description: 'Counts by outcome, median and 95th percentile durations, callback deliveries, runs per hour or day, and the ten most recent runs, over a window (the last 24 h by default); with `projectId`, also `schedules`: each Schedule trigger’s runs and their lateness (`startedAt − scheduledFor`). Dashboard only: a console JWT of any member.',
     tag: 'Run logs',
     query: [
       { name: 'projectId', schema: uuid, description: 'Only this project’s runs.' },

@@ -99,6 +99,23 @@ export interface RunMetrics {
   callbacks: { delivered: number; failed: number };
   series: Array<{ start: string; triggered: number; succeeded: number; failed: number }>;
   recent: RunLogRow[];
+  /** With a project only: the runs of each Schedule trigger in the window (`scheduleFigures`). */
+  schedules?: ScheduleFigures[];
+}
+
+/**
+ * One Schedule trigger's runs in the window (DESIGN section 12, issue 31): fires that became
+ * runs, how they ended, and how late they started (`startedAt − scheduledFor`, ms; the nominal
+ * time, so a schedule's jitter counts as lateness here).
+ */
+export interface ScheduleFigures {
+  id: string;
+  fires: number;
+  succeeded: number;
+  failed: number;
+  latenessP50Ms: number | null;
+  latenessP99Ms: number | null;
+  latenessMaxMs: number | null;
 }
 
 export type MetricsBucket = 'hour' | 'day';
@@ -151,6 +168,7 @@ export async function runMetrics(
   )) as Array<Record<string, unknown>>;
   if (!figures) throw new Error('runMetrics: the statement returned no row');
   const recent = await listRunLogs(db, filter, 10, null);
+  const schedules = scope.projectId === undefined ? undefined : await scheduleFigures(db, filter);
   return {
     totals: {
       triggered: figures.triggered as number,
@@ -165,7 +183,34 @@ export async function runMetrics(
     callbacks: { delivered: figures.callbacks_delivered as number, failed: figures.callbacks_failed as number },
     series: figures.series as RunMetrics['series'],
     recent: recent.rows,
+    ...(schedules === undefined ? {} : { schedules }),
   };
+}
+
+/** The runs of each Schedule trigger (`schedulerJobName` `schedule:<id>`) among those `filter` selects, by schedule id. */
+async function scheduleFigures(db: Queryable, filter: RunLogFilter): Promise<ScheduleFigures[]> {
+  const { where, parameters } = whereOf({ ...filter, triggerSource: 'SCHEDULE' });
+  const lateness = `extract(epoch FROM ((v.document->>'startedAt')::timestamptz - (v.document->>'scheduledFor')::timestamptz)) * 1000`;
+  const rows = (await db.query(
+    `SELECT substr(v.document->>'schedulerJobName', 10) AS id, count(*)::int AS fires,
+            count(*) FILTER (WHERE v.status = 'SUCCEEDED')::int AS succeeded, count(*) FILTER (WHERE v.status = 'FAILED')::int AS failed,
+            round((percentile_cont(0.5) WITHIN GROUP (ORDER BY ${lateness}) FILTER (WHERE v.document->>'startedAt' IS NOT NULL))::numeric)::bigint AS p50,
+            round((percentile_cont(0.99) WITHIN GROUP (ORDER BY ${lateness}) FILTER (WHERE v.document->>'startedAt' IS NOT NULL))::numeric)::bigint AS p99,
+            round(max(${lateness}) FILTER (WHERE v.document->>'startedAt' IS NOT NULL)::numeric)::bigint AS max
+       FROM invocation_views v
+      WHERE ${where.join(' AND ')} AND v.document->>'schedulerJobName' LIKE 'schedule:%'
+      GROUP BY 1 ORDER BY 1`,
+    parameters,
+  )) as Array<Record<string, unknown>>;
+  return rows.map((row) => ({
+    id: String(row.id),
+    fires: row.fires as number,
+    succeeded: row.succeeded as number,
+    failed: row.failed as number,
+    latenessP50Ms: numberOrNull(row.p50),
+    latenessP99Ms: numberOrNull(row.p99),
+    latenessMaxMs: numberOrNull(row.max),
+  }));
 }
 
 function whereOf(filter: RunLogFilter): { where: string[]; parameters: unknown[] } {

@@ -65,6 +65,7 @@ export const REQUESTS = {
   updateApiSettings: { defaultCallbackUrl: 'https://shop.example.com/runline/callback', defaultCallbackSecret: 'cb-secret-2f9e71', rateLimitPerMinute: 300 },
   createApiToken: { name: 'CRM sync', scopes: ['flow:trigger'], expiresAt: '2027-12-31' },
   bulkReplay: { filter: { source: 'crm', from: '2026-03-01T00:00:00Z', to: '2026-03-02T00:00:00Z' }, dryRun: false },
+  scheduleBackfill: { from: '2026-02-23T00:00:00Z', to: '2026-02-28T00:00:00Z' },
   template: { name: 'New order', endpoint: 'flows.trigger', body: { event: 'order.created', customerId: 'c-1042', orderId: '42' } },
   createWebhook: { name: 'Shop orders', rateLimitPerMinute: 600 },
   createWebhookSubscription: { provider: 'github', events: 'push,pull_request', credentials: { token: 'ghp_exampleTokenValue', repository: 'acme/shop', webhookSecret: 'gh-hook-secret-91c2' } },
@@ -204,6 +205,25 @@ const subscription = {
   createdAt: '2026-03-02T09:30:12.678Z',
 };
 
+const schedule = {
+  id: 'daily-report',
+  cron: '0 9 * * 1-5',
+  every: null,
+  timezone: 'Europe/Berlin',
+  enabled: true,
+  paused: false,
+  overlap: 'SKIP',
+  catchUp: 'LATEST',
+  catchUpWindowSeconds: 3600,
+  jitterSeconds: 0,
+  startAt: null,
+  endAt: null,
+  payload: { report: 'daily' },
+  nextFireTimes: ['2026-03-02T08:00:00.000Z', '2026-03-03T08:00:00.000Z', '2026-03-04T08:00:00.000Z', '2026-03-05T08:00:00.000Z', '2026-03-06T08:00:00.000Z'],
+  lastFire: { scheduledTime: '2026-02-27T08:00:00.000Z', invocationId: IDS.asyncRun, status: 'SUCCEEDED' },
+  skippedCount: 0,
+};
+
 const requestExampleBody = { triggerKey: 'external_event', event: 'order.created', customerId: 'c-1042', orderId: '42' };
 const runUrl = `${orgPath}/flows/${IDS.chatbot}/trigger`;
 
@@ -227,6 +247,10 @@ export const ANSWERS = {
   deadLetterPage,
   success: { success: true },
   bulkReplay: { matched: 3, succeeded: 2, failed: 1, pending: 0, remaining: 0 },
+  schedules: { data: [schedule] },
+  schedulePaused: { ...schedule, paused: true },
+  scheduleRunStarted: { invocationId: IDS.asyncRun },
+  scheduleBackfill: { count: 5 },
   hookAccepted: { invocationId: IDS.hookRun, status: 'QUEUED' },
   organization: { orgId: IDS.org, name: 'Acme Shop' },
   organizations: { data: [{ orgId: IDS.org, name: 'Acme Shop', role: 'OWNER' }] },
@@ -271,6 +295,7 @@ export const ANSWERS = {
       { start: '2026-03-02T00:00:00.000Z', triggered: 182, succeeded: 174, failed: 4 },
     ],
     recent: [logRow],
+    schedules: [{ id: 'daily-report', fires: 2, succeeded: 2, failed: 0, latenessP50Ms: 3, latenessP99Ms: 7, latenessMaxMs: 7 }],
   },
   template,
   templates: { data: [template] },

@@ -45,6 +45,8 @@ export const TAG_DESCRIPTIONS = {
   Projects: 'Console: chatbot and automation projects, their definitions (a draft and the published version) and their API settings (master switch, default policies, default callback, rate limit).',
   'API tokens': 'Console: the project’s API tokens, each with scopes; the token is shown once when issued, then listed by prefix with its last use, until revoked.',
   'Run logs': 'Console: the organization’s runs with filters and keyset pagination, and the invocation health (counts, durations, callbacks, a series of runs over time).',
+  Schedules:
+    'Console: the Schedule triggers of the published automation (`workflow.schedules`): each with its next fire times and latest fire; pause, resume, run one now, or backfill a past range. Fires are runs with trigger source SCHEDULE.',
   Templates: 'Console: saved request bodies for the run endpoints, and the request example builder (a ready request with curl, JavaScript and Python snippets).',
   'Inbound hooks':
     'URLs that start a run of the project for every signed delivery (`POST /v1/hooks/{id}`), and managed subscriptions that create the webhook at Stripe, Shopify or GitHub for you.',

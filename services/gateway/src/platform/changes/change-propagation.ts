@@ -1,6 +1,6 @@
 import { Inject, Injectable } from '@nestjs/common';
 import { BusNoRespondersError, type BusMessage } from '@runline/bus';
-import { INVOCATION_REQUEST_SUBJECTS, POLLING_REQUEST_SUBJECTS } from '@runline/contracts';
+import { INVOCATION_REQUEST_SUBJECTS, POLLING_REQUEST_SUBJECTS, SCHEDULER_REQUEST_SUBJECTS } from '@runline/contracts';
 import type { Logger } from '@runline/observability';
 import { LOGGER } from '@runline/runtime';
 import { GatewayConfig } from '../../config.js';
@@ -10,8 +10,11 @@ import { ServiceClient } from '../service-client/service-client.js';
 /** Our message (the spec has none): the change is committed but a service has not stored it yet. */
 export const CHANGE_NOT_YET_APPLIED = 'The change was saved but is not yet in force everywhere; retry shortly';
 
-/** The services that keep copies of gateway data and act on them without a request from us. */
-const COPY_KEEPERS = [INVOCATION_REQUEST_SUBJECTS.APPLY_GATEWAY_CHANGE, POLLING_REQUEST_SUBJECTS.APPLY_GATEWAY_CHANGE] as const;
+/**
+ * The services that keep copies of gateway data and act on them without a request from us: the
+ * scheduler fires published schedules, so a publish is answered only once it holds them.
+ */
+const COPY_KEEPERS = [INVOCATION_REQUEST_SUBJECTS.APPLY_GATEWAY_CHANGE, POLLING_REQUEST_SUBJECTS.APPLY_GATEWAY_CHANGE, SCHEDULER_REQUEST_SUBJECTS.APPLY_GATEWAY_CHANGE] as const;
 
 /**
  * Makes a committed change in force everywhere before it is answered. The change's events are

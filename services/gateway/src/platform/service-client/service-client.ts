@@ -11,6 +11,7 @@ export const SERVICE_UNAVAILABLE = {
   polling: 'Polling service unavailable, retry shortly',
   deadLetter: 'Dead-letter service unavailable, retry shortly',
   webhook: 'Webhook service unavailable, retry shortly',
+  scheduler: 'Scheduler service unavailable, retry shortly',
 } as const;
 
 export type ServiceName = keyof typeof SERVICE_UNAVAILABLE;

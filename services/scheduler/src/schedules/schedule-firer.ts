@@ -1,0 +1,258 @@
+import { setTimeout as sleep } from 'node:timers/promises';
+import { Inject, Injectable, type OnApplicationBootstrap, type OnApplicationShutdown } from '@nestjs/common';
+import type { EntityManager } from 'typeorm';
+import { TransactionRunner } from '@runline/db';
+import type { Logger } from '@runline/observability';
+import { FireTimer, LOGGER, PassLoop, systemTimers } from '@runline/runtime';
+import { SchedulerConfig } from '../config.js';
+import { decideFires, isFinalStatus, scheduleKey, type FireKind, type FireTiming } from './schedule-fire-decisions.js';
+import { ScheduleMetrics } from './schedule-metrics.js';
+import {
+  advanceSchedule,
+  claimDueSchedules,
+  claimPendingFires,
+  fireKeyOf,
+  insertFires,
+  nextDueAfter,
+  recordFireOutcome,
+  setLastStatus,
+  type FireRecord,
+  type ScheduleRow,
+} from './schedule-rows.repository.js';
+import { ScheduleRunStarts } from './schedule-run-starts.js';
+
+/**
+ * Passes are at least lead / this apart. A batch is open for about the lead (it waits for its
+ * last fire's due time), so about this many + 1 batches are in flight at once when fires are
+ * dense; SCHEDULER_FIRE_BATCHES_IN_FLIGHT must leave room for them, or claims wait and fires start late.
+ */
+const PASS_SPACING_DIVISOR = 2;
+
+/** A fire this batch starts: its schedule (locked), nominal and due time. */
+interface FireToStart {
+  schedule: ScheduleRow;
+  scheduledTime: Date;
+  dueAt: Date;
+  kind: FireKind;
+}
+
+/**
+ * Fires published schedules on time, each fire once across replicas.
+ *
+ * The tables are the truth; this process keeps a timer for the earliest due schedule or waiting
+ * fire (`FireTimer`, as the job firer) and a sweep every SCHEDULER_SWEEP_INTERVAL_MS as the
+ * backstop. A pass claims, in one transaction, the schedules and waiting fires due within
+ * SCHEDULER_FIRE_LEAD_MS (`FOR UPDATE SKIP LOCKED`: another replica's rows are skipped),
+ * decides each schedule's fires (`decideFires`: pause, overlap, catch-up), records them (the
+ * fire's primary key: a fire recorded before is not started again), moves each schedule to its
+ * next fire, then starts every fire's run at its due time and records the run before the
+ * transaction commits.
+ *
+ * Holding the rows until the runs are recorded is what makes a publish in force at its answer
+ * (DESIGN section 8): the publish locks the same rows, so it waits for fires of the older form
+ * to be recorded, and fires after it read the new form. A crash before the commit rolls the
+ * claim back and the schedule fires again from another replica (or at restart) with the same
+ * idempotency key, which the invocation service answers with the run it recorded, if any.
+ *
+ * A batch's start runs on after the pass has claimed it, so the next pass claims what comes due
+ * next while it waits (at most SCHEDULER_FIRE_BATCHES_IN_FLIGHT batches at once). The first
+ * pass runs at start, so fires missed while no scheduler ran are caught up at once.
+ */
+@Injectable()
+export class ScheduleFirer implements OnApplicationBootstrap, OnApplicationShutdown {
+  private readonly timer: FireTimer;
+  private readonly leadMs: number;
+  private readonly timing: FireTiming;
+  private state: 'new' | 'running' | 'stopped' = 'new';
+  private sweepTimer: NodeJS.Timeout | undefined;
+  private readonly passes = new PassLoop(() => this.pass());
+  private readonly inFlight = new Set<Promise<void>>();
+
+  constructor(
+    private readonly transactions: TransactionRunner,
+    private readonly starts: ScheduleRunStarts,
+    private readonly metrics: ScheduleMetrics,
+    @Inject(SchedulerConfig) private readonly config: SchedulerConfig,
+    @Inject(LOGGER) private readonly logger: Logger,
+  ) {
+    this.leadMs = config.SCHEDULER_FIRE_LEAD_MS;
+    this.timing = { missedAfterMs: config.SCHEDULER_MISSED_FIRE_AFTER_MS, bufferRecheckMs: config.SCHEDULER_BUFFER_RECHECK_MS };
+    this.timer = new FireTimer(this.leadMs, () => this.wake(), systemTimers, Math.floor(this.leadMs / PASS_SPACING_DIVISOR));
+  }
+
+  onApplicationBootstrap(): void {
+    this.state = 'running';
+    this.sweepTimer = setInterval(() => this.wake(), this.config.SCHEDULER_SWEEP_INTERVAL_MS);
+    this.sweepTimer.unref();
+    this.wake();
+  }
+
+  /** Stops the timers; the batches in progress start their runs and commit. */
+  async onApplicationShutdown(): Promise<void> {
+    this.state = 'stopped';
+    clearInterval(this.sweepTimer);
+    this.timer.stop();
+    await this.passes.stop();
+    await Promise.allSettled([...this.inFlight]);
+  }
+
+  /** A schedule or a waiting fire is due at `dueAt` (committed here): fire it on time. */
+  offer(dueAt: Date): void {
+    if (this.state === 'running') this.timer.offer(dueAt.getTime());
+  }
+
+  wake(): void {
+    if (this.state === 'running') this.passes.wake();
+  }
+
+  private async pass(): Promise<void> {
+    this.timer.passStarted();
+    let next: Date | null = null;
+    let horizon = Date.now() + this.leadMs;
+    try {
+      let claimed: number;
+      do {
+        while (this.inFlight.size >= this.config.SCHEDULER_FIRE_BATCHES_IN_FLIGHT) await Promise.race(this.inFlight);
+        const now = Date.now();
+        horizon = now + this.leadMs;
+        claimed = await this.fireBatch(new Date(now), new Date(horizon));
+      } while (claimed >= this.config.SCHEDULER_BATCH_SIZE && this.state === 'running');
+      // What this pass claimed is in flight and offers its next times when committed; rows due
+      // by the horizon that it did not get are another transaction's, which does the same.
+      next = await nextDueAfter(this.transactions.dataSource.manager, new Date(horizon));
+    } catch (error) {
+      this.logger.warn({ err: error }, 'schedule firing pass failed; the next sweep tries again');
+    } finally {
+      this.timer.passEnded(next?.getTime() ?? null, horizon);
+    }
+  }
+
+  /** Claims a batch; resolves with how many rows it claimed once claimed, while its runs are started in the background. */
+  private fireBatch(now: Date, horizon: Date): Promise<number> {
+    return new Promise<number>((claimed, failed) => {
+      let answered = false;
+      const batch = this.transactions
+        .run(async (tx) => {
+          const schedules = await claimDueSchedules(tx.manager, horizon, this.config.SCHEDULER_BATCH_SIZE);
+          const pending = await claimPendingFires(tx.manager, horizon, this.config.SCHEDULER_BATCH_SIZE);
+          answered = true;
+          claimed(Math.max(schedules.length, pending.length));
+          if (schedules.length === 0 && pending.length === 0) return [];
+          return this.fire(tx.manager, schedules, pending, now, horizon);
+        })
+        .then(
+          (dueTimes) => {
+            for (const dueAt of dueTimes) this.offer(dueAt);
+          },
+          (error: unknown) => {
+            if (!answered) failed(error);
+            // Rolled back: the schedules are due as before and the next pass fires them again.
+            else this.logger.warn({ err: error }, 'schedule fire batch failed; its fires are taken up again');
+          },
+        )
+        .finally(() => this.inFlight.delete(batch));
+      this.inFlight.add(batch);
+    });
+  }
+
+  /** Decides, records and starts the claimed fires; returns the due times to offer once committed. */
+  private async fire(
+    manager: EntityManager,
+    schedules: ScheduleRow[],
+    pending: Array<{ schedule: ScheduleRow; scheduledTime: Date; dueAt: Date; kind: FireKind }>,
+    now: Date,
+    horizon: Date,
+  ): Promise<Date[]> {
+    await this.refreshPreviousRuns(manager, schedules);
+    const toStart: FireToStart[] = [...pending];
+    const records: FireRecord[] = [];
+    const dueTimes: Date[] = [];
+    for (const schedule of schedules) {
+      const decision = decideFires(
+        {
+          key: scheduleKey(schedule.projectId, schedule.scheduleId),
+          definition: schedule.definition,
+          anchorAt: schedule.anchorAt,
+          paused: schedule.paused,
+          nextFireAt: schedule.nextFireAt,
+          bufferedFireAt: schedule.bufferedFireAt,
+          previousRunActive: !isFinalStatus(schedule.lastStatus),
+        },
+        now,
+        horizon,
+        this.timing,
+      );
+      const base = { projectId: schedule.projectId, scheduleId: schedule.scheduleId, orgId: schedule.orgId };
+      for (const fire of decision.start) {
+        records.push({ ...base, scheduledTime: fire.scheduledTime, kind: fire.kind, status: 'STARTED', dueAt: fire.dueAt });
+        toStart.push({ schedule, ...fire });
+      }
+      for (const scheduledTime of decision.skipped) records.push({ ...base, scheduledTime, kind: 'SCHEDULED', status: 'SKIPPED', dueAt: scheduledTime });
+      await advanceSchedule(manager, { ...base, nextFireAt: decision.nextFireAt, dueAt: decision.dueAt, bufferedFireAt: decision.bufferedFireAt, skipped: decision.skipped.length }, now);
+      if (decision.dueAt) dueTimes.push(decision.dueAt);
+      this.metrics.skipped(decision.skipped.length);
+      this.metrics.droppedWhilePaused(decision.dropped.length);
+    }
+    // A fire recorded before (by a pass that committed, a backfill, run-now) is not started again.
+    const fresh = await insertFires(manager, records, now);
+    const starting = toStart.filter((fire) => fire.kind === 'BACKFILL' || fresh.has(fireKeyOf(fire.schedule.projectId, fire.schedule.scheduleId, fire.scheduledTime)));
+    await this.startAll(manager, starting);
+    return dueTimes;
+  }
+
+  /**
+   * Asks the invocation service about each schedule's previous run that is not final as last
+   * heard, when overlap may depend on it: its end event may have come before its fire was
+   * recorded, and then nothing else would tell.
+   */
+  private async refreshPreviousRuns(manager: EntityManager, schedules: ScheduleRow[]): Promise<void> {
+    const unsure = schedules.filter((row) => row.lastInvocationId !== null && !isFinalStatus(row.lastStatus) && (row.definition.overlap !== 'ALLOW' || row.bufferedFireAt !== null));
+    await Promise.all(
+      unsure.map(async (row) => {
+        const status = await this.starts.runStatus(row.orgId, row.lastInvocationId!);
+        if (status === null || status === row.lastStatus) return;
+        row.lastStatus = status;
+        await setLastStatus(manager, row.projectId, row.scheduleId, row.lastInvocationId!, status);
+      }),
+    );
+  }
+
+  /** Starts each fire at its due time: the fires of one schedule one after the other, oldest first; schedules side by side. */
+  private async startAll(manager: EntityManager, fires: FireToStart[]): Promise<void> {
+    const bySchedule = new Map<string, FireToStart[]>();
+    for (const fire of fires) {
+      const key = scheduleKey(fire.schedule.projectId, fire.schedule.scheduleId);
+      bySchedule.set(key, [...(bySchedule.get(key) ?? []), fire]);
+    }
+    const outcomes = await Promise.all(
+      [...bySchedule.values()].map(async (list) => {
+        const results = [];
+        for (const fire of list.sort((a, b) => a.scheduledTime.getTime() - b.scheduledTime.getTime())) {
+          const wait = fire.dueAt.getTime() - Date.now();
+          if (wait > 0) await sleep(wait);
+          const sentAt = Date.now();
+          const answer = await this.starts.start(fire.schedule, fire.scheduledTime);
+          this.metrics.started(fire.kind, sentAt - fire.dueAt.getTime());
+          if (answer.invocationId === null) {
+            this.metrics.refused();
+            this.logger.info({ projectId: fire.schedule.projectId, scheduleId: fire.schedule.scheduleId, scheduledTime: fire.scheduledTime, reason: answer.reason }, 'schedule fire started no run');
+          }
+          results.push({ fire, answer, startedAt: new Date(sentAt) });
+        }
+        return results;
+      }),
+    );
+    // Recorded in each schedule's order, so its latest fire is the last one started.
+    for (const { fire, answer, startedAt } of outcomes.flat()) {
+      await recordFireOutcome(manager, {
+        projectId: fire.schedule.projectId,
+        scheduleId: fire.schedule.scheduleId,
+        scheduledTime: fire.scheduledTime,
+        startedAt,
+        invocationId: answer.invocationId,
+        runStatus: answer.invocationId === null ? null : answer.status,
+        reason: answer.invocationId === null ? answer.reason : null,
+      });
+    }
+  }
+}
