@@ -33,7 +33,7 @@ const REPO_ROOT = path.resolve(import.meta.dirname, '..');
 /** Fields named like ids that are not ids of ours (so not UUIDs): the caller's, a user's sign-in subject, a provider's. */
 const NOT_OUR_IDS = new Set(['customerId', 'sessionId', 'userId', 'providerId']);
 /** Ids that hold a name the caller chose: a schedule's comes from its definition (`[a-z0-9-]{1,64}`). */
-const NOT_OUR_ID_FIELDS = new Set(['Schedule.id']);
+const NOT_OUR_ID_FIELDS = new Set(['Schedule.id', 'InvocationMetrics.schedules.id']);
 const notOurIdPath = (route: string) => route.includes('/schedules/{id}');
 
 type Schema = Record<string, unknown>;

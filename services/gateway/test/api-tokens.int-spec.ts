@@ -86,9 +86,15 @@ describe('API token handlers', () => {
       const project = await newProject();
       const first = await creator().execute({ project, userId: 'u', name: 'a', scopes: ['bot:invoke'] });
       const second = await creator().execute({ project, userId: 'u', name: 'b', scopes: ['bot:invoke'] });
-      const absent = new FakeServiceClient().answer(KEEPERS[0]!, 'no-responders').answer(KEEPERS[1]!, new Uint8Array());
+      // The first copy keeper not deployed, or silent; every other one answers.
+      const keepers = (first: 'no-responders' | 'silent') => {
+        const services = new FakeServiceClient();
+        for (const subject of KEEPERS) services.answer(subject, subject === KEEPERS[0] ? first : new Uint8Array());
+        return services;
+      };
+      const absent = keepers('no-responders');
       await revoker(absent).execute({ project, tokenId: first.id });
-      const silent = new FakeServiceClient().answer(KEEPERS[0]!, 'silent').answer(KEEPERS[1]!, new Uint8Array());
+      const silent = keepers('silent');
       expect(await refusalOf(revoker(silent).execute({ project, tokenId: second.id }))).toBe(`unavailable: ${CHANGE_NOT_YET_APPLIED}`);
       expect((await tokenRow(second.id)).revokedAt).toBeInstanceOf(Date);
     });
