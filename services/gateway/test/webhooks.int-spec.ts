@@ -18,7 +18,7 @@ import { CreateWebhookHandler } from '../src/hooks/create-webhook.handler.js';
 import { HookDirectory } from '../src/hooks/hook-directory.js';
 import { RevokeWebhookHandler } from '../src/hooks/revoke-webhook.handler.js';
 import { ProjectVersions } from '../src/platform/changes/project-versions.js';
-import { API_ERRORS } from '../src/platform/errors/error-messages.js';
+import { HOOK_MESSAGES } from '../src/hooks/hook-messages.js';
 import { SERVICE_UNAVAILABLE } from '../src/platform/service-client/service-client.js';
 import { FakeServiceClient, refusalOf } from './fake-service-client.js';
 import { COPY_KEEPERS, HandlerDatabase, keepersAnswering } from './handler-database.js';
@@ -89,9 +89,9 @@ describe('inbound hook handlers', () => {
     it('an id that is no UUID, or one the webhook service does not know: not found, and the version stays', async () => {
       const project = await db.newProject(orgId);
       const services = new FakeServiceClient().answer(REVOKE, revoked(RevokeHookOutcome.NOT_FOUND));
-      expect(await refusalOf(handlerWith(services).execute({ project, hookId: 'nope' }))).toBe(`not-found: ${API_ERRORS.webhookNotFound}`);
+      expect(await refusalOf(handlerWith(services).execute({ project, hookId: 'nope' }))).toBe(`not-found: ${HOOK_MESSAGES.notFound}`);
       expect(services.calls).toEqual([]);
-      expect(await refusalOf(handlerWith(services).execute({ project, hookId: randomUUID() }))).toBe(`not-found: ${API_ERRORS.webhookNotFound}`);
+      expect(await refusalOf(handlerWith(services).execute({ project, hookId: randomUUID() }))).toBe(`not-found: ${HOOK_MESSAGES.notFound}`);
       expect((await db.project(project.id)).configVersion).toBe(project.configVersion);
       expect(db.committed).toEqual([]);
     });

@@ -10,6 +10,7 @@ import {
 } from '@runline/contracts';
 import { FakeServiceClient, refusalOf } from '../../test/fake-service-client.js';
 import { API_ERRORS } from '../platform/errors/error-messages.js';
+import { APPROVAL_MESSAGES } from './approval-messages.js';
 import { DecideInvocationApprovalHandler, MAX_APPROVAL_COMMENT_LENGTH, type DecideInvocationApprovalCommand } from './decide-invocation-approval.handler.js';
 
 const DECIDE = INVOCATION_REQUEST_SUBJECTS.DECIDE_APPROVAL;
@@ -25,9 +26,9 @@ const sent = (services: FakeServiceClient) => fromBinary(DecideApprovalRequestSc
 
 describe('DecideInvocationApprovalHandler: the body', () => {
   it.each([
-    [{ action: 'approve', runAt: '2030-01-01T00:00:00Z' }, `invalid: ${API_ERRORS.approvalTakesComment}`],
-    [{ action: 'reject', comment: 5 }, `invalid: ${API_ERRORS.approvalCommentInvalid}`],
-    [{ action: 'approve', comment: 'x'.repeat(MAX_APPROVAL_COMMENT_LENGTH + 1) }, `invalid: ${API_ERRORS.approvalCommentInvalid}`],
+    [{ action: 'approve', runAt: '2030-01-01T00:00:00Z' }, `invalid: ${APPROVAL_MESSAGES.takesComment}`],
+    [{ action: 'reject', comment: 5 }, `invalid: ${APPROVAL_MESSAGES.commentInvalid}`],
+    [{ action: 'approve', comment: 'x'.repeat(MAX_APPROVAL_COMMENT_LENGTH + 1) }, `invalid: ${APPROVAL_MESSAGES.commentInvalid}`],
   ])('%j: %s, and the invocation service is not asked', async (body, expected) => {
     const services = new FakeServiceClient();
     expect(await refusalOf(new DecideInvocationApprovalHandler(services.asClient()).execute(command(body)))).toBe(expected);
@@ -58,8 +59,8 @@ describe('DecideInvocationApprovalHandler: the outcome', () => {
 
   it.each([
     [DecideApprovalOutcome.NOT_FOUND, `not-found: ${API_ERRORS.invocationNotFound}`],
-    [DecideApprovalOutcome.NOT_AWAITING_APPROVAL, `conflict: ${API_ERRORS.notAwaitingApproval}`],
-    [DecideApprovalOutcome.NOT_RESUMED, `incomplete: ${API_ERRORS.approvalNotResumed}`],
+    [DecideApprovalOutcome.NOT_AWAITING_APPROVAL, `conflict: ${APPROVAL_MESSAGES.notAwaitingApproval}`],
+    [DecideApprovalOutcome.NOT_RESUMED, `incomplete: ${APPROVAL_MESSAGES.notResumed}`],
   ])('outcome %s: %s', async (outcome, expected) => {
     const services = new FakeServiceClient().answer(DECIDE, decided(outcome));
     expect(await refusalOf(new DecideInvocationApprovalHandler(services.asClient()).execute(command({ action: 'approve' })))).toBe(expected);

@@ -11,6 +11,7 @@ import {
 } from '@runline/contracts';
 import { DomainError } from '../platform/errors/domain-error.js';
 import { API_ERRORS } from '../platform/errors/error-messages.js';
+import { APPROVAL_MESSAGES } from './approval-messages.js';
 import { invocationAnswer } from '../platform/invocations/invocation-answer.js';
 import { ServiceClient } from '../platform/service-client/service-client.js';
 import type { InvocationChange } from '../platform/invocations/invocation-answer.js';
@@ -55,9 +56,9 @@ export class DecideInvocationApprovalHandler {
       case DecideApprovalOutcome.NOT_FOUND:
         throw new DomainError('not-found', API_ERRORS.invocationNotFound);
       case DecideApprovalOutcome.NOT_AWAITING_APPROVAL:
-        throw new DomainError('conflict', API_ERRORS.notAwaitingApproval);
+        throw new DomainError('conflict', APPROVAL_MESSAGES.notAwaitingApproval);
       case DecideApprovalOutcome.NOT_RESUMED:
-        throw new DomainError('incomplete', API_ERRORS.approvalNotResumed);
+        throw new DomainError('incomplete', APPROVAL_MESSAGES.notResumed);
       default:
         // No outcome, or one this gateway does not know: a broken contract. A 500, details in the log.
         throw new Error(`DecideApproval for ${command.invocationId} answered with outcome ${String(reply.outcome)}`);
@@ -68,9 +69,9 @@ export class DecideInvocationApprovalHandler {
 /** The comment (absent when none, or null), or the refusal of a body with other fields or a bad comment. */
 function commentOf(body: InvocationChange): string | undefined {
   const others = Object.keys(body).filter((field) => field !== 'action' && field !== 'comment' && body[field] !== undefined);
-  if (others.length > 0) throw new DomainError('invalid', API_ERRORS.approvalTakesComment);
+  if (others.length > 0) throw new DomainError('invalid', APPROVAL_MESSAGES.takesComment);
   const comment = body.comment;
   if (comment === undefined || comment === null) return undefined;
-  if (typeof comment !== 'string' || comment.length > MAX_APPROVAL_COMMENT_LENGTH) throw new DomainError('invalid', API_ERRORS.approvalCommentInvalid);
+  if (typeof comment !== 'string' || comment.length > MAX_APPROVAL_COMMENT_LENGTH) throw new DomainError('invalid', APPROVAL_MESSAGES.commentInvalid);
   return comment.trim() === '' ? undefined : comment;
 }

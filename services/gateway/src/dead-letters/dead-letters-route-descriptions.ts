@@ -1,6 +1,6 @@
 import { consolePipeline, projectRoute, type QueryParameter, type RouteDescription, SCOPE_OF, tokenPipeline, TYPE_MESSAGES, unavailable, withMessages } from '../platform/api-docs/route-description.js';
 import { uuid } from '../platform/api-docs/answer-schemas.js';
-import { ANSWERS, REQUESTS } from '../platform/api-docs/examples.js';
+import { ANSWERS, REQUESTS } from './dead-letters-examples.js';
 import { BULK_REPLAY_MESSAGES } from './bulk-replay-dead-letter-events.handler.js';
 import { DEAD_LETTER_REPLAY_MESSAGES } from './replay-dead-letter-event.handler.js';
 import { DEAD_LETTER_LIST_MESSAGES } from './list-dead-letter-events.handler.js';

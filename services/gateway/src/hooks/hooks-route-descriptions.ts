@@ -1,7 +1,9 @@
 import { consolePipeline, projectRoute, type RouteDescription, unavailable, withMessages } from '../platform/api-docs/route-description.js';
 import { listOf, ref } from '../platform/api-docs/answer-schemas.js';
-import { ANSWERS, REQUESTS } from '../platform/api-docs/examples.js';
+import { ANSWERS, REQUESTS } from './hooks-examples.js';
 import { API_ERRORS } from '../platform/errors/error-messages.js';
+import { HOOK_MESSAGES } from './hook-messages.js';
+import { RUN_MESSAGES } from '../runs/index.js';
 import { QUOTA_EXCEEDED_MESSAGE } from '@runline/contracts';
 import { BODY_ERRORS } from '../platform/json/json-object.js';
 
@@ -15,21 +17,21 @@ export const HOOKS_ROUTE_DESCRIPTIONS: Readonly<Record<string, RouteDescription>
       'Signed with the hook’s secret: `X-Runline-Signature: sha256=<hex HMAC-SHA256>` of the raw body, or of `<timestamp>.<raw body>` with `X-Runline-Timestamp` (within 300 s). ' +
       'A managed subscription’s `endpoint` is this URL too: its provider signs with its own scheme (`Stripe-Signature`, `X-Shopify-Hmac-Sha256`, `X-Hub-Signature-256`), and only the subscribed events start runs. ' +
       'A repeated `X-Runline-Delivery` within 24 h answers 409 and runs nothing. A body that fails the trigger check answers 422 and is kept as a dead letter. ' +
-      `Only POST is accepted: any other method on this URL answers 405 \`${API_ERRORS.webhookMethodNotAllowed}\` with \`Allow: POST\` (those methods are not listed as operations, having no successful answer).`,
+      `Only POST is accepted: any other method on this URL answers 405 \`${HOOK_MESSAGES.methodNotAllowed}\` with \`Allow: POST\` (those methods are not listed as operations, having no successful answer).`,
     tag: 'Inbound hooks',
     requestExample: REQUESTS.hookDelivery,
     responses: {
       202: { description: 'Accepted: the run started.', schema: 'HookAccepted', example: ANSWERS.hookAccepted },
       400: { description: 'The body is not JSON.', messages: [BODY_ERRORS.notJson, BODY_ERRORS.notObject] },
-      401: { description: 'Missing or wrong signature, or a stale timestamp.', messages: [API_ERRORS.webhookInvalidSignature, API_ERRORS.webhookStaleTimestamp] },
+      401: { description: 'Missing or wrong signature, or a stale timestamp.', messages: [HOOK_MESSAGES.invalidSignature, HOOK_MESSAGES.staleTimestamp] },
       403: { description: 'The project switched its external API off.', messages: [API_ERRORS.externalApiDisabled] },
-      404: { description: 'No such hook.', messages: [API_ERRORS.webhookNotFound] },
-      409: { description: 'This `X-Runline-Delivery` was received within 24 h: the first run’s `invocationId`.', schema: 'HookRepeated', messages: [API_ERRORS.webhookDeliveryRepeated] },
-      410: { description: 'The hook was revoked.', messages: [API_ERRORS.webhookRevoked] },
+      404: { description: 'No such hook.', messages: [HOOK_MESSAGES.notFound] },
+      409: { description: 'This `X-Runline-Delivery` was received within 24 h: the first run’s `invocationId`.', schema: 'HookRepeated', messages: [HOOK_MESSAGES.deliveryRepeated] },
+      410: { description: 'The hook was revoked.', messages: [HOOK_MESSAGES.revoked] },
       413: { description: 'Body over 256 KiB.', messages: [API_ERRORS.webhookPayloadTooLarge] },
       422: { description: 'The trigger check failed; the body is kept as a dead letter.', schema: 'HookRejected' },
       429: { description: 'The hook’s rate limit, or the organization’s quota.', schema: { anyOf: [ref('Error'), ref('QuotaError')] }, messages: [API_ERRORS.rateLimitExceeded, QUOTA_EXCEEDED_MESSAGE] },
-      500: { description: 'The run could not be started; the sender retries.', messages: [API_ERRORS.runNotStarted] },
+      500: { description: 'The run could not be started; the sender retries.', messages: [RUN_MESSAGES.runNotStarted] },
       ...unavailable('webhook', 'invocation'),
     },
   },
@@ -52,6 +54,6 @@ export const HOOKS_ROUTE_DESCRIPTIONS: Readonly<Record<string, RouteDescription>
     summary: 'Revokes an inbound hook; its URL then answers 410',
     description: 'Revokes the hook: deliveries to its URL answer 410 from then on. Caller: a member with edit access.',
     tag: 'Inbound hooks',
-    responses: { 204: { description: 'Revoked.', noBody: true }, ...withMessages(consolePipeline({ level: 'edit', project: true }), 404, [API_ERRORS.webhookNotFound]), ...unavailable('webhook') },
+    responses: { 204: { description: 'Revoked.', noBody: true }, ...withMessages(consolePipeline({ level: 'edit', project: true }), 404, [HOOK_MESSAGES.notFound]), ...unavailable('webhook') },
   },
 };

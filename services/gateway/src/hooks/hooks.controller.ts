@@ -2,6 +2,7 @@ import { All, Controller, Param, Req, Res } from '@nestjs/common';
 import type { FastifyReply, FastifyRequest } from 'fastify';
 import { MAX_HOOK_BODY_BYTES, ReceiveHookDeliveryHandler, type HookDeliveryResult } from './receive-hook-delivery.handler.js';
 import { API_ERRORS } from '../platform/errors/error-messages.js';
+import { HOOK_MESSAGES } from './hook-messages.js';
 import { refusalAnswer } from '../platform/http-pipeline/api-exception.filter.js';
 import { rawBodyOf } from '../platform/http-pipeline/body-parsing.js';
 import { rateLimitHeaders } from '../platform/http-guards/rate-limit.guard.js';
@@ -22,7 +23,7 @@ export class HooksController {
   async deliver(@Req() req: FastifyRequest, @Res({ passthrough: true }) reply: FastifyReply, @Param('id') id: string) {
     if (req.method !== 'POST') {
       void reply.header('allow', 'POST').status(405);
-      return { error: API_ERRORS.webhookMethodNotAllowed };
+      return { error: HOOK_MESSAGES.methodNotAllowed };
     }
     const rawBody = rawBodyOf(req);
     if (rawBody.length > MAX_HOOK_BODY_BYTES) {
@@ -51,13 +52,13 @@ function answer(reply: FastifyReply, result: HookDeliveryResult): Record<string,
   };
   switch (result.outcome) {
     case 'not-found':
-      return send(404, { error: API_ERRORS.webhookNotFound });
+      return send(404, { error: HOOK_MESSAGES.notFound });
     case 'revoked':
-      return send(410, { error: API_ERRORS.webhookRevoked });
+      return send(410, { error: HOOK_MESSAGES.revoked });
     case 'invalid-signature':
-      return send(401, { error: API_ERRORS.webhookInvalidSignature });
+      return send(401, { error: HOOK_MESSAGES.invalidSignature });
     case 'stale-timestamp':
-      return send(401, { error: API_ERRORS.webhookStaleTimestamp });
+      return send(401, { error: HOOK_MESSAGES.staleTimestamp });
     case 'ignored':
       // A 2xx, or the provider retries it; README "Managed webhook subscriptions".
       return send(200, { ignored: true, reason: 'Event not subscribed' });
@@ -72,7 +73,7 @@ function answer(reply: FastifyReply, result: HookDeliveryResult): Record<string,
       if (result.rateLimit) void reply.headers(rateLimitHeaders(result.rateLimit.policy, result.rateLimit.tally));
       return send(202, { invocationId: result.invocationId, status: result.status });
     case 'repeated':
-      return send(409, { error: API_ERRORS.webhookDeliveryRepeated, invocationId: result.invocationId });
+      return send(409, { error: HOOK_MESSAGES.deliveryRepeated, invocationId: result.invocationId });
     case 'rejected':
       return send(422, { error: result.reasons.join('; '), reasons: result.reasons, invocationId: result.invocationId });
     case 'refused': {

@@ -17,6 +17,7 @@ import {
 import { FakeServiceClient, recordingLogger } from '../../test/fake-service-client.js';
 import type { AccessDirectory, ProjectRecord } from '../platform/access/access-directory.js';
 import { API_ERRORS } from '../platform/errors/error-messages.js';
+import { RUN_MESSAGES } from '../runs/index.js';
 import { BODY_ERRORS } from '../platform/json/json-object.js';
 import type { RateLimitConfig } from '../platform/rate-limits/rate-limit.config.js';
 import type { RateLimitCounters } from '../platform/rate-limits/rate-limit-counters.js';
@@ -168,6 +169,6 @@ describe('ReceiveHookDeliveryHandler: the run', () => {
     const silent = new FakeServiceClient().answer(START, 'silent');
     expect(await handlerWith(silent).handler.execute(delivery({}))).toEqual({ outcome: 'refused', refusal: { kind: 'unavailable', message: API_ERRORS.invocationServiceUnavailable } });
     const broken = new FakeServiceClient().answer(START, new Error('broken'));
-    expect(await handlerWith(broken).handler.execute(delivery({}))).toEqual({ outcome: 'refused', refusal: { kind: 'failed', message: API_ERRORS.runNotStarted } });
+    expect(await handlerWith(broken).handler.execute(delivery({}))).toEqual({ outcome: 'refused', refusal: { kind: 'failed', message: RUN_MESSAGES.runNotStarted } });
   });
 });

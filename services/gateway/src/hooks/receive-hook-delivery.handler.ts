@@ -28,7 +28,7 @@ import { RateLimitConfig } from '../platform/rate-limits/rate-limit.config.js';
 import { RateLimitCounters } from '../platform/rate-limits/rate-limit-counters.js';
 import type { RateLimitPolicy, Tally } from '../platform/rate-limits/rate-limit-policy.js';
 import { ServiceClient } from '../platform/service-client/service-client.js';
-import { resultOf } from '../runs/index.js';
+import { resultOf, RUN_MESSAGES } from '../runs/index.js';
 
 /** The largest delivery body a hook takes (DESIGN section 9: 256 KiB). */
 export const MAX_HOOK_BODY_BYTES = 256 * 1024;
@@ -147,13 +147,13 @@ export class ReceiveHookDeliveryHandler {
       this.logger.error({ err: error, hookId: command.hookId }, 'StartInvocation failed (hook delivery)');
       const refusal: Refusal = isUnanswered(error)
         ? { kind: 'unavailable', message: API_ERRORS.invocationServiceUnavailable }
-        : { kind: 'failed', message: API_ERRORS.runNotStarted };
+        : { kind: 'failed', message: RUN_MESSAGES.runNotStarted };
       return { outcome: 'refused', refusal };
     }
 
     if (!reply.invocationId) {
       const result = resultOf(reply, target, 'ASYNC');
-      return result.outcome === 'refused' ? result : { outcome: 'refused', refusal: { kind: 'failed', message: API_ERRORS.runNotStarted } };
+      return result.outcome === 'refused' ? result : { outcome: 'refused', refusal: { kind: 'failed', message: RUN_MESSAGES.runNotStarted } };
     }
     if (reply.idempotentReplay) return { outcome: 'repeated', invocationId: reply.invocationId };
     // An immediate async run is FAILED at once only when the trigger checks refused it.

@@ -5,7 +5,7 @@ import { HookDirectory } from './hook-directory.js';
 import { ChangePropagation } from '../platform/changes/change-propagation.js';
 import type { ProjectEntity } from '../platform/store/project.entity.js';
 import { DomainError } from '../platform/errors/domain-error.js';
-import { API_ERRORS } from '../platform/errors/error-messages.js';
+import { HOOK_MESSAGES } from './hook-messages.js';
 import { gatewayEvents } from '../platform/events/gateway-events.js';
 import { ProjectRepository } from '../platform/store/project.repository.js';
 import { ServiceClient } from '../platform/service-client/service-client.js';
@@ -31,13 +31,13 @@ export class RevokeWebhookHandler {
   ) {}
 
   async execute(command: { project: Pick<ProjectEntity, 'id' | 'orgId'>; hookId: string }): Promise<void> {
-    if (!isUuid(command.hookId)) throw new DomainError('not-found', API_ERRORS.webhookNotFound);
+    if (!isUuid(command.hookId)) throw new DomainError('not-found', HOOK_MESSAGES.notFound);
     const request = create(RevokeInboundHookRequestSchema, { orgId: command.project.orgId, projectId: command.project.id, id: command.hookId });
     const reply = fromBinary(
       RevokeInboundHookReplySchema,
       await this.services.request('webhook', WEBHOOK_REQUEST_SUBJECTS.REVOKE_INBOUND_HOOK, toBinary(RevokeInboundHookRequestSchema, request)),
     );
-    if (reply.outcome !== RevokeHookOutcome.REVOKED) throw new DomainError('not-found', API_ERRORS.webhookNotFound);
+    if (reply.outcome !== RevokeHookOutcome.REVOKED) throw new DomainError('not-found', HOOK_MESSAGES.notFound);
 
     const hook = { id: command.hookId, orgId: command.project.orgId, projectId: command.project.id };
     const event = await this.transactions.run(async ({ manager, emit }) => {

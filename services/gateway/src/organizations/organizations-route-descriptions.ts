@@ -1,6 +1,6 @@
 import { consolePipeline, type RouteDescription, unavailable } from '../platform/api-docs/route-description.js';
 import { listOf, ref } from '../platform/api-docs/answer-schemas.js';
-import { ANSWERS, REQUESTS } from '../platform/api-docs/examples.js';
+import { ANSWERS, REQUESTS } from './organizations-examples.js';
 
 /** The organizations routes' descriptions, keyed by `METHOD /path` as the code declares each route. */
 export const ORGANIZATIONS_ROUTE_DESCRIPTIONS: Readonly<Record<string, RouteDescription>> = {

@@ -1,6 +1,6 @@
 import { consolePipeline, obj1, projectRoute, type RouteDescription, tokenPipeline, TYPE_MESSAGES, unavailable, withMessages } from '../platform/api-docs/route-description.js';
 import { listOf, ref } from '../platform/api-docs/answer-schemas.js';
-import { ANSWERS, REQUESTS } from '../platform/api-docs/examples.js';
+import { ANSWERS, REQUESTS } from './polling-examples.js';
 import { API_ERRORS } from '../platform/errors/error-messages.js';
 import { ACCESS_ERRORS } from '../platform/http-guards/console-access.js';
 import { POLLING_NOT_FOUND } from './remove-polling-trigger.handler.js';

@@ -1,6 +1,6 @@
 import { bodyMessages, consolePipeline, projectRoute, type RouteDescription, unavailable, versionError, withMessages } from '../platform/api-docs/route-description.js';
 import { listOf, ref } from '../platform/api-docs/answer-schemas.js';
-import { ANSWERS, REQUESTS } from '../platform/api-docs/examples.js';
+import { ANSWERS, REQUESTS } from './projects-examples.js';
 import { PROJECT_READ_ERRORS } from './project-views.js';
 
 /** The projects routes' descriptions, keyed by `METHOD /path` as the code declares each route. */

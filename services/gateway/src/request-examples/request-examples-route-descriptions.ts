@@ -1,6 +1,6 @@
 import { consolePipeline, projectRoute, type RouteDescription, unavailable, withMessages } from '../platform/api-docs/route-description.js';
 import { uuid } from '../platform/api-docs/answer-schemas.js';
-import { ANSWERS } from '../platform/api-docs/examples.js';
+import { ANSWERS } from './request-examples-examples.js';
 import { REQUEST_EXAMPLE_ERRORS } from './build-request-example.handler.js';
 import { TEMPLATE_ERRORS } from '../templates/index.js';
 

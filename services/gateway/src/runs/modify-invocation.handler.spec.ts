@@ -14,6 +14,7 @@ import {
 import { FakeServiceClient, refusalOf } from '../../test/fake-service-client.js';
 import { InvocationAccess } from '../platform/access/invocation-access.js';
 import { API_ERRORS } from '../platform/errors/error-messages.js';
+import { RUN_MESSAGES } from './run-messages.js';
 import type { InvocationChange } from '../platform/invocations/invocation-answer.js';
 import { ModifyInvocationHandler } from './modify-invocation.handler.js';
 
@@ -38,9 +39,9 @@ describe('ModifyInvocationHandler: the request is checked before the run is look
   it.each([
     [{ action: 'approve' }, `forbidden: ${API_ERRORS.unauthorized}`],
     [{ action: 'reject' }, `forbidden: ${API_ERRORS.unauthorized}`],
-    [{ action: 'cancel', runAt: '2030-01-02T00:00:00Z' }, `invalid: ${API_ERRORS.cancelTakesNoFields}`],
-    [{ action: 'reschedule' }, `invalid: ${API_ERRORS.rescheduleNeedsTime}`],
-    [{ action: 'reschedule', runAt: '2029-01-01T00:00:00Z' }, `invalid: ${API_ERRORS.runAtNotInFuture}`],
+    [{ action: 'cancel', runAt: '2030-01-02T00:00:00Z' }, `invalid: ${RUN_MESSAGES.cancelTakesNoFields}`],
+    [{ action: 'reschedule' }, `invalid: ${RUN_MESSAGES.rescheduleNeedsTime}`],
+    [{ action: 'reschedule', runAt: '2029-01-01T00:00:00Z' }, `invalid: ${RUN_MESSAGES.runAtNotInFuture}`],
   ])('%j: %s, and no service is asked', async (fields, expected) => {
     const services = new FakeServiceClient();
     expect(await refusalOf(handlerWith(services).execute({ caller, invocationId: 'i-1', body: body(fields), receivedAt }))).toBe(expected);
@@ -87,10 +88,10 @@ describe('ModifyInvocationHandler: what the invocation service is asked and what
 
   it.each([
     [ModifyOutcome.NOT_FOUND, `not-found: ${API_ERRORS.invocationNotFound}`],
-    [ModifyOutcome.NOT_ASYNC, `conflict: ${API_ERRORS.notAsync}`],
-    [ModifyOutcome.NOT_SCHEDULED, `conflict: ${API_ERRORS.notScheduled}`],
-    [ModifyOutcome.NO_LONGER_SCHEDULED, `conflict: ${API_ERRORS.noLongerScheduled}`],
-    [ModifyOutcome.SCHEDULER_UNAVAILABLE, `unavailable: ${API_ERRORS.schedulerServiceUnavailable}`],
+    [ModifyOutcome.NOT_ASYNC, `conflict: ${RUN_MESSAGES.notAsync}`],
+    [ModifyOutcome.NOT_SCHEDULED, `conflict: ${RUN_MESSAGES.notScheduled}`],
+    [ModifyOutcome.NO_LONGER_SCHEDULED, `conflict: ${RUN_MESSAGES.noLongerScheduled}`],
+    [ModifyOutcome.SCHEDULER_UNAVAILABLE, `unavailable: ${RUN_MESSAGES.schedulerServiceUnavailable}`],
   ])('outcome %s: %s', async (outcome, expected) => {
     const services = new FakeServiceClient().answer(MODIFY, modified(outcome));
     expect(await refusalOf(handlerWith(services).executeForMember({ orgId: 'o-1', invocationId: 'i-1', body: body({ action: 'cancel' }), receivedAt }))).toBe(expected);

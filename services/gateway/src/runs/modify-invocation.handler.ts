@@ -13,6 +13,7 @@ import {
 import { InvocationAccess, type InvocationCaller } from '../platform/access/invocation-access.js';
 import { DomainError } from '../platform/errors/domain-error.js';
 import { API_ERRORS } from '../platform/errors/error-messages.js';
+import { RUN_MESSAGES } from './run-messages.js';
 import { invocationAnswer, type InvocationChange } from '../platform/invocations/invocation-answer.js';
 import { schedulingFieldsOf } from './scheduling-fields.js';
 import { ServiceClient } from '../platform/service-client/service-client.js';
@@ -72,13 +73,13 @@ export class ModifyInvocationHandler {
       case ModifyOutcome.NOT_FOUND:
         throw new DomainError('not-found', API_ERRORS.invocationNotFound);
       case ModifyOutcome.NOT_ASYNC:
-        throw new DomainError('conflict', API_ERRORS.notAsync);
+        throw new DomainError('conflict', RUN_MESSAGES.notAsync);
       case ModifyOutcome.NOT_SCHEDULED:
-        throw new DomainError('conflict', API_ERRORS.notScheduled);
+        throw new DomainError('conflict', RUN_MESSAGES.notScheduled);
       case ModifyOutcome.NO_LONGER_SCHEDULED:
-        throw new DomainError('conflict', API_ERRORS.noLongerScheduled);
+        throw new DomainError('conflict', RUN_MESSAGES.noLongerScheduled);
       case ModifyOutcome.SCHEDULER_UNAVAILABLE:
-        throw new DomainError('unavailable', API_ERRORS.schedulerServiceUnavailable);
+        throw new DomainError('unavailable', RUN_MESSAGES.schedulerServiceUnavailable);
       default:
         // No outcome, or one this gateway does not know: a broken contract. A 500, details in the log.
         throw new Error(`ModifyInvocation for ${command.invocationId} answered with outcome ${String(reply.outcome)}`);
@@ -94,12 +95,12 @@ export function changeOf(body: InvocationChange, receivedAt: Date): { action: Mo
       throw new DomainError('forbidden', API_ERRORS.unauthorized);
     case 'cancel': {
       const others = Object.keys(body).filter((field) => field !== 'action' && body[field] !== undefined);
-      if (others.length > 0) throw new DomainError('invalid', API_ERRORS.cancelTakesNoFields);
+      if (others.length > 0) throw new DomainError('invalid', RUN_MESSAGES.cancelTakesNoFields);
       return { action: ModifyAction.CANCEL };
     }
     case 'reschedule': {
       const scheduling = schedulingFieldsOf(body, receivedAt);
-      if (scheduling === undefined) throw new DomainError('invalid', API_ERRORS.rescheduleNeedsTime);
+      if (scheduling === undefined) throw new DomainError('invalid', RUN_MESSAGES.rescheduleNeedsTime);
       if ('error' in scheduling) throw new DomainError('invalid', scheduling.error);
       return { action: ModifyAction.RESCHEDULE, runAt: scheduling.runAt };
     }

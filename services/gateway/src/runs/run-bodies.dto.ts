@@ -1,7 +1,7 @@
 import { applyDecorators } from '@nestjs/common';
 import { IsBoolean, IsDefined, IsIn, IsObject, IsOptional, IsString, IsUrl, MaxLength } from 'class-validator';
 import { INVOCATION_ACTIONS, type InvocationAction } from '../platform/invocations/invocation-answer.js';
-import { API_ERRORS } from '../platform/errors/error-messages.js';
+import { RUN_MESSAGES } from './run-messages.js';
 import { ENROLLMENT_POLICIES, ON_ERROR_POLICIES, type EnrollmentPolicy, type OnErrorPolicy } from '../platform/store/project-api-settings.entity.js';
 
 /**
@@ -63,8 +63,8 @@ export class AutomationTriggerBody extends TriggerFields {
  * takes (none for cancel, runAt or delaySeconds for reschedule) is checked by the handler.
  */
 export class ModifyInvocationBody {
-  @IsDefined({ message: API_ERRORS.actionRequired })
-  @IsIn(INVOCATION_ACTIONS, { message: API_ERRORS.actionInvalid })
+  @IsDefined({ message: RUN_MESSAGES.actionRequired })
+  @IsIn(INVOCATION_ACTIONS, { message: RUN_MESSAGES.actionInvalid })
   action!: InvocationAction;
   [field: string]: unknown;
 }

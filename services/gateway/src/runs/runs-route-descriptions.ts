@@ -1,7 +1,9 @@
 import { bodyMessages, consolePipeline, dashboardOnly, type QueryParameter, type RouteDescription, SCOPE_OF, tokenPipeline, TYPE_MESSAGES, unavailable, versionError, withMessages } from '../platform/api-docs/route-description.js';
 import { ref, uuid } from '../platform/api-docs/answer-schemas.js';
-import { ANSWERS, REQUESTS } from '../platform/api-docs/examples.js';
+import { ANSWERS, REQUESTS } from './runs-examples.js';
 import { API_ERRORS } from '../platform/errors/error-messages.js';
+import { APPROVAL_MESSAGES } from '../approvals/index.js';
+import { RUN_MESSAGES } from './run-messages.js';
 import { QUOTA_EXCEEDED_MESSAGE, QUOTA_UNAVAILABLE_MESSAGE } from '@runline/contracts';
 import { ACCESS_ERRORS } from '../platform/http-guards/console-access.js';
 import { CONSOLE_ERRORS } from '../platform/http-guards/console-auth.guard.js';
@@ -10,12 +12,12 @@ import { RUN_LOG_QUERY_MESSAGES, RUN_MODES, RUN_STATUSES, RUN_TARGET_TYPES, RUN_
 import { MAX_IDEMPOTENCY_KEY_LENGTH } from './start-run.handler.js';
 
 const SCHEDULING_MESSAGES = [
-  API_ERRORS.schedulingBothFields,
-  API_ERRORS.runAtInvalid,
-  API_ERRORS.runAtNotInFuture,
-  API_ERRORS.runAtTooFar,
-  API_ERRORS.delaySecondsInvalid,
-  API_ERRORS.delaySecondsTooLarge,
+  RUN_MESSAGES.schedulingBothFields,
+  RUN_MESSAGES.runAtInvalid,
+  RUN_MESSAGES.runAtNotInFuture,
+  RUN_MESSAGES.runAtTooFar,
+  RUN_MESSAGES.delaySecondsInvalid,
+  RUN_MESSAGES.delaySecondsTooLarge,
 ];
 
 const idempotencyHeader: QueryParameter[] = [
@@ -72,7 +74,7 @@ function runRoute(
             ? 'The run ran and failed (`FailedRun`: `invocationId` and `status` FAILED), or could not be started.'
             : 'The run could not be started; retry with the same idempotency key.',
         schema: mode === 'sync' ? { anyOf: [ref('FailedRun'), ref('Error')] } : 'Error',
-        messages: mode === 'sync' ? [API_ERRORS.syncTriggerFailed] : [API_ERRORS.runNotStarted],
+        messages: mode === 'sync' ? [RUN_MESSAGES.syncTriggerFailed] : [RUN_MESSAGES.runNotStarted],
       },
       503: { description: 'The invocation service or the quota check did not answer; retry shortly.', messages: [API_ERRORS.invocationServiceUnavailable, QUOTA_UNAVAILABLE_MESSAGE, API_ERRORS.serviceTemporarilyUnavailable] },
     },
@@ -177,7 +179,7 @@ export const RUNS_ROUTE_DESCRIPTIONS: Readonly<Record<string, RouteDescription>>
       400: {
         ...versionError,
         schema: { anyOf: [ref('Error'), ref('VersionError')] },
-        messages: [API_ERRORS.actionRequired, API_ERRORS.actionInvalid, API_ERRORS.cancelTakesNoFields, API_ERRORS.rescheduleNeedsTime, API_ERRORS.approvalCommentInvalid, API_ERRORS.approvalTakesComment, ...SCHEDULING_MESSAGES, ...bodyMessages],
+        messages: [RUN_MESSAGES.actionRequired, RUN_MESSAGES.actionInvalid, RUN_MESSAGES.cancelTakesNoFields, RUN_MESSAGES.rescheduleNeedsTime, APPROVAL_MESSAGES.commentInvalid, APPROVAL_MESSAGES.takesComment, ...SCHEDULING_MESSAGES, ...bodyMessages],
       },
       401: { description: 'No token, or a bad one; or a console JWT that does not verify.', messages: [API_ERRORS.missingToken, API_ERRORS.invalidToken, CONSOLE_ERRORS.invalid] },
       403: {
@@ -185,9 +187,9 @@ export const RUNS_ROUTE_DESCRIPTIONS: Readonly<Record<string, RouteDescription>>
         messages: [API_ERRORS.tokenMismatch, API_ERRORS.insufficientScope, API_ERRORS.unauthorized, API_ERRORS.externalApiDisabled],
       },
       404: { description: 'No such run (or organization, for a console member).', messages: [API_ERRORS.invocationNotFound, ACCESS_ERRORS.organizationNotFound, API_ERRORS.projectNotFound] },
-      409: { description: 'The run is not in a state the action applies to.', messages: [API_ERRORS.notAsync, API_ERRORS.notScheduled, API_ERRORS.noLongerScheduled, API_ERRORS.notAwaitingApproval] },
-      502: { description: 'The decision was recorded but the automation did not resume.', messages: [API_ERRORS.approvalNotResumed] },
-      503: { ...unavailable('invocation')[503]!, messages: [SERVICE_UNAVAILABLE.invocation, API_ERRORS.schedulerServiceUnavailable, API_ERRORS.serviceTemporarilyUnavailable] },
+      409: { description: 'The run is not in a state the action applies to.', messages: [RUN_MESSAGES.notAsync, RUN_MESSAGES.notScheduled, RUN_MESSAGES.noLongerScheduled, APPROVAL_MESSAGES.notAwaitingApproval] },
+      502: { description: 'The decision was recorded but the automation did not resume.', messages: [APPROVAL_MESSAGES.notResumed] },
+      503: { ...unavailable('invocation')[503]!, messages: [SERVICE_UNAVAILABLE.invocation, RUN_MESSAGES.schedulerServiceUnavailable, API_ERRORS.serviceTemporarilyUnavailable] },
     },
   },
 

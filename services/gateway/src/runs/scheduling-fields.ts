@@ -1,4 +1,4 @@
-import { API_ERRORS } from '../platform/errors/error-messages.js';
+import { RUN_MESSAGES } from './run-messages.js';
 
 /**
  * The scheduling rules of the spec (async trigger endpoints and PATCH reschedule): `runAt`, an
@@ -32,7 +32,7 @@ export function schedulingFieldsOf(body: Readonly<Record<string, unknown>>, now:
   const { runAt, delaySeconds } = body;
   const hasRunAt = runAt !== undefined;
   const hasDelay = delaySeconds !== undefined;
-  if (hasRunAt && hasDelay) return { error: API_ERRORS.schedulingBothFields };
+  if (hasRunAt && hasDelay) return { error: RUN_MESSAGES.schedulingBothFields };
   if (hasRunAt) return runAtOf(runAt, now);
   if (hasDelay) return delayOf(delaySeconds, now);
   return undefined;
@@ -40,15 +40,15 @@ export function schedulingFieldsOf(body: Readonly<Record<string, unknown>>, now:
 
 function runAtOf(value: unknown, now: Date): SchedulingFields {
   const at = typeof value === 'string' ? parseIsoDateTimeWithOffset(value) : undefined;
-  if (at === undefined) return { error: API_ERRORS.runAtInvalid };
-  if (at.getTime() <= now.getTime()) return { error: API_ERRORS.runAtNotInFuture };
-  if (at.getTime() > now.getTime() + MAX_DELAY_SECONDS * 1000) return { error: API_ERRORS.runAtTooFar };
+  if (at === undefined) return { error: RUN_MESSAGES.runAtInvalid };
+  if (at.getTime() <= now.getTime()) return { error: RUN_MESSAGES.runAtNotInFuture };
+  if (at.getTime() > now.getTime() + MAX_DELAY_SECONDS * 1000) return { error: RUN_MESSAGES.runAtTooFar };
   return { runAt: at };
 }
 
 function delayOf(value: unknown, now: Date): SchedulingFields {
-  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) return { error: API_ERRORS.delaySecondsInvalid };
-  if (value > MAX_DELAY_SECONDS) return { error: API_ERRORS.delaySecondsTooLarge };
+  if (typeof value !== 'number' || !Number.isFinite(value) || value <= 0) return { error: RUN_MESSAGES.delaySecondsInvalid };
+  if (value > MAX_DELAY_SECONDS) return { error: RUN_MESSAGES.delaySecondsTooLarge };
   // At least 1 ms, so a tiny delay still lands after the receive time.
   return { runAt: new Date(now.getTime() + Math.max(1, Math.round(value * 1000))) };
 }

@@ -15,6 +15,7 @@ import {
 import { FakeServiceClient, recordingLogger } from '../../test/fake-service-client.js';
 import type { GatewayConfig } from '../config.js';
 import { API_ERRORS } from '../platform/errors/error-messages.js';
+import { RUN_MESSAGES } from './run-messages.js';
 import type { ProjectRepository } from '../platform/store/project.repository.js';
 import { MAX_IDEMPOTENCY_KEY_LENGTH, StartRunHandler, type StartRunCommand } from './start-run.handler.js';
 
@@ -100,11 +101,11 @@ describe('StartRunHandler: refusals', () => {
     const { handler } = handlerWith(services);
     expect(await handler.execute(command({ body: { runAt: '2030-01-01T11:00:00Z', delaySeconds: 5 } }))).toEqual({
       outcome: 'refused',
-      refusal: { kind: 'invalid', message: API_ERRORS.schedulingBothFields },
+      refusal: { kind: 'invalid', message: RUN_MESSAGES.schedulingBothFields },
     });
     expect(await handler.execute(command({ body: { runAt: '2029-12-31T10:00:00Z' } }))).toEqual({
       outcome: 'refused',
-      refusal: { kind: 'invalid', message: API_ERRORS.runAtNotInFuture },
+      refusal: { kind: 'invalid', message: RUN_MESSAGES.runAtNotInFuture },
     });
     expect(services.calls).toEqual([]);
   });
@@ -113,13 +114,13 @@ describe('StartRunHandler: refusals', () => {
     const services = new FakeServiceClient().answer(START, 'silent');
     const { handler, lines } = handlerWith(services);
     expect(await handler.execute(command())).toEqual({ outcome: 'refused', refusal: { kind: 'unavailable', message: API_ERRORS.invocationServiceUnavailable } });
-    expect(await handler.execute(command({ mode: 'SYNC' }))).toEqual({ outcome: 'refused', refusal: { kind: 'failed', message: API_ERRORS.syncTriggerFailed } });
+    expect(await handler.execute(command({ mode: 'SYNC' }))).toEqual({ outcome: 'refused', refusal: { kind: 'failed', message: RUN_MESSAGES.syncTriggerFailed } });
     expect(lines.map((line) => line.message)).toEqual(['StartInvocation failed (ASYNC)', 'StartInvocation failed (SYNC)']);
   });
 
   it('an async run the bus could not start for another reason is "not started"', async () => {
     const services = new FakeServiceClient().answer(START, new Error('broken'));
-    expect(await handlerWith(services).handler.execute(command())).toEqual({ outcome: 'refused', refusal: { kind: 'failed', message: API_ERRORS.runNotStarted } });
+    expect(await handlerWith(services).handler.execute(command())).toEqual({ outcome: 'refused', refusal: { kind: 'failed', message: RUN_MESSAGES.runNotStarted } });
   });
 
   it('passes on the quota: used up (with the figures) or not checkable', async () => {

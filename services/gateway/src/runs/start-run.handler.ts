@@ -21,6 +21,7 @@ import type { Caller } from '../platform/access/caller.js';
 import { GatewayConfig } from '../config.js';
 import type { Refusal } from '../platform/errors/domain-error.js';
 import { API_ERRORS } from '../platform/errors/error-messages.js';
+import { RUN_MESSAGES } from './run-messages.js';
 import { ProjectRepository } from '../platform/store/project.repository.js';
 import { schedulingFieldsOf } from './scheduling-fields.js';
 import { ServiceClient } from '../platform/service-client/service-client.js';
@@ -124,8 +125,8 @@ export class StartRunHandler {
   private notStarted(error: unknown, mode: RunModeName): StartRunResult {
     this.logger.error({ err: error }, `StartInvocation failed (${mode})`);
     // A retry with the same idempotency key is safe: it returns the run if it was made.
-    if (mode === 'SYNC') return refused('failed', API_ERRORS.syncTriggerFailed);
-    return isUnanswered(error) ? refused('unavailable', API_ERRORS.invocationServiceUnavailable) : refused('failed', API_ERRORS.runNotStarted);
+    if (mode === 'SYNC') return refused('failed', RUN_MESSAGES.syncTriggerFailed);
+    return isUnanswered(error) ? refused('unavailable', API_ERRORS.invocationServiceUnavailable) : refused('failed', RUN_MESSAGES.runNotStarted);
   }
 }
 

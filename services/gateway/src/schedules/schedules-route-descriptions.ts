@@ -1,6 +1,6 @@
 import { consolePipeline, projectRoute, type RouteDescription, unavailable, withMessages } from '../platform/api-docs/route-description.js';
 import { listOf, ref } from '../platform/api-docs/answer-schemas.js';
-import { ANSWERS, REQUESTS } from '../platform/api-docs/examples.js';
+import { ANSWERS, REQUESTS } from './schedules-examples.js';
 import { MAX_BACKFILL_FIRES, SCHEDULE_MESSAGES } from './schedule-messages.js';
 
 const route = `${projectRoute}/schedules`;

@@ -1,5 +1,5 @@
 import { consolePipeline, projectRoute, type RouteDescription, unavailable } from '../platform/api-docs/route-description.js';
-import { ANSWERS, REQUESTS } from '../platform/api-docs/examples.js';
+import { ANSWERS, REQUESTS } from './settings-examples.js';
 
 /** The settings routes' descriptions, keyed by `METHOD /path` as the code declares each route. */
 export const SETTINGS_ROUTE_DESCRIPTIONS: Readonly<Record<string, RouteDescription>> = {

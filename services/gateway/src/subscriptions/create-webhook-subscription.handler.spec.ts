@@ -8,7 +8,7 @@ import {
 } from '@runline/contracts';
 import { FakeServiceClient, refusalOf } from '../../test/fake-service-client.js';
 import type { GatewayConfig } from '../config.js';
-import { API_ERRORS } from '../platform/errors/error-messages.js';
+import { SUBSCRIPTION_MESSAGES } from './subscription-messages.js';
 import { SERVICE_UNAVAILABLE } from '../platform/service-client/service-client.js';
 import { CreateWebhookSubscriptionHandler } from './create-webhook-subscription.handler.js';
 
@@ -27,7 +27,7 @@ describe('CreateWebhookSubscriptionHandler', () => {
   it('refuses a project never published, without asking the webhook service', async () => {
     const services = new FakeServiceClient();
     expect(await refusalOf(new CreateWebhookSubscriptionHandler(services.asClient(), config).execute({ ...command, project: { ...project, publishedVersion: 0 } }))).toBe(
-      `conflict: ${API_ERRORS.subscriptionNeedsPublish}`,
+      `conflict: ${SUBSCRIPTION_MESSAGES.needsPublish}`,
     );
     expect(services.calls).toEqual([]);
   });

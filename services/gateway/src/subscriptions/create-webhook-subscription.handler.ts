@@ -3,7 +3,7 @@ import { create, CreateWebhookSubscriptionReplySchema, CreateWebhookSubscription
 import { GatewayConfig } from '../config.js';
 import type { ProjectEntity } from '../platform/store/project.entity.js';
 import { DomainError } from '../platform/errors/domain-error.js';
-import { API_ERRORS } from '../platform/errors/error-messages.js';
+import { SUBSCRIPTION_MESSAGES } from './subscription-messages.js';
 import { webhookSubscriptionView } from './webhook-subscription-view.js';
 import { ServiceClient } from '../platform/service-client/service-client.js';
 import { providerCall } from './provider-call.js';
@@ -31,7 +31,7 @@ export class CreateWebhookSubscriptionHandler {
   ) {}
 
   async execute(command: CreateWebhookSubscriptionCommand) {
-    if (command.project.publishedVersion <= 0) throw new DomainError('conflict', API_ERRORS.subscriptionNeedsPublish);
+    if (command.project.publishedVersion <= 0) throw new DomainError('conflict', SUBSCRIPTION_MESSAGES.needsPublish);
     const request = create(CreateWebhookSubscriptionRequestSchema, {
       orgId: command.project.orgId,
       projectId: command.project.id,

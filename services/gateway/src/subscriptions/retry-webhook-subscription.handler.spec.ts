@@ -10,7 +10,7 @@ import {
 } from '@runline/contracts';
 import { FakeServiceClient, refusalOf } from '../../test/fake-service-client.js';
 import type { GatewayConfig } from '../config.js';
-import { API_ERRORS } from '../platform/errors/error-messages.js';
+import { SUBSCRIPTION_MESSAGES } from './subscription-messages.js';
 import { RetryWebhookSubscriptionHandler } from './retry-webhook-subscription.handler.js';
 
 // A subscription command talks to a provider through the webhook service: it waits the provider
@@ -28,7 +28,7 @@ describe('RetryWebhookSubscriptionHandler', () => {
 
   it('an id that is no UUID: not found, nothing asked', async () => {
     const services = new FakeServiceClient();
-    expect(await refusalOf(new RetryWebhookSubscriptionHandler(services.asClient(), config).execute({ project, subscriptionId: 'nope' }))).toBe(`not-found: ${API_ERRORS.subscriptionNotFound}`);
+    expect(await refusalOf(new RetryWebhookSubscriptionHandler(services.asClient(), config).execute({ project, subscriptionId: 'nope' }))).toBe(`not-found: ${SUBSCRIPTION_MESSAGES.notFound}`);
     expect(services.calls).toEqual([]);
   });
 
@@ -39,9 +39,9 @@ describe('RetryWebhookSubscriptionHandler', () => {
   });
 
   it.each([
-    [RetrySubscriptionOutcome.NOT_FAILED, `conflict: ${API_ERRORS.subscriptionNotFailed}`],
-    [RetrySubscriptionOutcome.IN_PROGRESS, `conflict: ${API_ERRORS.subscriptionInProgress}`],
-    [RetrySubscriptionOutcome.NOT_FOUND, `not-found: ${API_ERRORS.subscriptionNotFound}`],
+    [RetrySubscriptionOutcome.NOT_FAILED, `conflict: ${SUBSCRIPTION_MESSAGES.notFailed}`],
+    [RetrySubscriptionOutcome.IN_PROGRESS, `conflict: ${SUBSCRIPTION_MESSAGES.inProgress}`],
+    [RetrySubscriptionOutcome.NOT_FOUND, `not-found: ${SUBSCRIPTION_MESSAGES.notFound}`],
   ])('outcome %s: %s', async (outcome, expected) => {
     const services = new FakeServiceClient().answer(RETRY, retried(outcome));
     expect(await refusalOf(new RetryWebhookSubscriptionHandler(services.asClient(), config).execute({ project, subscriptionId }))).toBe(expected);

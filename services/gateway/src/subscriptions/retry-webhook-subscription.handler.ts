@@ -3,7 +3,7 @@ import { create, fromBinary, isUuid, RetrySubscriptionOutcome, RetryWebhookSubsc
 import { GatewayConfig } from '../config.js';
 import type { ProjectEntity } from '../platform/store/project.entity.js';
 import { DomainError } from '../platform/errors/domain-error.js';
-import { API_ERRORS } from '../platform/errors/error-messages.js';
+import { SUBSCRIPTION_MESSAGES } from './subscription-messages.js';
 import { webhookSubscriptionView } from './webhook-subscription-view.js';
 import { ServiceClient } from '../platform/service-client/service-client.js';
 import { providerCall } from './provider-call.js';
@@ -17,7 +17,7 @@ export class RetryWebhookSubscriptionHandler {
   ) {}
 
   async execute(command: { project: Pick<ProjectEntity, 'id' | 'orgId'>; subscriptionId: string }) {
-    if (!isUuid(command.subscriptionId)) throw new DomainError('not-found', API_ERRORS.subscriptionNotFound);
+    if (!isUuid(command.subscriptionId)) throw new DomainError('not-found', SUBSCRIPTION_MESSAGES.notFound);
     const request = create(RetryWebhookSubscriptionRequestSchema, {
       orgId: command.project.orgId,
       projectId: command.project.id,
@@ -33,11 +33,11 @@ export class RetryWebhookSubscriptionHandler {
         if (!reply.subscription) throw new Error('the webhook service answered RetryWebhookSubscription without the subscription');
         return webhookSubscriptionView(reply.subscription);
       case RetrySubscriptionOutcome.NOT_FAILED:
-        throw new DomainError('conflict', API_ERRORS.subscriptionNotFailed);
+        throw new DomainError('conflict', SUBSCRIPTION_MESSAGES.notFailed);
       case RetrySubscriptionOutcome.IN_PROGRESS:
-        throw new DomainError('conflict', API_ERRORS.subscriptionInProgress);
+        throw new DomainError('conflict', SUBSCRIPTION_MESSAGES.inProgress);
       default:
-        throw new DomainError('not-found', API_ERRORS.subscriptionNotFound);
+        throw new DomainError('not-found', SUBSCRIPTION_MESSAGES.notFound);
     }
   }
 }

@@ -10,7 +10,7 @@ import {
 } from '@runline/contracts';
 import { FakeServiceClient, refusalOf } from '../../test/fake-service-client.js';
 import type { GatewayConfig } from '../config.js';
-import { API_ERRORS } from '../platform/errors/error-messages.js';
+import { SUBSCRIPTION_MESSAGES } from './subscription-messages.js';
 import { RevokeWebhookSubscriptionHandler } from './revoke-webhook-subscription.handler.js';
 
 // A subscription command talks to a provider through the webhook service: it waits the provider
@@ -26,7 +26,7 @@ describe('RevokeWebhookSubscriptionHandler', () => {
 
   it('an id that is no UUID: not found, nothing asked', async () => {
     const services = new FakeServiceClient();
-    expect(await refusalOf(new RevokeWebhookSubscriptionHandler(services.asClient(), config).execute({ project, subscriptionId: 'nope' }))).toBe(`not-found: ${API_ERRORS.subscriptionNotFound}`);
+    expect(await refusalOf(new RevokeWebhookSubscriptionHandler(services.asClient(), config).execute({ project, subscriptionId: 'nope' }))).toBe(`not-found: ${SUBSCRIPTION_MESSAGES.notFound}`);
     expect(services.calls).toEqual([]);
   });
 
@@ -37,9 +37,9 @@ describe('RevokeWebhookSubscriptionHandler', () => {
   });
 
   it.each([
-    [RevokeSubscriptionOutcome.PROVIDER_FAILED, `upstream-failed: ${API_ERRORS.subscriptionNotRemoved} Stripe said no`],
-    [RevokeSubscriptionOutcome.IN_PROGRESS, `conflict: ${API_ERRORS.subscriptionInProgress}`],
-    [RevokeSubscriptionOutcome.NOT_FOUND, `not-found: ${API_ERRORS.subscriptionNotFound}`],
+    [RevokeSubscriptionOutcome.PROVIDER_FAILED, `upstream-failed: ${SUBSCRIPTION_MESSAGES.notRemoved} Stripe said no`],
+    [RevokeSubscriptionOutcome.IN_PROGRESS, `conflict: ${SUBSCRIPTION_MESSAGES.inProgress}`],
+    [RevokeSubscriptionOutcome.NOT_FOUND, `not-found: ${SUBSCRIPTION_MESSAGES.notFound}`],
   ])('outcome %s: %s', async (outcome, expected) => {
     const services = new FakeServiceClient().answer(REVOKE, revoked(outcome, 'Stripe said no'));
     expect(await refusalOf(new RevokeWebhookSubscriptionHandler(services.asClient(), config).execute({ project, subscriptionId }))).toBe(expected);

@@ -3,7 +3,7 @@ import { create, fromBinary, isUuid, RevokeSubscriptionOutcome, RevokeWebhookSub
 import { GatewayConfig } from '../config.js';
 import type { ProjectEntity } from '../platform/store/project.entity.js';
 import { DomainError } from '../platform/errors/domain-error.js';
-import { API_ERRORS } from '../platform/errors/error-messages.js';
+import { SUBSCRIPTION_MESSAGES } from './subscription-messages.js';
 import { ServiceClient } from '../platform/service-client/service-client.js';
 import { providerCall } from './provider-call.js';
 
@@ -20,7 +20,7 @@ export class RevokeWebhookSubscriptionHandler {
   ) {}
 
   async execute(command: { project: Pick<ProjectEntity, 'id' | 'orgId'>; subscriptionId: string }): Promise<void> {
-    if (!isUuid(command.subscriptionId)) throw new DomainError('not-found', API_ERRORS.subscriptionNotFound);
+    if (!isUuid(command.subscriptionId)) throw new DomainError('not-found', SUBSCRIPTION_MESSAGES.notFound);
     const request = create(RevokeWebhookSubscriptionRequestSchema, {
       orgId: command.project.orgId,
       projectId: command.project.id,
@@ -35,11 +35,11 @@ export class RevokeWebhookSubscriptionHandler {
       case RevokeSubscriptionOutcome.REVOKED:
         return;
       case RevokeSubscriptionOutcome.PROVIDER_FAILED:
-        throw new DomainError('upstream-failed', `${API_ERRORS.subscriptionNotRemoved} ${reply.providerMessage}`);
+        throw new DomainError('upstream-failed', `${SUBSCRIPTION_MESSAGES.notRemoved} ${reply.providerMessage}`);
       case RevokeSubscriptionOutcome.IN_PROGRESS:
-        throw new DomainError('conflict', API_ERRORS.subscriptionInProgress);
+        throw new DomainError('conflict', SUBSCRIPTION_MESSAGES.inProgress);
       default:
-        throw new DomainError('not-found', API_ERRORS.subscriptionNotFound);
+        throw new DomainError('not-found', SUBSCRIPTION_MESSAGES.notFound);
     }
   }
 }

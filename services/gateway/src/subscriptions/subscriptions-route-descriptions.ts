@@ -1,7 +1,7 @@
 import { consolePipeline, projectRoute, type RouteDescription, unavailable, withMessages } from '../platform/api-docs/route-description.js';
 import { listOf, ref } from '../platform/api-docs/answer-schemas.js';
-import { ANSWERS, REQUESTS } from '../platform/api-docs/examples.js';
-import { API_ERRORS } from '../platform/errors/error-messages.js';
+import { ANSWERS, REQUESTS } from './subscriptions-examples.js';
+import { SUBSCRIPTION_MESSAGES } from './subscription-messages.js';
 
 /** The subscriptions routes' descriptions, keyed by `METHOD /path` as the code declares each route. */
 export const SUBSCRIPTIONS_ROUTE_DESCRIPTIONS: Readonly<Record<string, RouteDescription>> = {
@@ -16,7 +16,7 @@ export const SUBSCRIPTIONS_ROUTE_DESCRIPTIONS: Readonly<Record<string, RouteDesc
     responses: {
       201: { description: 'Saved: ACTIVE, or FAILED with the provider’s message (retry it).', schema: 'WebhookSubscription', example: ANSWERS.subscription },
       ...withMessages(consolePipeline({ level: 'edit', project: true, body: true }), 400, ['the credentials or events the provider needs, named']),
-      409: { description: 'Nothing is published yet.', messages: [API_ERRORS.subscriptionNeedsPublish] },
+      409: { description: 'Nothing is published yet.', messages: [SUBSCRIPTION_MESSAGES.needsPublish] },
       ...unavailable('webhook'),
     },
   },
@@ -32,8 +32,8 @@ export const SUBSCRIPTIONS_ROUTE_DESCRIPTIONS: Readonly<Record<string, RouteDesc
     tag: 'Inbound hooks',
     responses: {
       200: { description: 'The subscription after the attempt.', schema: 'WebhookSubscription', example: ANSWERS.subscription },
-      ...withMessages(consolePipeline({ level: 'edit', project: true }), 404, [API_ERRORS.subscriptionNotFound]),
-      409: { description: 'Not FAILED, or still being created.', messages: [API_ERRORS.subscriptionNotFailed, API_ERRORS.subscriptionInProgress] },
+      ...withMessages(consolePipeline({ level: 'edit', project: true }), 404, [SUBSCRIPTION_MESSAGES.notFound]),
+      409: { description: 'Not FAILED, or still being created.', messages: [SUBSCRIPTION_MESSAGES.notFailed, SUBSCRIPTION_MESSAGES.inProgress] },
       ...unavailable('webhook'),
     },
   },
@@ -43,9 +43,9 @@ export const SUBSCRIPTIONS_ROUTE_DESCRIPTIONS: Readonly<Record<string, RouteDesc
     tag: 'Inbound hooks',
     responses: {
       204: { description: 'Revoked.', noBody: true },
-      ...withMessages(consolePipeline({ level: 'edit', project: true }), 404, [API_ERRORS.subscriptionNotFound]),
-      409: { description: 'Still being created.', messages: [API_ERRORS.subscriptionInProgress] },
-      502: { description: 'The provider did not remove its webhook (its message follows); nothing changed here.', messages: [`${API_ERRORS.subscriptionNotRemoved} …`] },
+      ...withMessages(consolePipeline({ level: 'edit', project: true }), 404, [SUBSCRIPTION_MESSAGES.notFound]),
+      409: { description: 'Still being created.', messages: [SUBSCRIPTION_MESSAGES.inProgress] },
+      502: { description: 'The provider did not remove its webhook (its message follows); nothing changed here.', messages: [`${SUBSCRIPTION_MESSAGES.notRemoved} …`] },
       ...unavailable('webhook'),
     },
   },

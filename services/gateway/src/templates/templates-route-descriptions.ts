@@ -1,6 +1,6 @@
 import { type AnswerDescription, consolePipeline, projectRoute, type RouteDescription, unavailable, withMessages } from '../platform/api-docs/route-description.js';
 import { listOf, ref } from '../platform/api-docs/answer-schemas.js';
-import { ANSWERS, REQUESTS } from '../platform/api-docs/examples.js';
+import { ANSWERS, REQUESTS } from './templates-examples.js';
 import { TEMPLATE_ERRORS } from './template-rules.js';
 
 const templateBody: AnswerDescription = { description: '', messages: [TEMPLATE_ERRORS.bodyTooLarge, TEMPLATE_ERRORS.tooMany, 'endpoint … is not available for … projects', 'A template must not hold secrets (found: …)'] };

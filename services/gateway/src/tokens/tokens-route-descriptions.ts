@@ -1,6 +1,6 @@
 import { consolePipeline, projectRoute, type RouteDescription, unavailable } from '../platform/api-docs/route-description.js';
 import { listOf, ref } from '../platform/api-docs/answer-schemas.js';
-import { ANSWERS, REQUESTS } from '../platform/api-docs/examples.js';
+import { ANSWERS, REQUESTS } from './tokens-examples.js';
 import { ACCESS_ERRORS } from '../platform/http-guards/console-access.js';
 
 /** The tokens routes' descriptions, keyed by `METHOD /path` as the code declares each route. */

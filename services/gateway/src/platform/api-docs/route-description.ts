@@ -18,7 +18,7 @@ export interface AnswerDescription {
   messages?: readonly string[];
   noBody?: boolean;
   headers?: readonly string[];
-  /** A realistic body (examples.ts); the document's build requires one for every success answer with a body. */
+  /** A realistic body (the feature's `*-examples.ts`); the document's build requires one for every success answer with a body. */
   example?: unknown;
 }
 
@@ -61,7 +61,7 @@ export interface RouteDescription {
   query?: readonly QueryParameter[];
   /** Only for a body the handler checks itself (no DTO class). */
   requestBody?: Schema;
-  /** A realistic request body (examples.ts); the document's build requires one for every operation with a body. */
+  /** A realistic request body (the feature's `*-examples.ts`); the document's build requires one for every operation with a body. */
   requestExample?: Record<string, unknown>;
   responses: Readonly<Record<number, AnswerDescription>>;
 }
