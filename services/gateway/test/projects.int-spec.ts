@@ -33,8 +33,9 @@ describe('project handlers', () => {
       });
       expect(db.committed.map((message) => message.subject)).toEqual([GATEWAY_EVENT_SUBJECTS.PROJECT_CREATED, GATEWAY_EVENT_SUBJECTS.PROJECT_API_SETTINGS_CHANGED]);
       expect(db.committedPayload(0, EVENT_TYPES.PROJECT_CREATED)).toMatchObject({ orgId, projectId, name: 'Orders', type: ProjectType.AUTOMATION, configVersion: 1n });
-      // Both events reach both keepers, in commit order.
-      expect(services.calls.map((call) => call.request)).toEqual([db.committed[0]!.data, db.committed[0]!.data, db.committed[1]!.data, db.committed[1]!.data]);
+      // Both events reach every keeper, in commit order.
+      const each = (data: Uint8Array) => COPY_KEEPERS.map(() => data);
+      expect(services.calls.map((call) => call.request)).toEqual([...each(db.committed[0]!.data), ...each(db.committed[1]!.data)]);
     });
   });
 
