@@ -1,4 +1,5 @@
-import type { JsonValue } from './run.types.js';
+/** A value that survives `JSON.stringify` / `JSON.parse` unchanged. */
+export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
 
 /** A value that cannot be kept in a run's JSON record (a function, a cycle, a BigInt). */
 export class NotJsonError extends Error {

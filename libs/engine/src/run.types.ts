@@ -4,12 +4,12 @@
  * value, so an outcome can be stored as it is and handed back later to resume the run.
  */
 import type { GraphName, HttpMethod, NodeId, NodeType, OnErrorPolicy } from './definition.types.js';
+import type { JsonValue } from './json.value.js';
 
 /** Written into every trace, so a stored run says which engine produced it. */
 export const ENGINE_RUNTIME = 'runline-engine/1';
 
-/** A value that survives `JSON.stringify` / `JSON.parse` unchanged. */
-export type JsonValue = null | boolean | number | string | JsonValue[] | { [key: string]: JsonValue };
+export type { JsonValue };
 
 /** Variables of a run (`vars.*` in expressions), written by `set`, `http.saveAs` and `ask.saveAs`. */
 export type RunVars = Record<string, JsonValue>;

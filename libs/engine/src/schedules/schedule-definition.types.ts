@@ -1,4 +1,4 @@
-import type { JsonValue } from '../run.types.js';
+import type { JsonValue } from '../json.value.js';
 
 /**
  * Schedule triggers of an automation (`workflow.schedules`, DESIGN section 12): repeating runs

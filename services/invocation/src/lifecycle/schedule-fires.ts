@@ -5,7 +5,6 @@
 import { timestampDate, type StartInvocationRequest } from '@runline/contracts';
 import type { JsonValue } from '@runline/engine';
 import type { RequestInfo } from './invocation-event.js';
-import type { InvocationDocument } from './invocation.projector.js';
 
 /** The fire a run belongs to: the schedule's id and the nominal fire time (ISO 8601, before jitter). */
 export interface ScheduleFireInfo {
@@ -23,8 +22,14 @@ export function scheduleFireOf(request: Pick<StartInvocationRequest, 'scheduleFi
   return { id: fire.scheduleId, scheduledTime: timestampDate(fire.scheduledTime).toISOString() };
 }
 
+/** The fields of a run's document a fire sets (the projector's document has them all). */
+interface FireFields {
+  scheduledFor: string | null;
+  schedulerJobName: string | null;
+}
+
 /** What a fire's run shows from its first event: `scheduledFor` the nominal time, its job name. */
-export function scheduleFireFields(request: RequestInfo): Pick<InvocationDocument, 'scheduledFor' | 'schedulerJobName'> {
+export function scheduleFireFields(request: RequestInfo): FireFields {
   const fire = request.schedule;
   return fire ? { scheduledFor: fire.scheduledTime, schedulerJobName: `${SCHEDULE_JOB_NAME_PREFIX}${fire.id}` } : { scheduledFor: null, schedulerJobName: null };
 }
@@ -33,7 +38,7 @@ export function scheduleFireFields(request: RequestInfo): Pick<InvocationDocumen
  * The document with `trace.schedule` `{id, scheduledTime}` when the run is a fire's: the
  * engine's trace knows nothing of schedules, so the fold adds it to whatever trace the run has.
  */
-export function withScheduleTrace(document: InvocationDocument): InvocationDocument {
+export function withScheduleTrace<Document extends FireFields & { triggerSource: string; trace: JsonValue }>(document: Document): Document {
   const jobName = document.schedulerJobName;
   if (document.triggerSource !== 'SCHEDULE' || jobName === null || !jobName.startsWith(SCHEDULE_JOB_NAME_PREFIX) || document.scheduledFor === null) return document;
   const trace = document.trace;
