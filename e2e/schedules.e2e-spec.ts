@@ -63,7 +63,10 @@ describe('schedule triggers', () => {
 
   beforeAll(async () => {
     // A fire due more than 1.5 s ago was missed (the catch-up case below stops the schedulers for longer).
-    system = await startTestSystem([gatewayService, invocationService, schedulerService], { environment: { ACCESS_CACHE_TTL_MS: '0', SCHEDULER_MISSED_FIRE_AFTER_MS: '1500' } });
+    // A waiting BUFFER_ONE fire is rechecked only after a minute: it must start when the FireRunEnded of the run before it arrives.
+    system = await startTestSystem([gatewayService, invocationService, schedulerService], {
+      environment: { ACCESS_CACHE_TTL_MS: '0', SCHEDULER_MISSED_FIRE_AFTER_MS: '1500', SCHEDULER_BUFFER_RECHECK_MS: '60000' },
+    });
     http = new HttpClient(system.url('gateway'));
     // A second scheduler replica: its own bus connection, the same environment, database and prefix.
     await startSchedulerReplica('scheduler-2');
@@ -286,6 +289,20 @@ describe('schedule triggers', () => {
     expect(runs.length).toBeLessThanOrEqual(2);
     expect(['SUSPENDED', 'SUCCEEDED']).toContain(runs[0]!.status);
   }, 20_000);
+  it('BUFFER_ONE: the fire that waited behind a run starts as soon as that run ends, which its fire records', async () => {
+    // Every 4 s, each run waiting 5 s: the fire at +4 s waits behind the first run and starts when it ends at +5 s, not at the next fire (+8 s).
+    const project = await publish(scheduledAutomation([{ id: 'buffered', every: '4s', overlap: 'BUFFER_ONE' }], 5));
+    const [first, second] = await eventually('the buffered fire’s run', async () => {
+      const runs = await runsOf(project, 'buffered');
+      return runs.length >= 2 && runs[0]!.status === 'SUCCEEDED' ? runs : undefined;
+    }, 20_000);
+    expect(Date.parse(String(second!.scheduledFor)) - Date.parse(String(first!.scheduledFor))).toBe(4000);
+    const startedAfterEnd = Date.parse(String(second!.createdAt)) - Date.parse(String(first!.completedAt));
+    expect(startedAfterEnd).toBeGreaterThanOrEqual(0);
+    expect(startedAfterEnd).toBeLessThan(1000);
+    const [fire] = (await sql(`SELECT run_status FROM scheduler.schedule_fires WHERE invocation_id = $1`, [first!.invocationId])) as Array<{ run_status: string }>;
+    expect(fire?.run_status).toBe('SUCCEEDED');
+  }, 30_000);
   // Last: it stops every scheduler replica for a while.
   it('catch-up after an outage: NONE drops the missed fires, LATEST runs the latest once, ALL runs each', async () => {
     const project = await publish(

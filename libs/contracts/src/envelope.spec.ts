@@ -31,7 +31,7 @@ import {
 import { ApprovalDecision, RunInvocationSchema, RunMode, RunTarget } from './gen/runline/invocation/v1/commands_pb.js';
 import { DeliverCallbackSchema } from './gen/runline/callback/v1/commands_pb.js';
 import { CallbackAttemptedSchema, CallbackAttemptOutcome } from './gen/runline/callback/v1/events_pb.js';
-import { JobKind, ScheduleJobSchema } from './gen/runline/scheduler/v1/commands_pb.js';
+import { FireRunEndedSchema, JobKind, ScheduleJobSchema } from './gen/runline/scheduler/v1/commands_pb.js';
 import { PolledItemRunFailedSchema, PollFailedSchema } from './gen/runline/polling/v1/events_pb.js';
 import { HookDeliveryRejectedSchema } from './gen/runline/webhook/v1/events_pb.js';
 import {
@@ -418,6 +418,11 @@ function schedulerCases(): Envelope[] {
     newEnvelope({ type: EVENT_TYPES.SCHEDULED_JOB_FIRED, payload: create(ScheduledJobFiredSchema, { ...job, dueAt: at, firedAt: at }), ...scope }),
     newEnvelope({ type: EVENT_TYPES.SCHEDULED_JOB_CANCELLED, payload: create(ScheduledJobCancelledSchema, { ...job, cancelledAt: at }), ...scope }),
     newEnvelope({ type: EVENT_TYPES.SCHEDULED_JOB_RESCHEDULED, payload: create(ScheduledJobRescheduledSchema, { ...job, dueAt: at }), ...scope }),
+    newEnvelope({
+      type: EVENT_TYPES.FIRE_RUN_ENDED,
+      payload: create(FireRunEndedSchema, { invocationId: 'inv-1', scheduleId: 'daily', scheduledTime: at, status: 'SUCCEEDED', endedAt: at }),
+      ...scope,
+    }),
   ];
 }
 

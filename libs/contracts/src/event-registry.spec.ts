@@ -13,7 +13,7 @@ import { DeliverCallbackSchema } from './gen/runline/callback/v1/commands_pb.js'
 import { CallbackAttemptedSchema } from './gen/runline/callback/v1/events_pb.js';
 import { PolledItemRunFailedSchema, PollFailedSchema } from './gen/runline/polling/v1/events_pb.js';
 import { HookDeliveryRejectedSchema } from './gen/runline/webhook/v1/events_pb.js';
-import { ScheduleJobSchema } from './gen/runline/scheduler/v1/commands_pb.js';
+import { FireRunEndedSchema, ScheduleJobSchema } from './gen/runline/scheduler/v1/commands_pb.js';
 import {
   ScheduledJobCancelledSchema,
   ScheduledJobFiredSchema,
@@ -72,6 +72,7 @@ describe('event registry', () => {
       ['scheduler.ScheduledJobCancelled.v1', ScheduledJobCancelledSchema, 'scheduler.evt.scheduled-job-cancelled'],
       ['scheduler.ScheduledJobRescheduled.v1', ScheduledJobRescheduledSchema, 'scheduler.evt.scheduled-job-rescheduled'],
       ['scheduler.ScheduleJob.v1', ScheduleJobSchema, 'scheduler.cmd.schedule-job'],
+      ['scheduler.FireRunEnded.v1', FireRunEndedSchema, 'scheduler.cmd.fire-run-ended'],
       ['polling.PollFailed.v1', PollFailedSchema, 'polling.evt.poll-failed'],
       ['polling.PolledItemRunFailed.v1', PolledItemRunFailedSchema, 'polling.evt.polled-item-run-failed'],
       ['webhook.HookDeliveryRejected.v1', HookDeliveryRejectedSchema, 'webhook.evt.hook-delivery-rejected'],

@@ -40,7 +40,7 @@ import { DeliverCallbackSchema } from './gen/runline/callback/v1/commands_pb.js'
 import { CallbackAttemptedSchema } from './gen/runline/callback/v1/events_pb.js';
 import { PolledItemRunFailedSchema, PollFailedSchema } from './gen/runline/polling/v1/events_pb.js';
 import { HookDeliveryRejectedSchema } from './gen/runline/webhook/v1/events_pb.js';
-import { ScheduleJobSchema } from './gen/runline/scheduler/v1/commands_pb.js';
+import { FireRunEndedSchema, ScheduleJobSchema } from './gen/runline/scheduler/v1/commands_pb.js';
 import {
   ScheduledJobCancelledSchema,
   ScheduledJobFiredSchema,
@@ -87,6 +87,7 @@ export const EVENT_TYPES = Object.freeze({
   SCHEDULED_JOB_CANCELLED: 'scheduler.ScheduledJobCancelled.v1',
   SCHEDULED_JOB_RESCHEDULED: 'scheduler.ScheduledJobRescheduled.v1',
   SCHEDULE_JOB: 'scheduler.ScheduleJob.v1',
+  FIRE_RUN_ENDED: 'scheduler.FireRunEnded.v1',
   POLL_FAILED: 'polling.PollFailed.v1',
   POLLED_ITEM_RUN_FAILED: 'polling.PolledItemRunFailed.v1',
   HOOK_DELIVERY_REJECTED: 'webhook.HookDeliveryRejected.v1',
@@ -170,6 +171,7 @@ export const EVENT_REGISTRY = Object.freeze({
     subject: SCHEDULER_EVENT_SUBJECTS.SCHEDULED_JOB_RESCHEDULED,
   },
   [EVENT_TYPES.SCHEDULE_JOB]: { schema: ScheduleJobSchema, subject: SCHEDULER_COMMAND_SUBJECTS.SCHEDULE_JOB },
+  [EVENT_TYPES.FIRE_RUN_ENDED]: { schema: FireRunEndedSchema, subject: SCHEDULER_COMMAND_SUBJECTS.FIRE_RUN_ENDED },
   [EVENT_TYPES.POLL_FAILED]: { schema: PollFailedSchema, subject: POLLING_EVENT_SUBJECTS.POLL_FAILED },
   [EVENT_TYPES.POLLED_ITEM_RUN_FAILED]: { schema: PolledItemRunFailedSchema, subject: POLLING_EVENT_SUBJECTS.POLLED_ITEM_RUN_FAILED },
   [EVENT_TYPES.HOOK_DELIVERY_REJECTED]: { schema: HookDeliveryRejectedSchema, subject: WEBHOOK_EVENT_SUBJECTS.HOOK_DELIVERY_REJECTED },

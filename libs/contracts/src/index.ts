@@ -220,6 +220,7 @@ export {
 export {
   CancelJobReplySchema,
   CancelJobRequestSchema,
+  FireRunEndedSchema,
   JobChangeOutcome,
   JobKind,
   RescheduleJobReplySchema,
@@ -227,6 +228,7 @@ export {
   ScheduleJobSchema,
   type CancelJobReply,
   type CancelJobRequest,
+  type FireRunEnded,
   type RescheduleJobReply,
   type RescheduleJobRequest,
   type ScheduleJob,

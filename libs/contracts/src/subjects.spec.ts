@@ -85,7 +85,7 @@ describe('subjects', () => {
       BACKFILL_SCHEDULE: 'scheduler.req.backfill-schedule',
     });
     expect(SCHEDULER_QUERY_SUBJECTS).toEqual({ LIST_SCHEDULES: 'scheduler.qry.list-schedules' });
-    expect(SCHEDULER_COMMAND_SUBJECTS).toEqual({ SCHEDULE_JOB: 'scheduler.cmd.schedule-job' });
+    expect(SCHEDULER_COMMAND_SUBJECTS).toEqual({ SCHEDULE_JOB: 'scheduler.cmd.schedule-job', FIRE_RUN_ENDED: 'scheduler.cmd.fire-run-ended' });
     expect(Object.values(SCHEDULER_EVENT_SUBJECTS)).toEqual([
       'scheduler.evt.scheduled-job-fired',
       'scheduler.evt.scheduled-job-cancelled',

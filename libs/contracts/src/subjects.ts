@@ -131,6 +131,8 @@ export const SCHEDULER_EVENT_SUBJECTS = Object.freeze({
 export const SCHEDULER_COMMAND_SUBJECTS = Object.freeze({
   /** `ScheduleJob` (runline/scheduler/v1/commands.proto), in an envelope. */
   SCHEDULE_JOB: 'scheduler.cmd.schedule-job',
+  /** `FireRunEnded`: a run a schedule's fire started ended (sent only for those runs). */
+  FIRE_RUN_ENDED: 'scheduler.cmd.fire-run-ended',
 } as const);
 
 /** Request/reply commands answered by the scheduler service (core NATS, not JetStream). */

@@ -10,6 +10,7 @@ import type { InvocationEvent, InvocationEventData } from './invocation-event.js
 import { invocationEventMessage } from './invocation-event.codec.js';
 import { applyInvocationEvent, type InvocationDocument } from './invocation.projector.js';
 import { deliverCallbackMessage, type CallbackTarget } from './run-callback.js';
+import { fireRunEndedMessage } from './schedule-fires.js';
 
 /** A message for the outbox. */
 export type OutgoingMessage = { id: string; subject: string; data: Uint8Array };
@@ -57,16 +58,18 @@ export interface NewRunHistory {
 }
 
 /**
- * `item` with the history it is written with, and its DeliverCallback after its own messages
- * when it was recorded ended with a callback (as a transition that ends a run publishes it).
+ * `item` with the history it is written with, and its DeliverCallback (and a fire's
+ * FireRunEnded) after its own messages when it was recorded ended (as a transition that ends
+ * a run publishes them).
  */
 export function withHistory<T extends NewHistory & { messages: OutgoingMessage[] }>(item: T): T & { history: NewRunHistory } {
   const { events, documents } = historiesOf([item]);
   const document = documents.get(item.id) as InvocationDocument;
   const callback = item.callback ? deliverCallbackMessage(document, item, item.callback) : null;
+  const fireEnded = fireRunEndedMessage(document, events, item);
   return {
     ...item,
-    messages: callback ? [...item.messages, callback] : item.messages,
+    messages: [...item.messages, ...(callback ? [callback] : []), ...(fireEnded ? [fireEnded] : [])],
     history: {
       events,
       eventMessages: events.map((event) => invocationEventMessage(event)),
@@ -138,7 +141,7 @@ export function foldEvents(document: InvocationDocument | null, stored: Invocati
   return document;
 }
 
-/** What a transition publishes: its events, the caller's messages, and the callback when the run ended. */
+/** What a transition publishes: its events, the caller's messages, and the callback and a fire's FireRunEnded when the run ended. */
 export function outgoingOf(
   stored: InvocationEvent[],
   messages: OutgoingMessage[],
@@ -151,5 +154,7 @@ export function outgoingOf(
     const message = deliverCallbackMessage(document, owner, callback);
     if (message) out.push(message);
   }
+  const fireEnded = fireRunEndedMessage(document, stored, owner);
+  if (fireEnded) out.push(fireEnded);
   return out;
 }

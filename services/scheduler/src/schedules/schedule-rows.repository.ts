@@ -331,20 +331,34 @@ export async function setLastStatus(manager: EntityManager, projectId: string, s
   await manager.query(`UPDATE schedules SET last_status = $4 WHERE project_id = $1 AND schedule_id = $2 AND last_invocation_id = $3`, [projectId, scheduleId, invocationId, status]);
 }
 
+/** A fire's run that ended (`status` final), as the invocation service's FireRunEnded says; `at` when the scheduler learnt it. */
+export interface EndedFireRun {
+  projectId: string;
+  scheduleId: string;
+  scheduledTime: Date;
+  invocationId: string;
+  status: string;
+  at: Date;
+}
+
 /**
- * A run ended (`status` final): its fire and, when it is a schedule's latest run, the schedule
- * learn it, and a BUFFER_ONE fire waiting behind it becomes due at `at`. Returns the due times
- * that changed, for the local timer. Runs that are no fire's match nothing.
+ * A fire's run ended: the fire and, when it is the schedule's latest run, the schedule learn
+ * it, and a BUFFER_ONE fire waiting behind it becomes due at `at`. Returns the due times that
+ * changed, for the local timer.
  */
-export async function recordRunEnded(manager: EntityManager, invocationId: string, status: string, at: Date): Promise<Date[]> {
-  await manager.query(`UPDATE schedule_fires SET run_status = $2 WHERE invocation_id = $1`, [invocationId, status]);
+export async function recordRunEnded(manager: EntityManager, ended: EndedFireRun): Promise<Date[]> {
+  await manager.query(
+    `UPDATE schedule_fires SET run_status = $5
+      WHERE project_id = $1 AND schedule_id = $2 AND scheduled_time = $3 AND invocation_id = $4`,
+    [ended.projectId, ended.scheduleId, ended.scheduledTime, ended.invocationId, ended.status],
+  );
   const rows = returningRows<{ due_at: Date | null }>(
     await manager.query(
-      `UPDATE schedules SET last_status = $2,
-              due_at = CASE WHEN buffered_fire_at IS NOT NULL THEN LEAST(COALESCE(due_at, $3), $3) ELSE due_at END
-        WHERE last_invocation_id = $1
+      `UPDATE schedules SET last_status = $4,
+              due_at = CASE WHEN buffered_fire_at IS NOT NULL THEN LEAST(COALESCE(due_at, $5), $5) ELSE due_at END
+        WHERE project_id = $1 AND schedule_id = $2 AND last_invocation_id = $3
         RETURNING due_at`,
-      [invocationId, status, at],
+      [ended.projectId, ended.scheduleId, ended.invocationId, ended.status, ended.at],
     ),
   );
   return rows.map((row) => row.due_at).filter((due): due is Date => due !== null);

@@ -1,42 +1,72 @@
-import { Controller } from '@nestjs/common';
-import { EventPattern, Payload } from '@nestjs/microservices';
-import { EVENT_TYPES, INVOCATION_EVENT_SUBJECTS, type Envelope } from '@runline/contracts';
+import { Controller, Inject } from '@nestjs/common';
+import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
+import type { BusContext } from '@runline/bus';
+import {
+  EVENT_TYPES,
+  InvalidEnvelopeError,
+  SCHEDULER_COMMAND_SUBJECTS,
+  timestampDate,
+  UnexpectedEventTypeError,
+  unpackPayloadAs,
+  type Envelope,
+} from '@runline/contracts';
 import { TransactionRunner } from '@runline/db';
+import type { Logger } from '@runline/observability';
+import { LOGGER } from '@runline/runtime';
 import { ScheduleFirer } from './schedule-firer.js';
-import { recordRunEnded } from './schedule-rows.repository.js';
+import { recordRunEnded, type EndedFireRun } from './schedule-rows.repository.js';
 
-/** The final status each run-ending event stands for. */
-const FINAL_STATUS_OF: Readonly<Record<string, string>> = {
-  [EVENT_TYPES.INVOCATION_SUCCEEDED]: 'SUCCEEDED',
-  [EVENT_TYPES.INVOCATION_FAILED]: 'FAILED',
-  [EVENT_TYPES.INVOCATION_TIMED_OUT]: 'TIMEOUT',
-  [EVENT_TYPES.INVOCATION_CANCELLED]: 'CANCELLED',
-};
+const FINAL_STATUSES: ReadonlySet<string> = new Set(['SUCCEEDED', 'FAILED', 'TIMEOUT', 'CANCELLED']);
 
 /**
- * Learns that runs ended, from the invocation service's events: the fire's run status (the
- * console's lastFire), the schedule's previous run (overlap), and a BUFFER_ONE fire waiting
- * behind it, which becomes due at once. Most runs are no fire's and match no row. Setting a
- * final status is idempotent, so no inbox is needed; an event that comes before its fire was
- * recorded is made up for by the firing pass, which asks the invocation service when unsure.
+ * Learns that a fire's run ended, from the FireRunEnded the invocation service sends for a
+ * schedule's runs only: the fire's run status (the console's lastFire), the schedule's
+ * previous run (overlap), and a BUFFER_ONE fire waiting behind it, which becomes due at once.
+ * Setting a final status is idempotent, so no inbox is needed; a FireRunEnded that comes
+ * before its fire was recorded is made up for by the firing pass, which asks the invocation
+ * service when unsure.
  */
 @Controller()
 export class ScheduleRunEndedHandler {
   constructor(
     private readonly transactions: TransactionRunner,
     private readonly firer: ScheduleFirer,
+    @Inject(LOGGER) private readonly logger: Logger,
   ) {}
 
-  @EventPattern([
-    INVOCATION_EVENT_SUBJECTS.INVOCATION_SUCCEEDED,
-    INVOCATION_EVENT_SUBJECTS.INVOCATION_FAILED,
-    INVOCATION_EVENT_SUBJECTS.INVOCATION_TIMED_OUT,
-    INVOCATION_EVENT_SUBJECTS.INVOCATION_CANCELLED,
-  ])
-  async handle(@Payload() envelope: Envelope): Promise<void> {
-    const status = FINAL_STATUS_OF[envelope.type];
-    if (status === undefined || envelope.invocationId === '') return;
-    const dueTimes = await this.transactions.run((tx) => recordRunEnded(tx.manager, envelope.invocationId, status, new Date()));
+  @EventPattern<string>(SCHEDULER_COMMAND_SUBJECTS.FIRE_RUN_ENDED)
+  async handle(@Payload() envelope: Envelope, @Ctx() context: BusContext): Promise<void> {
+    let ended: EndedFireRun;
+    try {
+      ended = endedFireRunOf(envelope);
+    } catch (error) {
+      if (!(error instanceof InvalidFireRunEndedError || error instanceof InvalidEnvelopeError || error instanceof UnexpectedEventTypeError)) {
+        throw error;
+      }
+      // It would fail the same way on every delivery.
+      this.logger.warn({ messageId: envelope.id, error: error.message }, 'FireRunEnded refused');
+      await context.getMessage().term();
+      return;
+    }
+    const dueTimes = await this.transactions.run((tx) => recordRunEnded(tx.manager, ended));
     for (const dueAt of dueTimes) this.firer.offer(dueAt);
   }
+}
+
+class InvalidFireRunEndedError extends Error {}
+
+function endedFireRunOf(envelope: Envelope): EndedFireRun {
+  const command = unpackPayloadAs(envelope, EVENT_TYPES.FIRE_RUN_ENDED);
+  if (envelope.projectId === '' || command.invocationId === '' || command.scheduleId === '' || !command.scheduledTime || !FINAL_STATUSES.has(command.status)) {
+    throw new InvalidFireRunEndedError(`FireRunEnded ${command.invocationId || '(no run)'}: needs a project, run, schedule, fire time and final status`);
+  }
+  return {
+    projectId: envelope.projectId,
+    scheduleId: command.scheduleId,
+    scheduledTime: timestampDate(command.scheduledTime),
+    invocationId: command.invocationId,
+    status: command.status,
+    // The scheduler's clock decides when a BUFFER_ONE fire becomes due, as for its own fires.
+    at: new Date(),
+  };
 }

@@ -2,7 +2,8 @@
 //
 // - The SCHEDULER_COMMANDS work queue (JetStream, subjects `scheduler.cmd.<kebab-case-name>`):
 //   `ScheduleJob`, in an Envelope, sent through the sender's outbox in the transaction that
-//   decided the job (so a job is never lost and never made without its cause).
+//   decided the job (so a job is never lost and never made without its cause); and
+//   `FireRunEnded`, sent the same way when a schedule's run ends.
 // - Request/reply (core NATS, subjects `scheduler.req.<kebab-case-name>`, plain protobuf, no
 //   envelope) for changes whose sender must know the outcome: cancel and reschedule. The
 //   scheduler's row decides a race between a change and the job firing: a job is either
@@ -24,7 +25,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file runline/scheduler/v1/commands.proto.
  */
 export const file_runline_scheduler_v1_commands: GenFile = /*@__PURE__*/
-  fileDesc("CiNydW5saW5lL3NjaGVkdWxlci92MS9jb21tYW5kcy5wcm90bxIUcnVubGluZS5zY2hlZHVsZXIudjEirwEKC1NjaGVkdWxlSm9iEgwKBG5hbWUYASABKAkSKwoEa2luZBgCIAEoDjIdLnJ1bmxpbmUuc2NoZWR1bGVyLnYxLkpvYktpbmQSFQoNaW52b2NhdGlvbl9pZBgDIAEoCRIqCgZkdWVfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg4KBm9yZ19pZBgFIAEoCRISCgpwcm9qZWN0X2lkGAYgASgJIogBChBDYW5jZWxKb2JSZXF1ZXN0EgwKBG5hbWUYASABKAkSKwoEa2luZBgCIAEoDjIdLnJ1bmxpbmUuc2NoZWR1bGVyLnYxLkpvYktpbmQSFQoNaW52b2NhdGlvbl9pZBgDIAEoCRIOCgZvcmdfaWQYBCABKAkSEgoKcHJvamVjdF9pZBgFIAEoCSJJCg5DYW5jZWxKb2JSZXBseRI3CgdvdXRjb21lGAEgASgOMiYucnVubGluZS5zY2hlZHVsZXIudjEuSm9iQ2hhbmdlT3V0Y29tZSK4AQoUUmVzY2hlZHVsZUpvYlJlcXVlc3QSDAoEbmFtZRgBIAEoCRIrCgRraW5kGAIgASgOMh0ucnVubGluZS5zY2hlZHVsZXIudjEuSm9iS2luZBIVCg1pbnZvY2F0aW9uX2lkGAMgASgJEioKBmR1ZV9hdBgEIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDgoGb3JnX2lkGAUgASgJEhIKCnByb2plY3RfaWQYBiABKAkiTQoSUmVzY2hlZHVsZUpvYlJlcGx5EjcKB291dGNvbWUYASABKA4yJi5ydW5saW5lLnNjaGVkdWxlci52MS5Kb2JDaGFuZ2VPdXRjb21lKmwKB0pvYktpbmQSGAoUSk9CX0tJTkRfVU5TUEVDSUZJRUQQABIWChJKT0JfS0lORF9TVEFSVF9SVU4QARIXChNKT0JfS0lORF9SRVNVTUVfUlVOEAISFgoSSk9CX0tJTkRfUkVUUllfUlVOEAMqpgEKEEpvYkNoYW5nZU91dGNvbWUSIgoeSk9CX0NIQU5HRV9PVVRDT01FX1VOU1BFQ0lGSUVEEAASHgoaSk9CX0NIQU5HRV9PVVRDT01FX0NIQU5HRUQQARIkCiBKT0JfQ0hBTkdFX09VVENPTUVfQUxSRUFEWV9GSVJFRBACEigKJEpPQl9DSEFOR0VfT1VUQ09NRV9BTFJFQURZX0NBTkNFTExFRBADYgZwcm90bzM", [file_google_protobuf_timestamp]);
+  fileDesc("CiNydW5saW5lL3NjaGVkdWxlci92MS9jb21tYW5kcy5wcm90bxIUcnVubGluZS5zY2hlZHVsZXIudjEirwEKC1NjaGVkdWxlSm9iEgwKBG5hbWUYASABKAkSKwoEa2luZBgCIAEoDjIdLnJ1bmxpbmUuc2NoZWR1bGVyLnYxLkpvYktpbmQSFQoNaW52b2NhdGlvbl9pZBgDIAEoCRIqCgZkdWVfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg4KBm9yZ19pZBgFIAEoCRISCgpwcm9qZWN0X2lkGAYgASgJIqwBCgxGaXJlUnVuRW5kZWQSFQoNaW52b2NhdGlvbl9pZBgBIAEoCRITCgtzY2hlZHVsZV9pZBgCIAEoCRIyCg5zY2hlZHVsZWRfdGltZRgDIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASDgoGc3RhdHVzGAQgASgJEiwKCGVuZGVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCKIAQoQQ2FuY2VsSm9iUmVxdWVzdBIMCgRuYW1lGAEgASgJEisKBGtpbmQYAiABKA4yHS5ydW5saW5lLnNjaGVkdWxlci52MS5Kb2JLaW5kEhUKDWludm9jYXRpb25faWQYAyABKAkSDgoGb3JnX2lkGAQgASgJEhIKCnByb2plY3RfaWQYBSABKAkiSQoOQ2FuY2VsSm9iUmVwbHkSNwoHb3V0Y29tZRgBIAEoDjImLnJ1bmxpbmUuc2NoZWR1bGVyLnYxLkpvYkNoYW5nZU91dGNvbWUiuAEKFFJlc2NoZWR1bGVKb2JSZXF1ZXN0EgwKBG5hbWUYASABKAkSKwoEa2luZBgCIAEoDjIdLnJ1bmxpbmUuc2NoZWR1bGVyLnYxLkpvYktpbmQSFQoNaW52b2NhdGlvbl9pZBgDIAEoCRIqCgZkdWVfYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg4KBm9yZ19pZBgFIAEoCRISCgpwcm9qZWN0X2lkGAYgASgJIk0KElJlc2NoZWR1bGVKb2JSZXBseRI3CgdvdXRjb21lGAEgASgOMiYucnVubGluZS5zY2hlZHVsZXIudjEuSm9iQ2hhbmdlT3V0Y29tZSpsCgdKb2JLaW5kEhgKFEpPQl9LSU5EX1VOU1BFQ0lGSUVEEAASFgoSSk9CX0tJTkRfU1RBUlRfUlVOEAESFwoTSk9CX0tJTkRfUkVTVU1FX1JVThACEhYKEkpPQl9LSU5EX1JFVFJZX1JVThADKqYBChBKb2JDaGFuZ2VPdXRjb21lEiIKHkpPQl9DSEFOR0VfT1VUQ09NRV9VTlNQRUNJRklFRBAAEh4KGkpPQl9DSEFOR0VfT1VUQ09NRV9DSEFOR0VEEAESJAogSk9CX0NIQU5HRV9PVVRDT01FX0FMUkVBRFlfRklSRUQQAhIoCiRKT0JfQ0hBTkdFX09VVENPTUVfQUxSRUFEWV9DQU5DRUxMRUQQA2IGcHJvdG8z", [file_google_protobuf_timestamp]);
 
 /**
  * Fire a job at `due_at`. Work-queue subject `scheduler.cmd.schedule-job`, wire type
@@ -80,6 +81,58 @@ export const ScheduleJobSchema: GenMessage<ScheduleJob> = /*@__PURE__*/
   messageDesc(file_runline_scheduler_v1_commands, 0);
 
 /**
+ * A run started by a fire of a Schedule trigger ended. Work-queue subject
+ * `scheduler.cmd.fire-run-ended`, wire type `scheduler.FireRunEnded.v1`. Sent by the
+ * invocation service through its outbox in the transaction that ends the run, and only for a
+ * fire's runs (trigger source SCHEDULE), so the scheduler hears of no other run. The scheduler
+ * records the fire's run status, the schedule's last status (overlap), and makes a BUFFER_ONE
+ * fire waiting behind the run due. Idempotent: a final status is set, never changed.
+ *
+ * @generated from message runline.scheduler.v1.FireRunEnded
+ */
+export type FireRunEnded = Message<"runline.scheduler.v1.FireRunEnded"> & {
+  /**
+   * @generated from field: string invocation_id = 1;
+   */
+  invocationId: string;
+
+  /**
+   * The schedule whose fire started the run.
+   *
+   * @generated from field: string schedule_id = 2;
+   */
+  scheduleId: string;
+
+  /**
+   * The fire's nominal time (before jitter).
+   *
+   * @generated from field: google.protobuf.Timestamp scheduled_time = 3;
+   */
+  scheduledTime?: Timestamp | undefined;
+
+  /**
+   * SUCCEEDED, FAILED, TIMEOUT or CANCELLED.
+   *
+   * @generated from field: string status = 4;
+   */
+  status: string;
+
+  /**
+   * When the run ended.
+   *
+   * @generated from field: google.protobuf.Timestamp ended_at = 5;
+   */
+  endedAt?: Timestamp | undefined;
+};
+
+/**
+ * Describes the message runline.scheduler.v1.FireRunEnded.
+ * Use `create(FireRunEndedSchema)` to create a new message.
+ */
+export const FireRunEndedSchema: GenMessage<FireRunEnded> = /*@__PURE__*/
+  messageDesc(file_runline_scheduler_v1_commands, 1);
+
+/**
  * Cancel a waiting job. Subject `scheduler.req.cancel-job`. When the scheduler has not yet
  * received the job's ScheduleJob (it is still in the sender's outbox or in the queue), the
  * job is recorded as cancelled and the ScheduleJob that arrives later is ignored.
@@ -118,7 +171,7 @@ export type CancelJobRequest = Message<"runline.scheduler.v1.CancelJobRequest"> 
  * Use `create(CancelJobRequestSchema)` to create a new message.
  */
 export const CancelJobRequestSchema: GenMessage<CancelJobRequest> = /*@__PURE__*/
-  messageDesc(file_runline_scheduler_v1_commands, 1);
+  messageDesc(file_runline_scheduler_v1_commands, 2);
 
 /**
  * @generated from message runline.scheduler.v1.CancelJobReply
@@ -135,7 +188,7 @@ export type CancelJobReply = Message<"runline.scheduler.v1.CancelJobReply"> & {
  * Use `create(CancelJobReplySchema)` to create a new message.
  */
 export const CancelJobReplySchema: GenMessage<CancelJobReply> = /*@__PURE__*/
-  messageDesc(file_runline_scheduler_v1_commands, 2);
+  messageDesc(file_runline_scheduler_v1_commands, 3);
 
 /**
  * Move a waiting job to a new time. Subject `scheduler.req.reschedule-job`. When the
@@ -181,7 +234,7 @@ export type RescheduleJobRequest = Message<"runline.scheduler.v1.RescheduleJobRe
  * Use `create(RescheduleJobRequestSchema)` to create a new message.
  */
 export const RescheduleJobRequestSchema: GenMessage<RescheduleJobRequest> = /*@__PURE__*/
-  messageDesc(file_runline_scheduler_v1_commands, 3);
+  messageDesc(file_runline_scheduler_v1_commands, 4);
 
 /**
  * @generated from message runline.scheduler.v1.RescheduleJobReply
@@ -198,7 +251,7 @@ export type RescheduleJobReply = Message<"runline.scheduler.v1.RescheduleJobRepl
  * Use `create(RescheduleJobReplySchema)` to create a new message.
  */
 export const RescheduleJobReplySchema: GenMessage<RescheduleJobReply> = /*@__PURE__*/
-  messageDesc(file_runline_scheduler_v1_commands, 4);
+  messageDesc(file_runline_scheduler_v1_commands, 5);
 
 /**
  * What the invocation service does when a job fires.
