@@ -9,10 +9,8 @@ import {
   StorageType,
   type Consumer,
   type ConsumerConfig,
-  type ConsumerMessages,
   type JetStreamClient,
   type JetStreamManager,
-  type JsMsg,
 } from '@nats-io/jetstream';
 import {
   connect,
@@ -42,7 +40,8 @@ import {
   type Subscription,
 } from './bus.js';
 import { withTraceHeaders } from './bus-tracing.js';
-import { runHandler } from './settlement.js';
+import { JetStreamSubscription } from './jetstream-subscription.js';
+import { toRecord } from './nats-headers.js';
 import { assertHeaders, assertName, assertSubject } from './subject-rules.js';
 
 export interface JetStreamBusOptions {
@@ -78,18 +77,10 @@ const DEFAULT_ACK_WAIT_MS = 30_000;
 const DEFAULT_BATCH_SIZE = 16;
 const DEFAULT_DUPLICATE_WINDOW_SECONDS = 120;
 const DEFAULT_PING_TIMEOUT_MS = 2_000;
-const MSG_ID_HEADER = 'Nats-Msg-Id';
+/** Between tries of a stream replica change (1 s, 2 s, …). */
+const REPLICA_CHANGE_DELAY_MS = 1_000;
 /** Marks a reply whose handler threw; the body is the error message. */
 const ERROR_HEADER = 'Runline-Error';
-const RESTART_DELAY_MS = 1_000;
-/**
- * While a pull waits, the server sends a heartbeat this often; two missed in a row and the
- * subscriber pulls again. A consumer's leader that dies (its NATS node killed) takes the pending
- * pull with it, and the new leader knows nothing of it: without this the subscriber waited for
- * two heartbeats of the default (half the 30 s pull expiry), 30 s and more, while the stream
- * itself had a new leader within seconds.
- */
-const PULL_HEARTBEAT_MS = 1_000;
 /** Tries of a publish that no stream answers (one electing a leader), 100, 200, 300, 400 ms apart. */
 const PUBLISH_ATTEMPTS = 5;
 const PUBLISH_RETRY_DELAY_MS = 100;
@@ -123,14 +114,6 @@ export function assertStreamReplicas(replicas: number): void {
 
 const encoder = new TextEncoder();
 const decoder = new TextDecoder();
-
-function toRecord(h: MsgHdrs | undefined): Record<string, string> {
-  const record: Record<string, string> = {};
-  for (const key of h?.keys() ?? []) {
-    if (!/^nats-/i.test(key)) record[key] = h?.get(key) ?? '';
-  }
-  return record;
-}
 
 function toNatsHeaders(record: Record<string, string> | undefined): MsgHdrs | undefined {
   const entries = Object.entries(record ?? {});
@@ -345,7 +328,7 @@ export class JetStreamBus implements Bus {
         const now = await this.jsm.streams.info(name).catch(() => undefined);
         if (now && (now.config.num_replicas || 1) === replicas) return;
         if (attempt >= REPLICA_CHANGE_ATTEMPTS) throw replicaError(logicalName, replicas, err);
-        await new Promise((resolve) => setTimeout(resolve, RESTART_DELAY_MS * attempt));
+        await new Promise((resolve) => setTimeout(resolve, REPLICA_CHANGE_DELAY_MS * attempt));
       }
     }
   }
@@ -385,17 +368,17 @@ export class JetStreamBus implements Bus {
     const durable = this.wireName(spec.durable);
     await this.whileStarting(`consumer ${spec.durable}`, () => this.ensureConsumer(stream, durable, spec));
     const subscription = new JetStreamSubscription(
-      this.js,
       this.nc,
       stream,
       durable,
       spec.batchSize ?? DEFAULT_BATCH_SIZE,
+      spec.ackWaitMs ?? DEFAULT_ACK_WAIT_MS,
       {
         handler,
         unwire: (subject) => this.logicalSubject(subject),
         logger: this.logger,
         onStopped: () => this.subscriptions.delete(subscription),
-        recreate: () => this.ensureConsumer(stream, durable, spec),
+        consumer: () => this.durableConsumer(stream, durable, spec),
         exists: () =>
           withDeadline(this.jsm.consumers.info(stream, durable), 5_000, 'consumer info').then(
             () => true,
@@ -463,6 +446,18 @@ export class JetStreamBus implements Bus {
     return this.closing;
   }
 
+  /** The durable consumer; made again if it is gone (deleted, or lost with a node's store). */
+  private async durableConsumer(stream: string, durable: string, spec: DurableSubscriptionSpec): Promise<Consumer> {
+    try {
+      return await this.js.consumers.get(stream, durable);
+    } catch (err) {
+      if (!isApiError(err, JetStreamApiCodes.ConsumerNotFound)) throw err;
+      this.logger?.warn({ stream, durable }, 'bus consumer is gone; creating it again');
+      await this.ensureConsumer(stream, durable, spec);
+      return this.js.consumers.get(stream, durable);
+    }
+  }
+
   private async ensureConsumer(stream: string, durable: string, spec: DurableSubscriptionSpec): Promise<void> {
     const filterSubject = this.wireSubject(spec.filterSubject);
     const wanted = {
@@ -508,160 +503,6 @@ export class JetStreamBus implements Bus {
 
   private assertOpen(): void {
     if (this.closing) throw new Error('the bus is closed');
-  }
-}
-
-interface SubscriptionWiring {
-  handler: MessageHandler;
-  unwire: (subject: string) => string;
-  logger: BusLogger | undefined;
-  onStopped: () => void;
-  /** Creates the durable consumer again, as `subscribe` made it. */
-  recreate: () => Promise<void>;
-  /** False only when the server says the consumer does not exist (not when it cannot tell). */
-  exists: () => Promise<boolean>;
-}
-
-/** One subscriber of a durable pull consumer: pulls small batches, handles one message at a time. */
-class JetStreamSubscription implements Subscription {
-  private messages: ConsumerMessages | undefined;
-  private stopping = false;
-  private loop: Promise<void> = Promise.resolve();
-  private wakeUp: (() => void) | undefined;
-
-  constructor(
-    private readonly js: JetStreamClient,
-    private readonly nc: NatsConnection,
-    private readonly stream: string,
-    private readonly durable: string,
-    private readonly batchSize: number,
-    private readonly wiring: SubscriptionWiring,
-  ) {}
-
-  start(): void {
-    this.loop = this.run();
-  }
-
-  async stop(): Promise<void> {
-    if (!this.stopping) {
-      this.stopping = true;
-      this.wiring.onStopped();
-      // Closing the iterator from here, not from inside its loop, is what lets the loop end.
-      void this.messages?.close();
-      this.wakeUp?.();
-    }
-    await this.loop;
-  }
-
-  private async run(): Promise<void> {
-    while (!this.stopping && !this.nc.isClosed()) {
-      try {
-        const consumer = await this.consumer();
-        if (this.stopping) return;
-        // `bind`: a pull that goes unanswered (two heartbeats missed, or a reconnect) is simply
-        // made again, without first asking for the consumer's info, which waits up to 5 s and
-        // then backs off for the pull expiry (30 s) while the consumer has no leader.
-        const messages = await consumer.consume({ max_messages: this.batchSize, idle_heartbeat: PULL_HEARTBEAT_MS, bind: true });
-        this.messages = messages;
-        if (this.stopping) {
-          void messages.close();
-          return;
-        }
-        void this.watch(messages).catch(() => undefined);
-        for await (const m of messages) {
-          if (this.stopping) {
-            // Pulled but not started: hand it back now rather than after ack-wait.
-            m.nak();
-            continue;
-          }
-          await this.handle(m);
-        }
-      } catch (err) {
-        if (this.stopping || this.nc.isClosed()) return;
-        this.wiring.logger?.error(
-          { stream: this.stream, durable: this.durable, err: errorMessage(err) },
-          'bus consumer failed; restarting',
-        );
-      }
-      if (this.stopping || this.nc.isClosed()) return;
-      await new Promise<void>((resolve) => {
-        const timer = setTimeout(resolve, RESTART_DELAY_MS);
-        this.wakeUp = () => {
-          clearTimeout(timer);
-          resolve();
-        };
-      });
-    }
-  }
-
-  /** The durable consumer; made again if it is gone (deleted, or lost with a node's store). */
-  private async consumer(): Promise<Consumer> {
-    try {
-      return await this.js.consumers.get(this.stream, this.durable);
-    } catch (err) {
-      if (!isApiError(err, JetStreamApiCodes.ConsumerNotFound)) throw err;
-      this.wiring.logger?.warn({ stream: this.stream, durable: this.durable }, 'bus consumer is gone; creating it again');
-      await this.wiring.recreate();
-      return this.js.consumers.get(this.stream, this.durable);
-    }
-  }
-
-  /**
-   * Ends the iteration when the consumer is gone, so `run` makes it again: the server says so
-   * (deleted), or pulls go unanswered and the server no longer knows it. Pulls that go unanswered
-   * while it exists (a new leader being elected) are made again by the client.
-   */
-  private async watch(messages: ConsumerMessages): Promise<void> {
-    let checking = false;
-    for await (const status of messages.status()) {
-      if (this.stopping) return;
-      if (status.type === 'consumer_deleted') {
-        void messages.close();
-        return;
-      }
-      if (status.type !== 'heartbeats_missed' || checking) continue;
-      checking = true;
-      void this.wiring
-        .exists()
-        .then((exists) => {
-          if (!exists && !this.stopping) void messages.close();
-        })
-        .finally(() => {
-          checking = false;
-        });
-    }
-  }
-
-  private async handle(m: JsMsg): Promise<void> {
-    const headers = m.headers;
-    await runHandler(
-      {
-        id: headers?.get(MSG_ID_HEADER) || `${this.stream}:${m.seq}`,
-        subject: this.wiring.unwire(m.subject),
-        data: m.data.slice(),
-        headers: toRecord(headers),
-        deliveryCount: m.info.deliveryCount,
-      },
-      {
-        // Not ackAck: waiting for the server's confirmation cost a request (a reply, a timer)
-        // per message. An ack that is lost brings the message again after ack-wait, and every
-        // handler is idempotent on its message id (at-least-once delivery), so the
-        // confirmation bought nothing.
-        ack: async () => {
-          m.ack();
-        },
-        nak: async (delayMs?: number) => {
-          m.nak(delayMs);
-          await this.nc.flush();
-        },
-        term: async () => {
-          m.term();
-          await this.nc.flush();
-        },
-      },
-      this.wiring.handler,
-      { stream: this.stream, durable: this.durable, logger: this.wiring.logger },
-    );
   }
 }
 

@@ -354,6 +354,19 @@ export function describeBusContract(name: string, factory: () => Promise<BusCont
         await recorder.until('the redelivery', () => recorder.of(forgotten).length === 2);
       });
 
+      it('a backlog behind a slow handler: each message is handed out once, its ack wait counted from when its handling starts', async () => {
+        // 30 messages at 60 ms each take 1.8 s, four and a half ack waits: a message waiting its
+        // turn must not be handed out again, nor count a delivery towards maxDeliver while it waits.
+        const ids: string[] = [];
+        for (let i = 0; i < 30; i++) ids.push(await publish('contract.evt.backlog', `m${i}`));
+        await subscribe({ durable: 'backlog', maxDeliver: 2 }, async (m) => {
+          recorder.record(m);
+          await sleep(60);
+        });
+        await recorder.until('every message', () => ids.every((id) => recorder.of(id).length >= 1), ACK_WAIT_MS * 25);
+        expect(ids.filter((id) => recorder.of(id).length !== 1 || recorder.of(id)[0]!.deliveryCount !== 1)).toEqual([]);
+      });
+
       it('redelivers a message not settled within ack wait to another subscriber', async () => {
         const peer = await fixture.open();
         const handler =
