@@ -1,10 +1,22 @@
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
+import { existsSync, readFileSync } from 'node:fs';
 import path from 'node:path';
 import { BENCH_DIR, type BusKind } from './cli.js';
 import { freePort, startChildServer, type ChildServer } from './child-server.js';
 import { deleteStreamsWithPrefix } from './nats-streams.js';
 import type { BenchSession } from './session.js';
+
+/**
+ * The `NODE_OPTIONS` a service's Kubernetes manifest gives it (deploy/kubernetes/base/<service>.yaml):
+ * the heap cap also sizes V8's young generation, so without it a service on this 24 GiB machine
+ * holds about 130 MB of young generation the deployed pod never has.
+ */
+export function deployedNodeOptions(service: string): string {
+  const manifest = readFileSync(path.join(BENCH_DIR, '..', 'deploy', 'kubernetes', 'base', `${service}.yaml`), 'utf8');
+  const match = /- name: NODE_OPTIONS\s+value: (.+)/.exec(manifest);
+  if (!match) throw new Error(`deploy/kubernetes/base/${service}.yaml sets no NODE_OPTIONS`);
+  return match[1]!.trim();
+}
 
 /** Lets the children run this directory's TypeScript (see register.mjs). */
 const REGISTER_HOOKS = path.join(BENCH_DIR, 'register.mjs');
@@ -96,17 +108,19 @@ export async function startSystem(session: BenchSession, options: SystemOptions)
 /**
  * The scheduler service in a child process of its own, as it is deployed (its own pod): the
  * build's `services/scheduler/main.js`, on the system's NATS prefix and database, applying its
- * own migrations at start (RUN_MIGRATIONS=true, as a deployment may). servers/scheduler.server.ts
- * only adds the IPC watch that stops it when the benchmark goes away. Stopped by the session's
- * cleanup, before the streams are deleted.
+ * own migrations at start (RUN_MIGRATIONS=true, as a deployment may), with its manifest's
+ * NODE_OPTIONS. servers/exit-with-parent.mjs
+ * only adds the IPC watch that stops it when the benchmark goes away; no TypeScript hooks, whose
+ * compiler would add about 200 MB to the RSS the schedules benchmark measures. Stopped by the
+ * session's cleanup, before the streams are deleted.
  */
 export async function startScheduler(session: BenchSession, system: RunningSystem, dist: string): Promise<ChildServer> {
   if (system.shared.NATS_URL === undefined) throw new Error('the scheduler runs in its own process only on NATS');
   const port = await freePort();
   const server = await startChildServer({
     name: 'scheduler',
-    args: ['--import', REGISTER_HOOKS, path.join(BENCH_DIR, 'servers', 'scheduler.server.ts')],
-    env: { ...process.env, ...system.shared, RUNLINE_DIST: dist, PORT: String(port), HOST: '127.0.0.1', RUN_MIGRATIONS: 'true' },
+    args: ['--import', path.join(BENCH_DIR, 'servers', 'exit-with-parent.mjs'), path.join(dist, 'services', 'scheduler', 'main.js')],
+    env: { ...process.env, ...system.shared, PORT: String(port), HOST: '127.0.0.1', RUN_MIGRATIONS: 'true', NODE_OPTIONS: deployedNodeOptions('scheduler') },
     port,
     readyPath: '/health/ready',
     logFile: path.join(session.workDir, 'scheduler.log'),
