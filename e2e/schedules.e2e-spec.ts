@@ -303,6 +303,31 @@ describe('schedule triggers', () => {
     const [fire] = (await sql(`SELECT run_status FROM scheduler.schedule_fires WHERE invocation_id = $1`, [first!.invocationId])) as Array<{ run_status: string }>;
     expect(fire?.run_status).toBe('SUCCEEDED');
   }, 30_000);
+  it('a 600-fire backfill starts each fire once, oldest first, and a publish meanwhile is answered at once', async () => {
+    const project = await publish(scheduledAutomation([{ id: 'minutely', every: '1m', payload: { n: 1 } }]));
+    const to = new Date(Math.floor(Date.now() / 60_000) * 60_000);
+    const from = new Date(to.getTime() - 600 * 60_000);
+    const backfill = await http.post<{ count: number }>(`${schedulesPath(project)}/minutely/backfill`, { from: from.toISOString(), to: to.toISOString() }, { bearer: project.ownerJwt });
+    expect([backfill.status, backfill.body.count]).toEqual([202, 600]);
+    await eventually('the backfill under way', async () => {
+      const [row] = (await sql(`SELECT count(*)::int AS n FROM scheduler.schedule_fires WHERE project_id = $1 AND kind = 'BACKFILL' AND status <> 'PENDING'`, [project.projectId])) as Array<{ n: number }>;
+      return row!.n > 0 ? true : undefined;
+    }, 10_000);
+    // The publish waits for the schedule's row, which a batch of backfill fires holds while it starts them.
+    const publishing = Date.now();
+    await publishDefinition(http, project, scheduledAutomation([{ id: 'minutely', every: '1m', payload: { n: 1 } }, { id: 'hourly', every: '1h' }]));
+    expect(Date.now() - publishing).toBeLessThan(1500);
+    const started = await eventually('every backfilled fire started', async () => {
+      const rows = (await sql(
+        `SELECT scheduled_time, started_at, invocation_id FROM scheduler.schedule_fires WHERE project_id = $1 AND schedule_id = 'minutely' AND kind = 'BACKFILL' ORDER BY scheduled_time`,
+        [project.projectId],
+      )) as Array<{ scheduled_time: Date; started_at: Date | null; invocation_id: string | null }>;
+      return rows.length === 600 && rows.every((row) => row.invocation_id !== null) ? rows : undefined;
+    }, 60_000);
+    expect(new Set(started.map((row) => row.invocation_id)).size).toBe(600);
+    const outOfOrder = started.filter((row, index) => index > 0 && row.started_at!.getTime() < started[index - 1]!.started_at!.getTime());
+    expect(outOfOrder).toEqual([]);
+  }, 90_000);
   // Last: it stops every scheduler replica for a while.
   it('catch-up after an outage: NONE drops the missed fires, LATEST runs the latest once, ALL runs each', async () => {
     const project = await publish(

@@ -14,6 +14,7 @@ import {
   fireKeyOf,
   insertFires,
   nextDueAfter,
+  PENDING_FIRES_PER_SCHEDULE_PER_BATCH,
   recordFireOutcome,
   setLastStatus,
   type FireRecord,
@@ -197,6 +198,9 @@ export class ScheduleFirer implements OnApplicationBootstrap, OnApplicationShutd
     const fresh = await insertFires(manager, records, now);
     const starting = toStart.filter((fire) => fire.kind === 'BACKFILL' || fresh.has(fireKeyOf(fire.schedule.projectId, fire.schedule.scheduleId, fire.scheduledTime)));
     await this.startAll(manager, starting);
+    // A schedule with more waiting fires than a batch takes of one (a backfill): the next pass,
+    // once this batch has committed, takes the next ones.
+    if (hasMoreWaiting(pending)) dueTimes.push(now);
     return dueTimes;
   }
 
@@ -255,4 +259,16 @@ export class ScheduleFirer implements OnApplicationBootstrap, OnApplicationShutd
       });
     }
   }
+}
+
+/** True when some schedule's claimed fires fill its share of a batch: more of its fires may wait. */
+function hasMoreWaiting(pending: ReadonlyArray<{ schedule: ScheduleRow }>): boolean {
+  const perSchedule = new Map<string, number>();
+  for (const fire of pending) {
+    const key = scheduleKey(fire.schedule.projectId, fire.schedule.scheduleId);
+    const count = (perSchedule.get(key) ?? 0) + 1;
+    if (count >= PENDING_FIRES_PER_SCHEDULE_PER_BATCH) return true;
+    perSchedule.set(key, count);
+  }
+  return false;
 }

@@ -219,18 +219,39 @@ export interface PendingFire {
   kind: FireKind;
 }
 
-/** Claims up to `limit` PENDING fires due by `horizon`, oldest first, each with its schedule row (both locked). */
+/**
+ * PENDING fires of one schedule a batch claims at most. Its fires start one after the other
+ * while the batch holds the schedule's row, and a publish of the project waits for that row:
+ * a 1,000-fire backfill claimed whole held it for seconds (a publish meanwhile could run into
+ * its deadline, 503). The next batch takes the next ones, oldest first.
+ */
+export const PENDING_FIRES_PER_SCHEDULE_PER_BATCH = 20;
+
+/**
+ * Claims up to `limit` PENDING fires due by `horizon`, oldest first, at most
+ * PENDING_FIRES_PER_SCHEDULE_PER_BATCH of one schedule, each with its schedule row (both
+ * locked). The oldest of a schedule that another batch holds are skipped, and so are the
+ * later ones: a schedule's fires start in order.
+ */
 export async function claimPendingFires(manager: EntityManager, horizon: Date, limit: number): Promise<PendingFire[]> {
   const rows = returningRows<RawScheduleRow & { f_scheduled_time: Date; f_due_at: Date; f_kind: FireKind }>(
     await manager.query(
       `SELECT ${SCHEDULE_COLUMNS.split(', ').map((column) => `s.${column}`).join(', ')},
               f.scheduled_time AS f_scheduled_time, f.due_at AS f_due_at, f.kind AS f_kind
          FROM schedule_fires f JOIN schedules s USING (project_id, schedule_id)
-        WHERE f.status = 'PENDING' AND f.due_at <= $1
+        WHERE f.status = 'PENDING'
+          AND (f.project_id, f.schedule_id, f.scheduled_time) IN (
+                SELECT project_id, schedule_id, scheduled_time FROM (
+                  SELECT project_id, schedule_id, scheduled_time, due_at,
+                         row_number() OVER (PARTITION BY project_id, schedule_id ORDER BY due_at, scheduled_time) AS place
+                    FROM schedule_fires
+                   WHERE status = 'PENDING' AND due_at <= $1) due
+                 WHERE place <= $3
+                 ORDER BY due_at, scheduled_time
+                 LIMIT $2)
         ORDER BY f.due_at, f.scheduled_time
-        LIMIT $2
         FOR UPDATE SKIP LOCKED`,
-      [horizon, limit],
+      [horizon, limit, PENDING_FIRES_PER_SCHEDULE_PER_BATCH],
     ),
   );
   return rows.map((row) => ({ schedule: scheduleOf(row), scheduledTime: row.f_scheduled_time, dueAt: row.f_due_at, kind: row.f_kind }));
