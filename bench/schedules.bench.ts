@@ -10,6 +10,8 @@
 //     bare setTimeout scheduler in its own process, firing the same times, with as many
 //     timers armed as schedules wait.
 //   Also: missed and doubled fires in the window, the scheduler's peak RSS (goal <= 250 MB).
+//   Takeover: with --replicas 2 --kill-at <s>, one scheduler replica is killed (SIGKILL) that far
+//     into the window; the fires due in the 5 s after it are reported apart from the rest.
 //
 //   npm run build && npm run bench:schedules -- [--projects 5000] [--per-project 20] [--fast 1000] ...
 //
@@ -52,6 +54,8 @@ ${formatUsage([
   ['--connections <n>', 'publishes in flight (default 8)'],
   ['--baseline-publishes <n>', 'publishes without schedules, the publish baseline (default 200)'],
   ['--grace <s>', 'seconds after the window within which every fire must have started (default 5)'],
+  ['--replicas <n>', 'scheduler replicas, each its own process (default 1)'],
+  ['--kill-at <s>', 'kill -9 one replica this many seconds into the window (needs --replicas 2 or more)'],
   ['--dist <dir>', 'the build to run (default dist/ of this repository)'],
 ])}`;
 
@@ -64,8 +68,13 @@ interface Options {
   connections: number;
   baselinePublishes: number;
   graceSeconds: number;
+  replicas: number;
+  killAtSeconds: number | null;
   dist: string;
 }
+
+/** The fires due this long after a replica is killed are the takeover's, reported apart. */
+const TAKEOVER_REPORT_MS = 5_000;
 
 async function main(session: BenchSession): Promise<number> {
   const options = parseOptions(process.argv.slice(2));
@@ -83,9 +92,11 @@ async function main(session: BenchSession): Promise<number> {
   const database = await openBenchDatabase(process.env);
   session.onCleanup('drop the database', () => database.drop());
   const system = await startSystem(session, { bus: 'nats', profile: false, dist: options.dist, databaseUrl: database.url });
-  const scheduler = await startScheduler(session, system, options.dist);
+  const schedulers = [];
+  for (let replica = 1; replica <= options.replicas; replica++) schedulers.push(await startScheduler(session, system, options.dist, options.replicas === 1 ? 'scheduler' : `scheduler-${replica}`));
+  const scheduler = schedulers[schedulers.length - 1]!;
   const baseline = await startTimerBaseline(session);
-  const rss = new RssSampler([{ name: 'scheduler', pid: scheduler.pid }]).start();
+  const rss = new RssSampler(schedulers.map((replica, index) => ({ name: `scheduler-${index + 1}`, pid: replica.pid }))).start();
   session.onCleanup('stop the RSS sampler', async () => rss.stop());
   const client = new pg.Client({ connectionString: database.url });
   await client.connect();
@@ -123,9 +134,15 @@ async function main(session: BenchSession): Promise<number> {
 
   console.log(`\nWindow: ${windowDues.length} fires due from ${new Date(windowStart).toISOString()} over ${options.windowSeconds} s; grace ${options.graceSeconds} s`);
   const windowFrom = performance.now() + Math.max(0, windowStart - Date.now());
+  const killedAt = options.killAtSeconds === null ? null : windowStart + options.killAtSeconds * 1000;
+  if (killedAt !== null) {
+    await sleep(Math.max(0, killedAt - Date.now()));
+    process.kill(schedulers[0]!.pid, 'SIGKILL');
+    console.log(`  killed scheduler-1 (SIGKILL) at ${new Date(killedAt).toISOString()}`);
+  }
   await sleep(Math.max(0, windowEnd + options.graceSeconds * 1000 - Date.now()));
-  const peakRss = rss.peaks(windowFrom)[0] ?? Number.NaN;
-  const overallRss = rss.peaks()[0] ?? Number.NaN;
+  const peakRss = Math.max(...rss.peaks(windowFrom).filter(Number.isFinite));
+  const overallRss = Math.max(...rss.peaks().filter(Number.isFinite));
 
   const runs = await client.query<{ project_id: string; job: string; scheduled_for: string; started_at: string | null; n: number }>(
     `SELECT project_id, document->>'schedulerJobName' AS job, document->>'scheduledFor' AS scheduled_for,
@@ -136,7 +153,10 @@ async function main(session: BenchSession): Promise<number> {
     [new Date(windowStart).toISOString(), new Date(windowEnd).toISOString()],
   );
   const doubled = runs.rows.filter((row) => row.n > 1).length;
-  const lateness = runs.rows.map((row) => (row.started_at === null ? Number.NaN : Date.parse(row.started_at) - Date.parse(row.scheduled_for)));
+  const inTakeover = (row: { scheduled_for: string }) => killedAt !== null && Date.parse(row.scheduled_for) >= killedAt && Date.parse(row.scheduled_for) < killedAt + TAKEOVER_REPORT_MS;
+  const latenessOf = (row: { scheduled_for: string; started_at: string | null }) => (row.started_at === null ? Number.NaN : Date.parse(row.started_at) - Date.parse(row.scheduled_for));
+  const lateness = runs.rows.filter((row) => !inTakeover(row)).map(latenessOf);
+  const takeoverLateness = runs.rows.filter(inTakeover).map(latenessOf);
   const missed = windowDues.length - runs.rows.length;
   const fired = await firing;
   const fires = distributionOf(lateness);
@@ -145,12 +165,14 @@ async function main(session: BenchSession): Promise<number> {
   console.log('\nLateness of the fires due in the window (ms; startedAt - scheduledFor, no jitter):');
   printTable([
     ['', 'count', 'min', 'p50', 'p90', 'p99', 'max'],
-    distributionRow('system', fires),
+    distributionRow(killedAt === null ? 'system' : 'system, outside the takeover', fires),
+    ...(killedAt === null ? [] : [distributionRow(`system, due within ${TAKEOVER_REPORT_MS / 1000} s after the kill`, distributionOf(takeoverLateness))]),
     distributionRow('baseline: setTimeout fired - due', timer),
   ]);
-  console.log(`  missed: ${missed} (of ${windowDues.length}); doubled: ${doubled}; not started: ${lateness.filter((value) => !Number.isFinite(value)).length}`);
-  console.log(`  the scheduler's own view (due -> start request sent, whole run, histogram buckets): ${await schedulerLateness(scheduler.url)}`);
-  console.log(`  scheduler RSS: peak ${megabytes(peakRss)} MB in the window, ${megabytes(overallRss)} MB over the whole run`);
+  const notStarted = [...lateness, ...takeoverLateness].filter((value) => !Number.isFinite(value)).length;
+  console.log(`  missed: ${missed} (of ${windowDues.length}); doubled: ${doubled}; not started: ${notStarted}`);
+  console.log(`  the scheduler's own view (due -> start request sent, whole run, histogram buckets${options.replicas > 1 ? ', the last replica' : ''}): ${await schedulerLateness(scheduler.url)}`);
+  console.log(`  scheduler RSS (the largest replica): peak ${megabytes(peakRss)} MB in the window, ${megabytes(overallRss)} MB over the whole run`);
 
   const publishP99 = distributionOf(withSchedules).p99;
   console.log('\nGoals:');
@@ -270,6 +292,8 @@ function parseOptions(argv: string[]): Options {
       connections: { type: 'string', default: '8' },
       'baseline-publishes': { type: 'string', default: '200' },
       grace: { type: 'string', default: '5' },
+      replicas: { type: 'string', default: '1' },
+      'kill-at': { type: 'string' },
       dist: COMMON_OPTION_SPECS.dist,
       help: { type: 'boolean', default: false },
     },
@@ -279,6 +303,9 @@ function parseOptions(argv: string[]): Options {
     process.exit(0);
   }
   const perProject = positiveInteger('--per-project', values['per-project']);
+  const replicas = positiveInteger('--replicas', values.replicas);
+  const killAtSeconds = values['kill-at'] === undefined ? null : positiveInteger('--kill-at', values['kill-at']);
+  if (killAtSeconds !== null && replicas < 2) throw new Error('--kill-at needs --replicas 2 or more: the fires must go on');
   if (perProject > 20) throw new Error('--per-project: a project holds at most 20 schedules');
   return {
     projects: positiveInteger('--projects', values.projects),
@@ -289,6 +316,8 @@ function parseOptions(argv: string[]): Options {
     connections: positiveInteger('--connections', values.connections),
     baselinePublishes: positiveInteger('--baseline-publishes', values['baseline-publishes']),
     graceSeconds: positiveInteger('--grace', values.grace),
+    replicas,
+    killAtSeconds,
     dist: path.resolve(values.dist),
   };
 }

@@ -114,17 +114,17 @@ export async function startSystem(session: BenchSession, options: SystemOptions)
  * compiler would add about 200 MB to the RSS the schedules benchmark measures. Stopped by the
  * session's cleanup, before the streams are deleted.
  */
-export async function startScheduler(session: BenchSession, system: RunningSystem, dist: string): Promise<ChildServer> {
+export async function startScheduler(session: BenchSession, system: RunningSystem, dist: string, name = 'scheduler'): Promise<ChildServer> {
   if (system.shared.NATS_URL === undefined) throw new Error('the scheduler runs in its own process only on NATS');
   const port = await freePort();
   const server = await startChildServer({
-    name: 'scheduler',
+    name,
     args: ['--import', path.join(BENCH_DIR, 'servers', 'exit-with-parent.mjs'), path.join(dist, 'services', 'scheduler', 'main.js')],
     env: { ...process.env, ...system.shared, PORT: String(port), HOST: '127.0.0.1', RUN_MIGRATIONS: 'true', NODE_OPTIONS: deployedNodeOptions('scheduler') },
     port,
     readyPath: '/health/ready',
-    logFile: path.join(session.workDir, 'scheduler.log'),
+    logFile: path.join(session.workDir, `${name}.log`),
   });
-  session.onCleanup('stop the scheduler', () => server.stop());
+  session.onCleanup(`stop ${name}`, () => server.stop());
   return server;
 }
