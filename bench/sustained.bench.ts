@@ -27,6 +27,7 @@ import { hasBuild } from './support/servers.js';
 import { runBench, type BenchSession } from './support/session.js';
 import {
   startEmbedded,
+  startOneProcess,
   startPgBossPeer,
   startRunline,
   SystemScope,
@@ -43,7 +44,7 @@ const USAGE = `Usage: npm run bench:sustained -- [options]
    or: node --import ./bench/register.mjs bench/sustained.bench.ts [options]
 
 ${formatUsage([
-  ['--system <which>', 'both (default), runline or pg-boss'],
+  ['--system <which>', 'both (default: runline and pg-boss), runline, pg-boss, or runline-embedded (the one-process mode, then pg-boss)'],
   ['--step-seconds <s>', 'length of each load of the rate search (default 30)'],
   ['--hold-seconds <s>', 'length of the final hold at the rate found (default 120)'],
   ['--start-rate <n>', 'first rate of the search, requests/s (default 200); it doubles while held'],
@@ -68,7 +69,7 @@ Needs PostgreSQL (BENCH_POSTGRES_ADMIN_URL, default postgres://postgres@127.0.0.
 and NATS with JetStream (NATS_URL, default nats://127.0.0.1:4222).`;
 
 interface Options {
-  systems: Array<'runline' | 'pg-boss'>;
+  systems: SystemName[];
   search: SearchSettings;
   peer: PeerSettings;
   embedded: boolean;
@@ -77,6 +78,11 @@ interface Options {
   afterSeconds: number;
   dist: string;
 }
+
+type SystemName = 'runline' | 'runline-embedded' | 'pg-boss';
+
+/** The one-process mode's held rate against pg-boss's (issue 34); its RSS goal is MEMORY_PEAK_GOAL_MB. */
+const EMBEDDED_RATIO_GOAL = 1.3;
 
 interface Outcome {
   system: SustainedSystem;
@@ -103,9 +109,10 @@ async function main(session: BenchSession): Promise<number> {
 }
 
 async function compare(session: BenchSession, options: Options): Promise<number> {
-  const outcomes = new Map<'runline' | 'pg-boss', Outcome>();
+  const outcomes = new Map<SystemName, Outcome>();
   for (const which of options.systems) {
-    const start = (scope: SystemScope) => (which === 'runline' ? startRunline(scope, options.dist) : startPgBossPeer(scope, options.dist, options.peer));
+    const start = (scope: SystemScope) =>
+      which === 'runline' ? startRunline(scope, options.dist) : which === 'runline-embedded' ? startOneProcess(scope, options.dist) : startPgBossPeer(scope, options.dist, options.peer);
     let scope = new SystemScope(session.workDir);
     session.onCleanup(`stop ${which}`, () => scope.close());
     let system = await start(scope);
@@ -141,10 +148,12 @@ async function compare(session: BenchSession, options: Options): Promise<number>
   }
 
   const runline = outcomes.get('runline');
+  const embedded = outcomes.get('runline-embedded');
   const peer = outcomes.get('pg-boss');
   console.log('\nResults');
   const clean = [...outcomes.values()].every(({ result }) => result.aborted === undefined && result.steps.every((step) => step.notSucceeded === 0));
   if (runline) printRunlineGoals(runline.result, peer?.result);
+  if (embedded) printEmbeddedGoals(embedded.result, peer?.result);
   if (runline && peer) {
     const ratio = keptUpRate(runline.result) / keptUpRate(peer.result);
     console.log(
@@ -159,6 +168,10 @@ async function compare(session: BenchSession, options: Options): Promise<number>
   if (runline && peer) {
     const ratio = heldRate(runline.result) / heldRate(peer.result);
     console.log(`held rate ratio: ${Number.isFinite(ratio) ? ratio.toFixed(2) : 'n/a'}`);
+  }
+  if (embedded && peer) {
+    const ratio = heldRate(embedded.result) / heldRate(peer.result);
+    console.log(`embedded held rate ratio: ${Number.isFinite(ratio) ? ratio.toFixed(2) : 'n/a'}`);
   }
   return clean ? 0 : 1;
 }
@@ -216,6 +229,18 @@ function printRunlineGoals(runline: SearchResult, peer: SearchResult | undefined
       // No step left a backlog to drain (every overload was kept up with): nothing to judge, not a miss.
       (drainPerSecond === undefined ? 'NOT MEASURED (no step left a backlog)' : verdict(hold !== undefined && drainPerSecond >= hold.acceptedPerSecond)),
   );
+}
+
+function printEmbeddedGoals(embedded: SearchResult, peer: SearchResult | undefined): void {
+  const held = heldRate(embedded);
+  if (peer) {
+    const ratio = held > 0 && heldRate(peer) > 0 ? held / heldRate(peer) : Number.NaN;
+    console.log(
+      `  one process held ${held}/s, pg-boss ${heldRate(peer)}/s: ${Number.isFinite(ratio) ? ratio.toFixed(2) : 'n/a'} x (goal >= ${EMBEDDED_RATIO_GOAL}): ${verdict(ratio >= EMBEDDED_RATIO_GOAL)}`,
+    );
+  }
+  const peak = Math.max(0, ...embedded.steps.map((step) => step.peakRss[0] ?? 0));
+  console.log(`  one process's peak RSS over the search: ${megabytes(peak)} MB (goal <= ${MEMORY_PEAK_GOAL_MB} MB): ${verdict(peak > 0 && peak <= MEMORY_PEAK_GOAL_MB * MB)}`);
 }
 
 /** The step that left the most work behind: its drain is the longest, so its rate the surest. */
@@ -377,12 +402,14 @@ function parseOptions(argv: string[]): Options {
   }
   const quick = values.quick;
   const system = values.system;
-  if (system !== 'both' && system !== 'runline' && system !== 'pg-boss') throw new UsageError('--system must be both, runline or pg-boss');
+  if (system !== 'both' && system !== 'runline' && system !== 'pg-boss' && system !== 'runline-embedded') {
+    throw new UsageError('--system must be both, runline, pg-boss or runline-embedded');
+  }
   const rates = values.rates?.split(',').map((rate) => positiveInteger('--rates', rate.trim())).sort((a, b) => a - b);
   const bisections = values.bisections === undefined ? (quick ? 1 : 2) : Number(values.bisections);
   if (!Number.isInteger(bisections) || bisections < 0) throw new UsageError('--bisections must be a whole number');
   return {
-    systems: system === 'both' ? ['runline', 'pg-boss'] : [system],
+    systems: system === 'both' ? ['runline', 'pg-boss'] : system === 'runline-embedded' ? ['runline-embedded', 'pg-boss'] : [system],
     search: {
       stepSeconds: positiveInteger('--step-seconds', values['step-seconds'] ?? (quick ? '10' : '30')),
       holdSeconds: positiveInteger('--hold-seconds', values['hold-seconds'] ?? (quick ? '20' : '120')),

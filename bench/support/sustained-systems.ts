@@ -137,6 +137,50 @@ export async function startRunline(scope: SystemScope, dist: string): Promise<Su
   };
 }
 
+/**
+ * Runline's one-process mode as `npm start` runs it (the build's `launcher/main.js` with its
+ * Node flags, the in-process bus), but on a fresh database of the shared PostgreSQL server
+ * instead of an embedded one: the pg-boss peer's server, so the two differ only in what runs
+ * in their one Node process. The launcher migrates at start.
+ */
+export async function startOneProcess(scope: SystemScope, dist: string): Promise<SustainedSystem> {
+  const database = await openBenchDatabase(process.env);
+  scope.onCleanup('drop the Runline database', () => database.drop());
+  const dataDir = mkdtempSync(path.join(os.tmpdir(), 'runline-bench-one-process-'));
+  scope.onCleanup(`remove ${dataDir}`, async () => rmSync(dataDir, { recursive: true, force: true }));
+  const { NATS_URL: _nats, BUS_PREFIX: _prefix, ...rest } = process.env;
+  const consoleJwtSecret = randomBytes(24).toString('hex');
+  const port = await freePort();
+  const started = npmStartCommand();
+  const launcher = await startChildServer({
+    name: 'launcher',
+    args: [...started.nodeFlags, '--import', EXIT_WITH_PARENT, ...profiling(scope.workDir), path.join(dist, 'launcher', 'main.js')],
+    env: {
+      ...rest,
+      ...started.env,
+      DATABASE_URL: database.url,
+      PORT: String(port),
+      HOST: '127.0.0.1',
+      RUNLINE_DATA_DIR: dataDir,
+      CONSOLE_JWT_SECRET: consoleJwtSecret,
+      SECRETS_KEY: randomBytes(24).toString('hex'),
+    },
+    port,
+    readyPath: '/health/ready',
+    logFile: path.join(scope.workDir, 'launcher.log'),
+    readyTimeoutMs: 180_000,
+  });
+  scope.onCleanup('stop the launcher', () => launcher.stop());
+  const target = await flowTriggerTarget(launcher.url, consoleJwtSecret);
+  return {
+    label: 'Runline one process (npm start\'s launcher: every service in one process, the in-process bus, the shared PostgreSQL)',
+    target,
+    processes: [{ name: 'launcher', pid: launcher.pid }],
+    counts: await countingClient(scope, database.url, RUNLINE_COUNTS_SQL),
+    logTails: () => tails([launcher]),
+  };
+}
+
 export interface PeerSettings {
   workers: number;
   batchSize: number;
