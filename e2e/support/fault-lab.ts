@@ -198,6 +198,22 @@ export class FaultLab {
     await waitForOk(`http://127.0.0.1:${port}/health/ready`, started, 60_000);
   }
 
+  /**
+   * Lost or late: where the missing callbacks of these runs stand. No delivery row: the
+   * DeliverCallback never reached the callback service (its command is lost, or still in the
+   * invocation service's outbox or the queue); a PENDING one: late, with the attempts made.
+   */
+  private async whereCallbacksStand(invocationIds: string[]): Promise<string> {
+    const rows = await this.sql<{ status: string; attempts: number; n: number }>(
+      `SELECT status, attempts_made AS attempts, count(*)::int AS n FROM callback.callback_deliveries WHERE invocation_id = ANY($1) GROUP BY 1, 2 ORDER BY 1, 2`,
+      [invocationIds],
+    );
+    const [outbox] = await this.sql<{ n: number }>(`SELECT count(*)::int AS n FROM invocation.outbox WHERE published_at IS NULL`);
+    const recorded = rows.reduce((sum, row) => sum + row.n, 0);
+    const byState = rows.map((row) => `${row.status} after ${row.attempts} attempts x${row.n}`).join(', ') || 'none';
+    return `${invocationIds.length - recorded} with no delivery at the callback service (the invocation outbox holds ${outbox?.n ?? 0} unpublished messages); deliveries: ${byState}`;
+  }
+
   private async ready(service: ServiceName): Promise<boolean> {
     const answer = await fetch(`http://127.0.0.1:${this.ports.get(service)}/health/ready`).catch(() => undefined);
     return answer?.status === 200;
@@ -324,7 +340,9 @@ export class FaultLab {
       60_000,
     ).catch(() => undefined);
     const called = this.calledBack();
-    const callbacksMissing = finalAsync.filter((id) => !called.has(id)).length;
+    const missingIds = finalAsync.filter((id) => !called.has(id));
+    const callbacksMissing = missingIds.length;
+    if (callbacksMissing > 0) console.log(`${describeFault(fault)}: ${callbacksMissing} callbacks missing after 60 s; ${await this.whereCallbacksStand(missingIds)}`);
 
     // Polls go on while this waits, so only the polled runs made before the wait count: each of
     // them must end.
@@ -443,7 +461,18 @@ function documented(answer: HttpResult<unknown>, fault: Fault): boolean {
   const error = (answer.body as { error?: string } | null)?.error;
   // A delivery resent after its first attempt's answer was lost: the run it started.
   if (answer.status === 409 && error === 'Delivery already received') return true;
+  // The invocation service killed while it ran a sync run: the run ended interrupted, and a
+  // retry with the same key gets the sync failure of that run (500, its invocationId, FAILED).
+  if (answer.status === 500 && fault.kind === 'kill' && fault.service === 'invocation' && interruptedSyncRun(answer.body)) return true;
   return answer.status === 500 && error !== undefined && RETRY_WITH_THE_SAME_KEY.has(error) && fault.kind !== 'postgres-restart';
+}
+
+/** What a run whose process died ends with (docs/api.md, "Leases"). */
+const INTERRUPTED_MESSAGE = 'Run was interrupted: the process running it stopped before it finished';
+
+function interruptedSyncRun(body: unknown): boolean {
+  const failure = body as { error?: string; invocationId?: string; status?: string } | null;
+  return failure?.status === 'FAILED' && typeof failure.invocationId === 'string' && failure.error === INTERRUPTED_MESSAGE;
 }
 
 /** A stable UUID-shaped delivery id per run key, so a resend is the same delivery. */
