@@ -170,7 +170,7 @@ export class StartInvocationHandler {
         : null;
     const item: NewInvocation = withHistory({
       ...base,
-      ...(ran ? endedFirstRecordOf(info, ran.ending, ran.times) : firstRecordOf(base, { mode, info, rejection, runAt, lease: () => this.lease.next() })),
+      ...(ran ? endedFirstRecordOf(info, ran.ending, ran.times) : firstRecordOf(base, { mode, info, rejection, runAt, lease: () => this.lease.next(id) })),
     });
 
     // A run executed inline keeps its slot until written (or its write failed).

@@ -1,3 +1,4 @@
+import { jest } from '@jest/globals';
 import { InvocationConfig } from '../config.js';
 import { RunLease } from './run-lease.js';
 
@@ -16,8 +17,27 @@ describe('RunLease', () => {
     expect(lease.executingIds()).toEqual([]);
   });
 
+  it('counts a run as executing from the moment it is leased here, until its execution ends or, never executed, for four leases', () => {
+    jest.useFakeTimers({ now: new Date('2030-01-01T00:00:00Z') });
+    try {
+      const leased = new RunLease(Object.assign(new InvocationConfig(), { RUN_LEASE_MS: 1500 }));
+      leased.next('claimed');
+      leased.next('never-executed');
+      // The claim's commit took longer than the lease: the run is still this process's.
+      jest.advanceTimersByTime(2000);
+      expect(leased.executingIds().sort()).toEqual(['claimed', 'never-executed']);
+      const release = leased.hold('claimed');
+      jest.advanceTimersByTime(5000);
+      expect(leased.executingIds()).toEqual(['claimed']);
+      release();
+      expect(leased.executingIds()).toEqual([]);
+    } finally {
+      jest.useRealTimers();
+    }
+  });
+
   it('calls a lease spent once a third of its length has passed', () => {
-    expect(lease.isSpent(lease.next().expiresAt)).toBe(false);
+    expect(lease.isSpent(lease.next('spent').expiresAt)).toBe(false);
     expect(lease.isSpent(new Date(Date.now() + 2100))).toBe(false);
     expect(lease.isSpent(new Date(Date.now() + 1900))).toBe(true);
     expect(lease.isSpent(new Date(Date.now() - 1))).toBe(true);

@@ -114,7 +114,7 @@ export class RunStarter implements OnApplicationShutdown {
         await this.transactions.run((tx) => transition(tx, row.id, refused.expected, refused.change, historyAppend(refused)));
         return null;
       }
-      const claim = claimedStart(row, from, this.lease.next());
+      const claim = claimedStart(row, from, this.lease.next(row.id));
       const claimed = await this.claim(row, claim);
       return claimed ? () => this.executor.execute({ ...row, status: 'RUNNING', attempt: claim.change.attempt!, known: claimed.known, lease: claim.change.lease }, plan, null) : null;
     });
@@ -139,7 +139,7 @@ export class RunStarter implements OnApplicationShutdown {
   resume(invocationId: string, waitingJob: string, acknowledge: Acknowledge, notBefore: NotBefore = 0, wait: SlotWait = {}): Promise<StartAttempt> {
     const from: Expectation = { status: 'SUSPENDED', waitingJob };
     return this.inSlot(invocationId, from, acknowledge, notBefore, wait, noRefusal, async (row, plan) => {
-      const claim = claimedResume(row, waitingJob, this.lease.next());
+      const claim = claimedResume(row, waitingJob, this.lease.next(row.id));
       const claimed = await this.claim(row, claim);
       return claimed ? () => this.executor.resume({ ...row, status: 'RUNNING', known: claimed.known, lease: claim.change.lease }, plan) : null;
     });
