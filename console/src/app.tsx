@@ -4,6 +4,7 @@ import { Loading } from './components/loading.js';
 import { ApiAccessPage } from './pages/api-access-page.js';
 import { ApiSettingsPage } from './pages/api-settings-page.js';
 import { DeadLettersPage } from './pages/dead-letters-page.js';
+import { DefinitionRoute } from './pages/definition/definition-route.js';
 import { HealthPage } from './pages/health-page.js';
 import { LogsPage } from './pages/logs-page.js';
 import { NotFoundPage } from './pages/not-found-page.js';
@@ -48,6 +49,7 @@ export function App() {
               </Suspense>
             }
           />
+          <Route path="definition" element={<DefinitionRoute />} />
           <Route path="webhooks" element={<WebhooksPage />} />
           <Route path="api-access" element={<ApiAccessPage />} />
           <Route path="api-settings" element={<ApiSettingsPage />} />

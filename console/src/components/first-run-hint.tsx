@@ -6,7 +6,7 @@ import { ErrorBanner } from './error-banner.js';
  * The empty state of a project without runs: the request example builder's curl line for its
  * first run (the token is the `$RUNLINE_TOKEN` placeholder, never a real one).
  */
-export function FirstRunHint({ orgId, projectId, projectType }: { orgId: string; projectId: string; projectType: string | undefined }) {
+export function FirstRunHint({ orgId, projectId, projectType, title = 'No runs yet' }: { orgId: string; projectId: string; projectType: string | undefined; title?: string }) {
   const endpoint = projectType === 'AUTOMATION' ? 'automations.trigger-async' : 'flows.trigger-async';
   const example = useResource(
     projectType
@@ -16,8 +16,8 @@ export function FirstRunHint({ orgId, projectId, projectType }: { orgId: string;
   );
   return (
     <div className="empty first-run">
-      <h2>No runs yet</h2>
-      <p>Start the first run of this project with an API token that has the trigger scope (create one under API access):</p>
+      <h2>{title}</h2>
+      <p>Start {title === 'No runs yet' ? 'the first' : 'a'} run of this project with an API token that has the trigger scope (create one under API access):</p>
       <ErrorBanner error={example.error} action="Building the example request" />
       {example.data && (
         <>

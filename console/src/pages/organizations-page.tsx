@@ -6,6 +6,7 @@ import { Loading } from '../components/loading.js';
 import { PageHeading } from '../components/page-heading.js';
 import { Time } from '../components/time-display.js';
 import { projectPath } from '../shell/paths.js';
+import { CreateOrganizationForm, CreateProjectForm } from './organizations/create-forms.js';
 
 function Plan({ orgId }: { orgId: string }) {
   const plan = useResource((client) => client.GET('/v1/orgs/{orgId}/plan', { params: { path: { orgId } } }), [orgId]);
@@ -47,7 +48,7 @@ function Projects({ orgId }: { orgId: string }) {
       rowKey={(project) => project.projectId}
       caption="Projects"
       narrow="cards"
-      empty={<p className="muted">No projects in this organization yet.</p>}
+      empty={<p className="muted">No projects in this organization yet: create one below.</p>}
       columns={[
         { header: 'Project', cell: (project) => <Link to={projectPath(orgId, project.projectId)}>{project.name}</Link> },
         { header: 'Type', cell: (project) => project.type.toLowerCase() },
@@ -65,9 +66,14 @@ function Projects({ orgId }: { orgId: string }) {
           hideHeader: true,
           className: 'row-links',
           cell: (project) => (
-            <Link to={projectPath(orgId, project.projectId, 'logs')} aria-label={`Logs of ${project.name}`}>
-              Logs
-            </Link>
+            <>
+              <Link to={projectPath(orgId, project.projectId, 'definition')} aria-label={`Definition of ${project.name}`}>
+                Definition
+              </Link>{' '}
+              <Link to={projectPath(orgId, project.projectId, 'logs')} aria-label={`Logs of ${project.name}`}>
+                Logs
+              </Link>
+            </>
           ),
         },
       ]}
@@ -91,9 +97,7 @@ export function OrganizationsPage() {
       {orgs.data && orgs.data.data.length === 0 && (
         <div className="empty">
           <p>You are not a member of any organization yet.</p>
-          <p className="muted">
-            Create one with <code>POST /v1/orgs</code> and your console token, or ask an owner to add you.
-          </p>
+          <p className="muted">Create one below, or ask an owner to add you to theirs.</p>
         </div>
       )}
       {shown.map((org) => (
@@ -103,8 +107,10 @@ export function OrganizationsPage() {
           </h2>
           <Plan orgId={org.orgId} />
           <Projects orgId={org.orgId} />
+          {org.role !== 'VIEWER' && <CreateProjectForm orgId={org.orgId} orgName={org.name} />}
         </section>
       ))}
+      {orgs.data && !only && <CreateOrganizationForm onCreated={orgs.reload} />}
     </>
   );
 }

@@ -11,6 +11,7 @@ export const runPath = (orgId: string, projectId: string, invocationId: string) 
 /** The project pages, in navigation order: the path segment and the link's words. */
 export const PROJECT_PAGES = [
   ['health', 'Health'],
+  ['definition', 'Definition'],
   ['logs', 'Logs'],
   ['dead-letters', 'Dead letters'],
   ['polling-triggers', 'Polling triggers'],

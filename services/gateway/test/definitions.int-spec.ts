@@ -1,6 +1,7 @@
 import { EVENT_TYPES, GATEWAY_EVENT_SUBJECTS } from '@runline/contracts';
 import { CHANGE_NOT_YET_APPLIED } from '../src/platform/changes/change-propagation.js';
 import { DomainError } from '../src/platform/errors/domain-error.js';
+import { DefinitionVersionRepository } from '../src/projects/definition-version.repository.js';
 import { PublishDefinitionHandler } from '../src/projects/publish-definition.handler.js';
 import { SaveDefinitionHandler } from '../src/projects/save-definition.handler.js';
 import { FakeServiceClient } from './fake-service-client.js';
@@ -28,7 +29,7 @@ describe('definition handlers', () => {
   const saver = () => new SaveDefinitionHandler(db.projects());
   const publisher = (services: FakeServiceClient) => {
     const projects = db.projects();
-    return new PublishDefinitionHandler(db.transactions(), projects, db.directory(projects), db.propagation(services));
+    return new PublishDefinitionHandler(db.transactions(), projects, db.directory(projects), db.propagation(services), new DefinitionVersionRepository(db.dataSource));
   };
   const refusal = async (promise: Promise<unknown>) => {
     try {
@@ -77,7 +78,7 @@ describe('definition handlers', () => {
       await saver().execute({ project, definition: AUTOMATION });
       await saver().execute({ project, definition: AUTOMATION });
       const services = keepersAnswer();
-      expect(await publisher(services).execute({ projectId: project.id })).toEqual({ publishedVersion: 2 });
+      expect(await publisher(services).execute({ projectId: project.id, publishedBy: 'user-1' })).toEqual({ publishedVersion: 2 });
       const stored = await reread(project.id);
       expect(stored).toMatchObject({ publishedVersion: 2, publishedDefinition: AUTOMATION, configVersion: project.configVersion + 1 });
       expect(stored.publishedAt).toBeInstanceOf(Date);
@@ -91,14 +92,32 @@ describe('definition handlers', () => {
     it('publishing an unchanged draft again publishes the same version', async () => {
       const project = await newProject();
       await saver().execute({ project, definition: AUTOMATION });
-      await publisher(keepersAnswer()).execute({ projectId: project.id });
-      expect(await publisher(keepersAnswer()).execute({ projectId: project.id })).toEqual({ publishedVersion: 1 });
+      await publisher(keepersAnswer()).execute({ projectId: project.id, publishedBy: 'user-1' });
+      expect(await publisher(keepersAnswer()).execute({ projectId: project.id, publishedBy: 'user-1' })).toEqual({ publishedVersion: 1 });
+    });
+
+    it('keeps each published version with who published it; publishing the same version again keeps its first record', async () => {
+      const project = await newProject();
+      const versions = new DefinitionVersionRepository(db.dataSource);
+      await saver().execute({ project, definition: AUTOMATION });
+      await publisher(keepersAnswer()).execute({ projectId: project.id, publishedBy: 'alice' });
+      await publisher(keepersAnswer()).execute({ projectId: project.id, publishedBy: 'bob' });
+      const changed = { ...AUTOMATION, workflow: { ...AUTOMATION.workflow, nodes: { n1: { type: 'return', value: "{ 'ok': false }" } } } };
+      await saver().execute({ project, definition: changed });
+      await publisher(keepersAnswer()).execute({ projectId: project.id, publishedBy: 'bob' });
+      expect((await versions.history(project.id)).map(({ version, publishedBy }) => ({ version, publishedBy }))).toEqual([
+        { version: 2, publishedBy: 'bob' },
+        { version: 1, publishedBy: 'alice' },
+      ]);
+      expect((await versions.find(project.id, 1))?.definition).toEqual(AUTOMATION);
+      expect((await versions.find(project.id, 2))?.definition).toEqual(changed);
+      expect(await versions.find(project.id, 3)).toBeNull();
     });
 
     it('no draft: conflict, nothing written or sent', async () => {
       const project = await newProject();
       const services = new FakeServiceClient();
-      expect(await refusal(publisher(services).execute({ projectId: project.id }))).toEqual({ kind: 'conflict', message: 'There is no draft definition to publish' });
+      expect(await refusal(publisher(services).execute({ projectId: project.id, publishedBy: 'user-1' }))).toEqual({ kind: 'conflict', message: 'There is no draft definition to publish' });
       expect((await reread(project.id)).configVersion).toBe(project.configVersion);
       expect(db.committed).toEqual([]);
       expect(services.calls).toEqual([]);
@@ -108,7 +127,7 @@ describe('definition handlers', () => {
       const project = await newProject();
       await saver().execute({ project, definition: AUTOMATION });
       const services = new FakeServiceClient().answer(KEEPERS[0]!, 'silent').answer(KEEPERS[1]!, new Uint8Array());
-      expect(await refusal(publisher(services).execute({ projectId: project.id }))).toEqual({ kind: 'unavailable', message: CHANGE_NOT_YET_APPLIED });
+      expect(await refusal(publisher(services).execute({ projectId: project.id, publishedBy: 'user-1' }))).toEqual({ kind: 'unavailable', message: CHANGE_NOT_YET_APPLIED });
       expect((await reread(project.id)).publishedVersion).toBe(1);
     });
   });

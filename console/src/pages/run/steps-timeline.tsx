@@ -1,5 +1,6 @@
 import { StatusBadge } from '../../components/status-badge.js';
 import { Duration, Time } from '../../components/time-display.js';
+import { stepElementId } from './run-graph.js';
 import type { StepView } from './run-types.js';
 
 /** The steps in order, each with a bar as long as its share of the slowest; the slowest is named. */
@@ -11,7 +12,7 @@ export function StepsTimeline({ steps }: { steps: StepView[] }) {
   return (
     <ol className="timeline">
       {steps.map((step, index) => (
-        <li key={`${step.nodeId}-${index}`} className={step.status === 'FAILED' ? 'step step-failed' : 'step'}>
+        <li key={`${step.nodeId}-${index}`} id={stepElementId(index)} tabIndex={-1} className={step.status === 'FAILED' ? 'step step-failed' : 'step'}>
           <div className="step-head">
             <span className="step-name">
               <span className="mono">{step.nodeId}</span> <span className="muted">({step.type})</span>

@@ -7,6 +7,8 @@ export type DefinitionStage = (typeof DEFINITION_STAGES)[number];
 // Ours (the design gives the route, not its refusals).
 export const PROJECT_READ_ERRORS = {
   badStage: `stage must be one of: ${DEFINITION_STAGES.join(', ')}`,
+  badVersion: 'version must be a positive integer',
+  versionNotFound: 'Definition version not found',
 } as const;
 
 /** Versions are stored as 0 before the first draft or publish; answers say null. */

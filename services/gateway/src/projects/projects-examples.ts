@@ -29,4 +29,17 @@ export const ANSWERS = {
   definitionStage: { version: 3, definition: REQUESTS.saveDefinition.definition },
   draftSaved: { projectId: IDS.chatbot, draftVersion: 4, draftUpdatedAt: '2026-03-02T09:18:24.274Z', publishedVersion: 3 },
   published: { publishedVersion: 4 },
+  definitionVersions: {
+    data: [
+      { version: 4, publishedBy: 'auth0|5f7c8ec7c33c6c004bbafe82', publishedAt: '2026-03-02T09:20:11.502Z' },
+      { version: 3, publishedBy: 'auth0|5f7c8ec7c33c6c004bbafe82', publishedAt: '2026-02-20T16:41:03.118Z' },
+    ],
+  },
+  definitionVersion: { version: 3, definition: REQUESTS.saveDefinition.definition, publishedBy: 'auth0|5f7c8ec7c33c6c004bbafe82', publishedAt: '2026-02-20T16:41:03.118Z' },
+  definitionSchema: {
+    requiredGraphs: ['bot'],
+    optionalGraphs: ['flow'],
+    starterDefinition: REQUESTS.saveDefinition.definition,
+    schema: { $id: 'https://runline.dev/schemas/definition/v1.json', type: 'object', required: ['schemaVersion'], properties: { schemaVersion: { const: 1 } } },
+  },
 } satisfies Record<string, Example>;

@@ -42,6 +42,28 @@ export const PROJECTS_ROUTE_DESCRIPTIONS: Readonly<Record<string, RouteDescripti
       ...unavailable(),
     },
   },
+  [`GET ${projectRoute}/definition/versions`]: {
+    summary: 'The version history of the definition',
+    description: 'Every published version, newest first (at most 100): its number, who published it (the sign-in subject; null for a version published before the history was kept) and when. Publishing an unchanged draft again keeps the version’s first record. Caller: any member.',
+    tag: 'Projects',
+    responses: { 200: { description: 'The versions.', schema: listOf(ref('DefinitionVersionRow')), example: ANSWERS.definitionVersions }, ...consolePipeline({ project: true }), ...unavailable() },
+  },
+  [`GET ${projectRoute}/definition/versions/{version}`]: {
+    summary: 'One published version of the definition',
+    description: 'The document of a published version, e.g. the one a run used (the console’s run page draws it). Caller: any member.',
+    tag: 'Projects',
+    responses: {
+      200: { description: 'That version.', schema: 'DefinitionVersion', example: ANSWERS.definitionVersion },
+      ...withMessages(withMessages(consolePipeline({ project: true }), 400, [PROJECT_READ_ERRORS.badVersion]), 404, [PROJECT_READ_ERRORS.versionNotFound]),
+      ...unavailable(),
+    },
+  },
+  [`GET ${projectRoute}/definition/schema`]: {
+    summary: 'The JSON schema of definitions',
+    description: 'The JSON Schema of the definition’s structure (schema v1) the graphs the project’s type requires and allows, and the starter definition of its type (the demo’s): what the console’s editor completes and checks with, and offers a project without a definition. References between nodes and expressions are checked by the save, not by the schema. Caller: any member.',
+    tag: 'Projects',
+    responses: { 200: { description: 'The schema.', schema: 'DefinitionSchema', example: ANSWERS.definitionSchema }, ...consolePipeline({ project: true }), ...unavailable() },
+  },
   [`PUT ${projectRoute}/definition`]: {
     summary: 'Saves the draft definition',
     description: 'Checks the definition (a chatbot’s `bot` and `flow`, an automation’s `workflow`) and saves it as the new draft; a definition with problems answers 400 with each in `details`. Publishing makes it the one runs use. Caller: a member with edit access.',

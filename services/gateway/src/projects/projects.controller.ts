@@ -1,5 +1,6 @@
 import { Body, Controller, Delete, Get, HttpCode, Param, Post, Put, Query, Req, UseGuards } from '@nestjs/common';
 import { CreateProjectHandler } from './create-project.handler.js';
+import { DefinitionHistoryHandler } from './definition-history.handler.js';
 import { DeleteProjectHandler } from './delete-project.handler.js';
 import { ListProjectsHandler } from './list-projects.handler.js';
 import { definitionView, projectDetail } from './project-views.js';
@@ -20,6 +21,7 @@ export class ProjectsController {
     private readonly publishDefinition: PublishDefinitionHandler,
     private readonly deleteProject: DeleteProjectHandler,
     private readonly listProjects: ListProjectsHandler,
+    private readonly definitionHistory: DefinitionHistoryHandler,
   ) {}
 
   @Post()
@@ -39,7 +41,7 @@ export class ProjectsController {
   @HttpCode(200)
   async publish(@Req() req: ConsoleRequest, @Param() params: ProjectParams) {
     const project = await this.access.requireProject(req.user, params.orgId, params.projectId, 'edit');
-    return this.publishDefinition.execute({ projectId: project.id });
+    return this.publishDefinition.execute({ projectId: project.id, publishedBy: req.user.userId });
   }
 
   @Delete(':projectId')
@@ -64,6 +66,24 @@ export class ProjectsController {
   async readDefinition(@Req() req: ConsoleRequest, @Param('orgId') orgId: string, @Param('projectId') projectId: string, @Query('stage') stage: unknown) {
     const project = await this.access.requireProject(req.user, orgId, projectId, 'member');
     return definitionView(project, typeof stage === 'string' ? stage : undefined);
+  }
+
+  @Get(':projectId/definition/versions')
+  async definitionVersions(@Req() req: ConsoleRequest, @Param() params: ProjectParams) {
+    const project = await this.access.requireProject(req.user, params.orgId, params.projectId, 'member');
+    return this.definitionHistory.history(project);
+  }
+
+  @Get(':projectId/definition/versions/:version')
+  async definitionVersion(@Req() req: ConsoleRequest, @Param() params: ProjectParams & { version: string }) {
+    const project = await this.access.requireProject(req.user, params.orgId, params.projectId, 'member');
+    return this.definitionHistory.version(project, params.version);
+  }
+
+  @Get(':projectId/definition/schema')
+  async definitionSchema(@Req() req: ConsoleRequest, @Param() params: ProjectParams) {
+    const project = await this.access.requireProject(req.user, params.orgId, params.projectId, 'member');
+    return this.definitionHistory.schema(project);
   }
 }
 

@@ -6,8 +6,12 @@ import { AccessDirectory } from '../platform/access/access-directory.js';
 import { DomainError } from '../platform/errors/domain-error.js';
 import { gatewayEvents } from '../platform/events/gateway-events.js';
 import { ProjectRepository } from '../platform/store/project.repository.js';
+import { DefinitionVersionRepository } from './definition-version.repository.js';
 
-/** Publishes the draft under its draft version; runs use it from then on. */
+/**
+ * Publishes the draft under its draft version; runs use it from then on. The version is kept
+ * in the history (definition_versions) in the same transaction, with who published it.
+ */
 @Injectable()
 export class PublishDefinitionHandler {
   constructor(
@@ -15,9 +19,10 @@ export class PublishDefinitionHandler {
     private readonly projects: ProjectRepository,
     private readonly directory: AccessDirectory,
     private readonly propagation: ChangePropagation,
+    private readonly versions: DefinitionVersionRepository,
   ) {}
 
-  async execute(command: { projectId: string }): Promise<{ publishedVersion: number }> {
+  async execute(command: { projectId: string; publishedBy: string }): Promise<{ publishedVersion: number }> {
     const published = await this.transactions.run(async ({ manager, emit }) => {
       // The row lock serialises concurrent publishes, so versions never repeat.
       const project = await this.projects.lockForUpdate(manager, command.projectId);
@@ -32,6 +37,13 @@ export class PublishDefinitionHandler {
       project.publishedAt = new Date();
       project.configVersion += 1;
       await this.projects.savePublished(manager, project);
+      await this.versions.record(manager, {
+        projectId: project.id,
+        version: project.publishedVersion,
+        definition: project.publishedDefinition,
+        publishedBy: command.publishedBy,
+        publishedAt: project.publishedAt,
+      });
       const event = gatewayEvents.definitionPublished(project);
       emit(event);
       return { view: { publishedVersion: project.publishedVersion }, event };
