@@ -299,6 +299,7 @@ describe('run logs and invocation health', () => {
         timeout: count('TIMEOUT'),
         cancelled: count('CANCELLED'),
         inProgress: count('SCHEDULED') + count('QUEUED') + count('RUNNING') + count('SUSPENDED'),
+        waiting: 0,
       });
       expect(answer.body.totals).toMatchObject({ failed: 2, timeout: 1, cancelled: 1, inProgress: 1 });
       const durations = docs.filter((doc) => ['SUCCEEDED', 'FAILED', 'TIMEOUT'].includes(String(doc.status)) && typeof doc.durationMs === 'number').map((doc) => doc.durationMs as number);
@@ -350,7 +351,7 @@ describe('run logs and invocation health', () => {
       expect(days.totals.triggered).toBe(made.size);
 
       const project = (await metrics(`?projectId=${failing.projectId}`)).body;
-      expect(project.totals).toEqual({ triggered: 2, succeeded: 0, failed: 2, timeout: 0, cancelled: 0, inProgress: 0 });
+      expect(project.totals).toEqual({ triggered: 2, succeeded: 0, failed: 2, timeout: 0, cancelled: 0, inProgress: 0, waiting: 0 });
       expect(project.recent.every((row) => row.projectId === failing.projectId)).toBe(true);
 
       const empty = (await metrics('?from=2020-01-01T00:00:00Z&to=2020-01-01T05:30:00Z')).body;
@@ -358,7 +359,7 @@ describe('run logs and invocation health', () => {
         from: '2020-01-01T00:00:00.000Z',
         to: '2020-01-01T05:30:00.000Z',
         bucket: 'hour',
-        totals: { triggered: 0, succeeded: 0, failed: 0, timeout: 0, cancelled: 0, inProgress: 0 },
+        totals: { triggered: 0, succeeded: 0, failed: 0, timeout: 0, cancelled: 0, inProgress: 0, waiting: 0 },
         medianDurationMs: null,
         p95DurationMs: null,
         callbacks: { delivered: 0, failed: 0 },

@@ -26,6 +26,7 @@ import {
   type CompiledExpression,
   type CompiledTemplate,
 } from './expression.compiler.js';
+import { compileFlowControl, type CompiledFlowControl } from './flow-control.js';
 import { resolveTrigger, type ResolvedTrigger } from './trigger.config.js';
 
 /** A node with its expressions compiled and its templates split; `id` is its key in the graph. */
@@ -95,6 +96,8 @@ export type CompiledNodeOf<T extends CompiledNode['type']> = Extract<CompiledNod
 /** A flow or workflow trigger with defaults applied and its enrollment key compiled. */
 export interface CompiledTrigger extends ResolvedTrigger {
   readonly enrollmentKeyExpression?: CompiledExpression;
+  /** Its `flowControl`, keys and priority compiled; absent when the trigger sets none. */
+  readonly flowControl?: CompiledFlowControl;
 }
 
 export interface CompiledGraph {
@@ -220,13 +223,15 @@ function compileTrigger(graph: GraphName, trigger: TriggerConfig, errors: Defini
   if (callbackUrl !== undefined && !isHttpUrl(callbackUrl, ['https:'])) {
     errors.push(errorAt([graph, 'trigger', 'callback', 'url'], 'callback.url is not a valid https URL'));
   }
-  if (trigger.enrollmentKey === undefined) return resolved;
+  const flowControl = compileFlowControl(graph, trigger.flowControl, errors);
+  const withFlowControl = flowControl === undefined ? resolved : { ...resolved, flowControl };
+  if (trigger.enrollmentKey === undefined) return withFlowControl;
   const outcome = tryCompileExpression(trigger.enrollmentKey);
   if (!outcome.ok) {
     errors.push(errorAt([graph, 'trigger', 'enrollmentKey'], `enrollmentKey ${outcome.problem}`));
-    return resolved;
+    return withFlowControl;
   }
-  return { ...resolved, enrollmentKeyExpression: outcome.value };
+  return { ...withFlowControl, enrollmentKeyExpression: outcome.value };
 }
 
 /** Where a node is, plus the helpers that record its problems while compiling it. */

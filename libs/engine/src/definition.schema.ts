@@ -112,6 +112,37 @@ const nodeSchema = {
   })),
 };
 
+/**
+ * A trigger's `flowControl` (DESIGN section 13), for editors. The validator reports its
+ * problems itself, naming the trigger (`workflow.trigger: …`, flow-control.ts), and so takes no
+ * errors of Ajv's below it (structure.validator.ts).
+ */
+const flowKey = { type: 'string', description: 'JSONata over {payload, input}; a key that yields nothing is "".' };
+const flowControlSchema = {
+  type: 'object',
+  additionalProperties: false,
+  properties: {
+    concurrency: {
+      type: 'array',
+      maxItems: 2,
+      items: { type: 'object', additionalProperties: false, required: ['limit'], properties: { limit: { type: 'integer', minimum: 1 }, key: flowKey } },
+    },
+    throttle: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['limit', 'periodSeconds'],
+      properties: { limit: { type: 'integer', minimum: 1 }, periodSeconds: { type: 'number', exclusiveMinimum: 0 }, burst: { type: 'integer', minimum: 0 }, key: flowKey },
+    },
+    debounce: {
+      type: 'object',
+      additionalProperties: false,
+      required: ['periodSeconds'],
+      properties: { periodSeconds: { type: 'number', exclusiveMinimum: 0 }, maxWaitSeconds: { type: 'number', exclusiveMinimum: 0 }, key: flowKey },
+    },
+    priority: { anyOf: [{ type: 'string' }, { type: 'number' }], description: 'Seconds, -600..600: a number or a JSONata expression.' },
+  },
+};
+
 const triggerSchema = {
   type: 'object',
   additionalProperties: false,
@@ -140,6 +171,7 @@ const triggerSchema = {
         backoffSeconds: { type: 'number', minimum: 0, maximum: L.maxBackoffSeconds },
       },
     },
+    flowControl: flowControlSchema,
   },
 };
 

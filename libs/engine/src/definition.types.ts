@@ -198,6 +198,19 @@ export interface TriggerConfig {
   readonly onErrorPolicy?: OnErrorPolicy;
   readonly callback?: CallbackOverride;
   readonly retry?: RetryPolicy;
+  /** When runs of this target may start (DESIGN section 13); checked by `compileFlowControl`. */
+  readonly flowControl?: FlowControlConfig;
+}
+
+/** `flowControl` of a flow or workflow trigger, as written (DESIGN section 13; flow-control.ts checks it). */
+export interface FlowControlConfig {
+  /** At most 2 entries; no key = one pool for the target. */
+  readonly concurrency?: readonly { readonly limit: number; readonly key?: string }[];
+  readonly throttle?: { readonly limit: number; readonly periodSeconds: number; readonly burst?: number; readonly key?: string };
+  /** Async runs only. */
+  readonly debounce?: { readonly periodSeconds: number; readonly maxWaitSeconds?: number; readonly key?: string };
+  /** Seconds a run is moved ahead of (positive) or behind (negative) runs of its target: a number or an expression. */
+  readonly priority?: string | number;
 }
 
 /** A graph started by an external trigger: a chatbot `flow` or an automation `workflow`. */

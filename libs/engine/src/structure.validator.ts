@@ -9,6 +9,8 @@ import { NODE_TYPES } from './definition.types.js';
 const ajv = new Ajv({ allErrors: true, discriminator: true, verbose: true, strict: true, strictRequired: false });
 const validateSchemaV1 = ajv.compile(DEFINITION_SCHEMA_V1);
 const SCHEDULES_POINTER = '/workflow/schedules';
+/** `flowControl` is checked by compileFlowControl, whose messages name the trigger. */
+const FLOW_CONTROL_POINTER = /^\/(flow|workflow)\/trigger\/flowControl(\/|$)/;
 
 /** Checks `document` against the v1 JSON Schema; every Ajv error becomes a readable one. */
 export function checkStructure(document: unknown): DefinitionError[] {
@@ -18,6 +20,7 @@ export function checkStructure(document: unknown): DefinitionError[] {
   for (const raw of validateSchemaV1.errors ?? []) {
     // Schedules are checked by checkSchedules, whose messages name the schedule.
     if (raw.instancePath === SCHEDULES_POINTER || raw.instancePath.startsWith(`${SCHEDULES_POINTER}/`)) continue;
+    if (FLOW_CONTROL_POINTER.test(raw.instancePath)) continue;
     const error = translate(raw);
     if (error === undefined) continue;
     const key = `${error.path}\n${error.message}`;

@@ -10,6 +10,7 @@ import { CreateUsageCounters1763700000130 } from './migrations/1763700000130-cre
 import { AddConfigVersions1763700000140 } from './migrations/1763700000140-add-config-versions.js';
 import { IndexRunLogs1763700000175 } from './migrations/1763700000175-index-run-logs.js';
 import { AddBotSessionTurns1763700000180 } from './migrations/1763700000180-add-bot-session-turns.js';
+import { AddFlowControl1763700000320 } from './migrations/1763700000320-add-flow-control.js';
 
 export const invocationService: ServiceDefinition = {
   name: 'invocation',
@@ -26,6 +27,7 @@ export const invocationService: ServiceDefinition = {
     AddConfigVersions1763700000140,
     IndexRunLogs1763700000175,
     AddBotSessionTurns1763700000180,
+    AddFlowControl1763700000320,
     IndexInboxProcessedAt1763700000900,
   ],
 };

@@ -46,6 +46,7 @@ export class CreateProjectHandler {
         defaultCallbackSecretSealed: null,
         rateLimitPerMinute: null,
         rateLimitWindowMs: null,
+        maxConcurrentRuns: null,
         updatedAt: now,
       };
       await this.apiSettings.insert(manager, settings);

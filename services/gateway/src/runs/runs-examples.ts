@@ -109,7 +109,7 @@ export const ANSWERS = {
     from: '2026-03-01T10:00:00.000Z',
     to: '2026-03-02T10:00:00.000Z',
     bucket: 'day',
-    totals: { triggered: 412, succeeded: 398, failed: 9, timeout: 1, cancelled: 2, inProgress: 2 },
+    totals: { triggered: 412, succeeded: 398, failed: 9, timeout: 1, cancelled: 2, inProgress: 2, waiting: 0 },
     medianDurationMs: 26,
     p95DurationMs: 48,
     callbacks: { delivered: 151, failed: 3 },

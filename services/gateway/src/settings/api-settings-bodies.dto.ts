@@ -27,4 +27,9 @@ export class UpdateApiSettingsBody {
   @ValidateIf((_body, value) => value !== null && value !== undefined)
   @IsInt() @Min(1000) @Max(MAX_WINDOW_MS)
   rateLimitWindowMs?: number | null;
+
+  /** RUNNING runs of the project at once, every target together (DESIGN section 13); null = no limit. */
+  @ValidateIf((_body, value) => value !== null && value !== undefined)
+  @IsInt() @Min(1) @Max(100_000)
+  maxConcurrentRuns?: number | null;
 }

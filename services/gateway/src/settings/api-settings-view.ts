@@ -10,6 +10,7 @@ export function toApiSettingsView(settings: ProjectApiSettingsEntity) {
     defaultCallbackSecretSet: settings.defaultCallbackSecretSealed !== null,
     rateLimitPerMinute: settings.rateLimitPerMinute,
     rateLimitWindowMs: settings.rateLimitWindowMs,
+    maxConcurrentRuns: settings.maxConcurrentRuns,
     updatedAt: settings.updatedAt.toISOString(),
   };
 }

@@ -14,6 +14,7 @@ const apiSettings = {
   defaultCallbackSecretSet: true,
   rateLimitPerMinute: 300,
   rateLimitWindowMs: null,
+  maxConcurrentRuns: null,
   updatedAt: '2026-03-02T09:20:31.007Z',
 };
 

@@ -21,6 +21,7 @@ export interface ApiSettingsChanges {
   defaultCallbackSecret?: string | null;
   rateLimitPerMinute?: number | null;
   rateLimitWindowMs?: number | null;
+  maxConcurrentRuns?: number | null;
 }
 
 /** Changes a project's API settings; in force for the next request everywhere once answered. */
@@ -49,6 +50,7 @@ export class UpdateApiSettingsHandler {
       }
       if (changes.rateLimitPerMinute !== undefined) settings.rateLimitPerMinute = changes.rateLimitPerMinute;
       if (changes.rateLimitWindowMs !== undefined) settings.rateLimitWindowMs = changes.rateLimitWindowMs;
+      if (changes.maxConcurrentRuns !== undefined) settings.maxConcurrentRuns = changes.maxConcurrentRuns;
       settings.updatedAt = new Date();
       await this.apiSettings.save(manager, settings);
       const event = gatewayEvents.projectApiSettingsChanged(command.project.orgId, settings, await this.projects.nextConfigVersion(manager, command.project.id));

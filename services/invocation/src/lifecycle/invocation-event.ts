@@ -40,7 +40,8 @@ export type InvocationEventData =
   | { type: 'InvocationQueued'; request: RequestInfo }
   | { type: 'InvocationScheduled'; request: RequestInfo; scheduledFor: string; schedulerJobName: string }
   | { type: 'InvocationRescheduled'; scheduledFor: string }
-  | { type: 'InvocationCancelled' }
+  /** `errorMessage`: why, when not a scheduled run's job cancelled (a debounced run: `Debounced: superseded by <id>`). */
+  | { type: 'InvocationCancelled'; errorMessage?: string }
   | { type: 'InvocationResumed'; attempt: number }
   | { type: 'InvocationStarted'; attempt: number; request?: RequestInfo }
   | ({ type: 'InvocationSucceeded'; result: JsonValue } & AttemptRecord)

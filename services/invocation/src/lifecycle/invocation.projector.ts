@@ -57,6 +57,7 @@ function foldEvent(document: InvocationDocument | null, event: InvocationEvent):
     case 'InvocationRescheduled':
       return { ...next, scheduledFor: data.scheduledFor };
     case 'InvocationCancelled':
+      if (data.errorMessage !== undefined) return { ...next, status: 'CANCELLED', errorMessage: data.errorMessage, completedAt: at, durationMs: null };
       return { ...next, status: 'CANCELLED', schedulerStatus: 'CANCELLED', completedAt: at, durationMs: null };
     case 'InvocationResumed':
       return { ...next, status: 'RUNNING', pendingApproval: null };
@@ -72,15 +73,15 @@ function foldEvent(document: InvocationDocument | null, event: InvocationEvent):
         pendingApproval: null,
       };
     case 'InvocationSucceeded':
-      return finished(next, at, 'SUCCEEDED', { result: data.result, steps: data.steps, trace: data.trace, errorMessage: null });
+      return finished(next, at, 'SUCCEEDED', { result: data.result, steps: data.steps, trace: keepFlowControl(base.trace, data.trace), errorMessage: null });
     case 'InvocationFailed':
-      return finished({ ...next, ...fired(base) }, at, 'FAILED', { steps: data.steps, trace: data.trace, errorMessage: data.errorMessage });
+      return finished({ ...next, ...fired(base) }, at, 'FAILED', { steps: data.steps, trace: keepFlowControl(base.trace, data.trace), errorMessage: data.errorMessage });
     case 'InvocationTimedOut':
-      return finished(next, at, 'TIMEOUT', { steps: data.steps, trace: data.trace, errorMessage: data.errorMessage });
+      return finished(next, at, 'TIMEOUT', { steps: data.steps, trace: keepFlowControl(base.trace, data.trace), errorMessage: data.errorMessage });
     case 'InvocationSuspended':
-      return { ...next, status: 'SUSPENDED', steps: data.steps, trace: data.trace, pendingApproval: data.pendingApproval };
+      return { ...next, status: 'SUSPENDED', steps: data.steps, trace: keepFlowControl(base.trace, data.trace), pendingApproval: data.pendingApproval };
     case 'InvocationRetryScheduled':
-      return { ...next, status: 'QUEUED', steps: data.steps, trace: data.trace, errorMessage: data.errorMessage };
+      return { ...next, status: 'QUEUED', steps: data.steps, trace: keepFlowControl(base.trace, data.trace), errorMessage: data.errorMessage };
     case 'InvocationApprovalDecided': {
       // The run stays SUSPENDED until it resumes; the decision shows on the approval's step at once.
       const { decision, decidedBy, decidedAt, comment } = data;
@@ -195,6 +196,16 @@ function requestOf(event: InvocationEvent): RequestInfo | undefined {
     default:
       return undefined;
   }
+}
+
+/**
+ * An attempt's trace, keeping the `flowControl` the gate set on the run (DESIGN section 13:
+ * started runs show `{waitedMs, reasons}`), which the engine's trace does not know of.
+ */
+export function keepFlowControl(previous: JsonValue, trace: JsonValue): JsonValue {
+  const isObject = (value: JsonValue): value is { [key: string]: JsonValue } => typeof value === 'object' && value !== null && !Array.isArray(value);
+  if (!isObject(previous) || previous.flowControl === undefined) return trace;
+  return { ...(isObject(trace) ? trace : {}), flowControl: previous.flowControl };
 }
 
 /** A scheduled run's job has done its part once the run starts (or fails when it comes up). */

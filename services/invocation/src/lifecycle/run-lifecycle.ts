@@ -110,6 +110,37 @@ export function firstRecordOf(run: JobOwner, request: NewRunRequest): FirstRecor
   return { status: 'RUNNING', attempt: 1, lease: request.lease(), waitingJob: null, events: [startedEvent(info)], messages: [] };
 }
 
+/**
+ * A sync run under flow control is recorded QUEUED, with no start command: it starts through
+ * its gate (flow-gate.repository.ts) while its request waits, within the request's deadline.
+ */
+export function heldSyncRecordOf(info: RequestInfo): FirstRecord {
+  return { status: 'QUEUED', attempt: 0, lease: null, waitingJob: null, events: [queuedEvent(info)], messages: [] };
+}
+
+/** An earlier run of a debounce burst, once the burst closed (DESIGN section 13): CANCELLED, never run, no callback. */
+export function debounced(supersededBy: string): Transition {
+  return {
+    expected: { status: 'QUEUED', dispatched: true },
+    change: { status: 'CANCELLED', waitingJob: null },
+    events: [{ type: 'InvocationCancelled', errorMessage: `Debounced: superseded by ${supersededBy}` }],
+    messages: [],
+  };
+}
+
+/** A sync run that could not start within its deadline (DESIGN section 13): TIMEOUT, never executed. */
+export function waitTimedOut(): Transition {
+  return {
+    expected: { status: 'QUEUED', dispatched: true },
+    change: { status: 'TIMEOUT', waitingJob: null },
+    events: [{ type: 'InvocationTimedOut', errorMessage: SYNC_WAIT_TIMEOUT, steps: [], trace: null, durationMs: 0 }],
+    messages: [],
+  };
+}
+
+/** Our message (the spec has none for this case): the run waited for flow control past its deadline. */
+export const SYNC_WAIT_TIMEOUT = 'Run timed out waiting for flow control';
+
 /** The first event of a sync run. */
 export function startedEvent(info: RequestInfo): InvocationEventData {
   return { type: 'InvocationStarted', attempt: 1, request: info };
@@ -130,6 +161,8 @@ export function queuedEvent(info: RequestInfo): InvocationEventData {
  */
 export function recordsOnceEnded(plan: RunPlan, compiled: CompiledDefinition): boolean {
   if (plan.target === 'BOT') return false;
+  // A run under flow control starts when its gate lets it (flow-gate.repository.ts), never inline.
+  if (compiled.graphs[plan.graph]?.trigger?.flowControl !== undefined) return false;
   if (plan.enrollmentPolicy === 'ONE_TIME' && plan.enrollmentSubject !== null) return false;
   return compiled.graphs[plan.graph]?.selfContained === true;
 }

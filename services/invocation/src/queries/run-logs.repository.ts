@@ -93,7 +93,8 @@ export async function listRunLogs(db: Queryable, filter: RunLogFilter, limit: nu
 
 /** The figures of GET /external-invocations/metrics, except `from` and `to`. */
 export interface RunMetrics {
-  totals: { triggered: number; succeeded: number; failed: number; timeout: number; cancelled: number; inProgress: number };
+  /** `waiting`: runs flow control holds back now, whatever the window (DESIGN section 13). */
+  totals: { triggered: number; succeeded: number; failed: number; timeout: number; cancelled: number; inProgress: number; waiting: number };
   medianDurationMs: number | null;
   p95DurationMs: number | null;
   callbacks: { delivered: number; failed: number };
@@ -169,6 +170,7 @@ export async function runMetrics(
   if (!figures) throw new Error('runMetrics: the statement returned no row');
   const recent = await listRunLogs(db, filter, 10, null);
   const schedules = scope.projectId === undefined ? undefined : await scheduleFigures(db, filter);
+  const waiting = await waitingRuns(db, scope);
   return {
     totals: {
       triggered: figures.triggered as number,
@@ -177,6 +179,7 @@ export async function runMetrics(
       timeout: figures.timeout as number,
       cancelled: figures.cancelled as number,
       inProgress: figures.in_progress as number,
+      waiting,
     },
     medianDurationMs: numberOrNull(figures.median),
     p95DurationMs: numberOrNull(figures.p95),
@@ -185,6 +188,16 @@ export async function runMetrics(
     recent: recent.rows,
     ...(schedules === undefined ? {} : { schedules }),
   };
+}
+
+/** Runs of the organization (or project) that flow control holds back now (flow_waits of runs still waiting). */
+async function waitingRuns(db: Queryable, scope: { orgId: string; projectId?: string }): Promise<number> {
+  const [row] = (await db.query(
+    `SELECT count(*)::int AS waiting FROM flow_waits w JOIN invocations i ON i.id = w.invocation_id AND i.status = w.from_status
+      WHERE i.org_id = $1 AND ($2::uuid IS NULL OR w.project_id = $2::uuid)`,
+    [scope.orgId, scope.projectId ?? null],
+  )) as Array<{ waiting: number }>;
+  return row?.waiting ?? 0;
 }
 
 /** The runs of each Schedule trigger (`schedulerJobName` `schedule:<id>`) among those `filter` selects, by schedule id. */

@@ -16,6 +16,8 @@ export interface ProjectCopy extends ProjectDefaults {
   /** The gateway's configuration version this copy holds (see `DefinitionCatalog.project`). */
   configVersion: number;
   deleted: boolean;
+  /** RUNNING runs of the project at once, every target together (flow control); null = no limit. */
+  maxConcurrentRuns: number | null;
 }
 
 /**
@@ -119,9 +121,11 @@ export class DefinitionCatalog {
       published_version: number;
       config_version: number;
       deleted: boolean;
+      max_concurrent_runs: number | null;
     }> = await this.dataSource.query(
       `SELECT project_id, org_id, type, external_api_enabled, default_enrollment_policy, default_on_error_policy,
-              default_callback_url, default_callback_secret_sealed, published_version, config_version, deleted
+              default_callback_url, default_callback_secret_sealed, published_version, config_version, deleted,
+              max_concurrent_runs
          FROM project_copies WHERE project_id = ANY($1::uuid[])`,
       // An id that is no uuid is simply unknown, rather than failing the other reads of the batch.
       [[...new Set(projectIds.filter((projectId) => isUuid(projectId)))]],
@@ -135,6 +139,7 @@ export class DefinitionCatalog {
         publishedVersion: row.published_version,
         configVersion: row.config_version,
         deleted: row.deleted,
+        maxConcurrentRuns: row.max_concurrent_runs,
         externalApiEnabled: row.external_api_enabled,
         defaultEnrollmentPolicy: row.default_enrollment_policy,
         defaultOnErrorPolicy: row.default_on_error_policy,

@@ -86,8 +86,8 @@ export class GatewayCopies {
           sql(
             `INSERT INTO project_copies AS p (project_id, org_id, external_api_enabled, default_enrollment_policy,
                default_on_error_policy, default_callback_url, default_callback_secret_sealed, settings_changed_at,
-               settings_version, config_version)
-             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9)
+               settings_version, config_version, max_concurrent_runs)
+             VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $9, $10)
              ON CONFLICT (project_id) DO UPDATE SET
                external_api_enabled = EXCLUDED.external_api_enabled,
                default_enrollment_policy = EXCLUDED.default_enrollment_policy,
@@ -95,6 +95,7 @@ export class GatewayCopies {
                default_callback_url = EXCLUDED.default_callback_url,
                default_callback_secret_sealed = EXCLUDED.default_callback_secret_sealed,
                settings_changed_at = EXCLUDED.settings_changed_at,
+               max_concurrent_runs = EXCLUDED.max_concurrent_runs,
                settings_version = EXCLUDED.settings_version,
                config_version = GREATEST(p.config_version, EXCLUDED.config_version)
              WHERE p.settings_version < EXCLUDED.settings_version
@@ -110,6 +111,7 @@ export class GatewayCopies {
               event.defaultCallbackSecret ?? null,
               occurredAt(envelope),
               version,
+              event.maxConcurrentRuns ?? null,
             ],
           ),
         );

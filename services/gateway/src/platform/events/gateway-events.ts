@@ -86,6 +86,7 @@ export const gatewayEvents = {
           rateLimitPerMinute: settings.rateLimitPerMinute ?? undefined,
           rateLimitWindowMs: optionalBigInt(settings.rateLimitWindowMs),
           configVersion: BigInt(configVersion),
+          maxConcurrentRuns: settings.maxConcurrentRuns ?? undefined,
         }),
         orgId,
         projectId: settings.projectId,

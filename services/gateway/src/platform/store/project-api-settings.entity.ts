@@ -15,5 +15,7 @@ export interface ProjectApiSettingsEntity {
   rateLimitPerMinute: number | null;
   /** A bigint column, read as a number. */
   rateLimitWindowMs: number | null;
+  /** RUNNING runs of the project at once, every target together (flow control); null = no limit. */
+  maxConcurrentRuns: number | null;
   updatedAt: Date;
 }

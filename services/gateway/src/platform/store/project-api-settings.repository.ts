@@ -12,11 +12,12 @@ interface RawSettings {
   rate_limit_per_minute: number | null;
   /** bigint: pg answers a string. */
   rate_limit_window_ms: string | null;
+  max_concurrent_runs: number | null;
   updated_at: Date;
 }
 
 const COLUMNS =
-  'project_id, external_api_enabled, default_enrollment_policy, default_on_error_policy, default_callback_url, default_callback_secret_sealed, rate_limit_per_minute, rate_limit_window_ms, updated_at';
+  'project_id, external_api_enabled, default_enrollment_policy, default_on_error_policy, default_callback_url, default_callback_secret_sealed, rate_limit_per_minute, rate_limit_window_ms, max_concurrent_runs, updated_at';
 
 /** Each project's API settings (one row per project, made with the project). */
 @Injectable()
@@ -24,7 +25,7 @@ export class ProjectApiSettingsRepository {
   constructor(private readonly dataSource: DataSource) {}
 
   async insert(manager: EntityManager, settings: ProjectApiSettingsEntity): Promise<void> {
-    await manager.query(`INSERT INTO project_api_settings (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9)`, [
+    await manager.query(`INSERT INTO project_api_settings (${COLUMNS}) VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)`, [
       settings.projectId,
       ...changeableValues(settings),
     ]);
@@ -42,7 +43,7 @@ export class ProjectApiSettingsRepository {
     await manager.query(
       `UPDATE project_api_settings
           SET external_api_enabled = $2, default_enrollment_policy = $3, default_on_error_policy = $4, default_callback_url = $5,
-              default_callback_secret_sealed = $6, rate_limit_per_minute = $7, rate_limit_window_ms = $8, updated_at = $9
+              default_callback_secret_sealed = $6, rate_limit_per_minute = $7, rate_limit_window_ms = $8, max_concurrent_runs = $9, updated_at = $10
         WHERE project_id = $1`,
       [settings.projectId, ...changeableValues(settings)],
     );
@@ -65,6 +66,7 @@ function changeableValues(settings: ProjectApiSettingsEntity): unknown[] {
     settings.defaultCallbackSecretSealed,
     settings.rateLimitPerMinute,
     settings.rateLimitWindowMs,
+    settings.maxConcurrentRuns,
     settings.updatedAt,
   ];
 }
@@ -79,6 +81,7 @@ function settingsOf(row: RawSettings): ProjectApiSettingsEntity {
     defaultCallbackSecretSealed: row.default_callback_secret_sealed,
     rateLimitPerMinute: row.rate_limit_per_minute,
     rateLimitWindowMs: row.rate_limit_window_ms === null ? null : Number(row.rate_limit_window_ms),
+    maxConcurrentRuns: row.max_concurrent_runs,
     updatedAt: row.updated_at,
   };
 }

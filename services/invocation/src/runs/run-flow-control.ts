@@ -1,0 +1,88 @@
+import { EventEmitter } from 'node:events';
+import { Inject, Injectable } from '@nestjs/common';
+import { Gauge, type Registry } from 'prom-client';
+import { TransactionRunner } from '@runline/db';
+import { METRICS_REGISTRY } from '@runline/runtime';
+import { evaluateFlowControl, type CompiledFlowControl } from '@runline/engine';
+import { flowRulesOf, WAIT_REASONS, type FlowRules } from '../lifecycle/flow-decision.js';
+import { historyAppend } from '../lifecycle/run-history.js';
+import type { Transition } from '../lifecycle/run-lifecycle.js';
+import type { RunPlan } from '../lifecycle/run-plan.js';
+import { DefinitionCatalog } from './definition-catalog.js';
+import type { InvocationDocument } from '../lifecycle/invocation.projector.js';
+import { forgetWait, gateStart, waitingByReason, type GateOutcome } from './flow-gate.repository.js';
+import type { InvocationRow } from './run-reads.repository.js';
+import { transition } from './run-transitions.repository.js';
+
+/**
+ * Flow control of runs in this process (DESIGN section 13): which runs it applies to, and their
+ * gated start. A run whose target's trigger has no flowControl is not touched: its start is
+ * what it was, without one more statement (the published definition is compiled and held in
+ * memory already). The settings are those of the definition published NOW, not the run's
+ * version: a publish that changes them is in force for the next start, waiting runs included.
+ */
+/** A target without flowControl in a project with maxConcurrentRuns: only the project's slot. */
+const NO_FLOW_CONTROL: CompiledFlowControl = { concurrency: [], priority: 0 };
+
+@Injectable()
+export class FlowControl {
+  /** Emits 'released' when a gated run this process ran has stopped (ended or paused): a slot may be free. */
+  readonly events = new EventEmitter();
+
+  constructor(
+    private readonly transactions: TransactionRunner,
+    private readonly catalog: DefinitionCatalog,
+    @Inject(METRICS_REGISTRY) registry: Registry,
+  ) {
+    const manager = transactions.dataSource.manager;
+    new Gauge({
+      name: 'runline_runs_waiting',
+      help: 'Runs flow control holds back now, by what they wait for (concurrency, throttle, debounce), every project together.',
+      labelNames: ['reason'],
+      registers: [registry],
+      async collect() {
+        const counts = await waitingByReason(manager);
+        this.reset();
+        for (const reason of WAIT_REASONS) this.set({ reason }, counts.get(reason) ?? 0);
+      },
+    });
+  }
+
+  /**
+   * What the run's start must respect: its trigger's flowControl and its project's
+   * maxConcurrentRuns (as the copies hold them now); null when neither applies. Bot messages are
+   * not gated: a session runs one message at a time anyway (bot-sessions.ts).
+   */
+  async rulesOf(row: InvocationRow, plan: RunPlan): Promise<FlowRules | null> {
+    if (plan.target === 'BOT') return null;
+    const project = await this.catalog.project(row.projectId);
+    if (!project || project.deleted) return null;
+    const settings = plan.definitionVersion === 0 || project.publishedVersion === 0 ? undefined : (await this.catalog.published(project)).graphs[plan.graph]?.trigger?.flowControl;
+    if (settings === undefined && project.maxConcurrentRuns === null) return null;
+    const flowControl = settings ?? NO_FLOW_CONTROL;
+    const values = await evaluateFlowControl(flowControl, { payload: plan.payload, input: plan.input });
+    const createdAt = row.known?.document.createdAt;
+    // Debounce is for async runs only: a sync caller waits for its own run's answer.
+    return flowRulesOf(row.projectId, plan.target, flowControl, values, createdAt ? Date.parse(createdAt) : Date.now(), plan.mode === 'ASYNC', project.maxConcurrentRuns);
+  }
+
+  /** Starts the run (`claim`) if its slots allow it now, else records it waiting; one transaction. */
+  gate(row: InvocationRow, rules: FlowRules, claim: Transition): Promise<GateOutcome> {
+    if (rules.slots.length === 0 && !rules.debounce) throw new Error('gate needs a slot or a debounce');
+    const history = (at: Date) => historyAppend(claim, at);
+    return this.transactions.run((tx) => gateStart(tx, { invocationId: row.id, projectId: row.projectId, expected: claim.expected, change: claim.change, history }, rules));
+  }
+
+  /** Ends a run still waiting for its gate as `ending` says (a sync run past its deadline); null when it had moved on. */
+  async endWaiting(invocationId: string, ending: Transition): Promise<InvocationDocument | null> {
+    return this.transactions.run(async (tx) => {
+      const document = await transition(tx, invocationId, ending.expected, ending.change, historyAppend(ending));
+      if (document) await forgetWait(tx, invocationId);
+      return document;
+    });
+  }
+
+  released(): void {
+    this.events.emit('released');
+  }
+}
