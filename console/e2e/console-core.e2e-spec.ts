@@ -6,7 +6,7 @@ import { invocationService } from '@runline/invocation-service';
 import { schedulerService } from '@runline/scheduler-service';
 import { consoleJwt, HttpClient, startTestSystem, type TestSystem } from '@runline/testing';
 import type { Browser, Locator, Page } from 'playwright-core';
-import { gotoSignedIn, launchChromium, openConsolePage, screenshot, seriousViolations, signInLink, WIDTHS, type ConsolePage, type Width } from './support/console-browser.js';
+import { gotoSignedIn, launchChromium, openConsolePage, requestsSettled, screenshot, seriousViolations, signInLink, WIDTHS, type ConsolePage, type Width } from './support/console-browser.js';
 import { createAutomationProject, insertRuns, startRun, triggerToken, waitForRun, type ConsoleProject } from './support/console-fixtures.js';
 
 const FINAL = (status: string) => ['SUCCEEDED', 'FAILED', 'TIMEOUT', 'CANCELLED'].includes(status);
@@ -267,6 +267,9 @@ describe('web console: sign-in, health, logs and the run page', () => {
     // Deciding twice: the API's own words, where the button was.
     const again = await startRun(http, shop, token, { orderId: 'o-twice', amount: 2000 });
     await waitForRun(http, shop, again, (status) => status === 'SUSPENDED');
+    // The page follows the run's stream, so it would hear of the decision below at once and take
+    // the button away: hold its stream open without an answer, as a page that has not heard yet.
+    await page.route('**/external-invocations/*/events', () => undefined);
     await gotoSignedIn(page, base, shop.ownerJwt, projectPage(shop, `runs/${again}`));
     await page.getByRole('heading', { name: 'Waiting for approval' }).waitFor();
     const decided = await http.patch(`/v1/orgs/${shop.orgId}/external-invocations/${again}`, { action: 'reject' }, { bearer: shop.ownerJwt });
@@ -318,7 +321,7 @@ describe('web console: sign-in, health, logs and the run page', () => {
       await gotoSignedIn(page, base, owner.ownerJwt, path);
       await page.getByRole('heading', { level: 1, name: heading }).waitFor();
       await page.locator('[role="status"]', { hasText: /^Loading/ }).first().waitFor({ state: 'detached' });
-      await page.waitForLoadState('networkidle');
+      await requestsSettled(page);
       const violations = await seriousViolations(page);
       if (violations.length) found[name] = violations;
       await screenshot(page, name);

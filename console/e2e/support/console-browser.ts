@@ -80,6 +80,40 @@ export async function seriousViolations(page: Page): Promise<AxeViolation[]> {
   return violations.filter((violation) => violation.impact === 'serious' || violation.impact === 'critical');
 }
 
+/**
+ * Waits until the page has made no request for 500 ms, open event streams aside: a page that
+ * follows a run or a project's runs (`…/events`) keeps one request open for good, so the
+ * network is never idle, though every read the page needs has come back.
+ */
+export async function requestsSettled(page: Page, quietMs = 500, timeoutMs = 15_000): Promise<void> {
+  const open = new Set<unknown>();
+  let lastChange = Date.now();
+  const isStream = (url: string) => /\/events(\?|$)/.test(new URL(url).pathname + new URL(url).search);
+  const started = (request: { url(): string }) => {
+    if (isStream(request.url())) return;
+    open.add(request);
+    lastChange = Date.now();
+  };
+  const ended = (request: { url(): string }) => {
+    if (open.delete(request)) lastChange = Date.now();
+  };
+  page.on('request', started);
+  page.on('requestfinished', ended);
+  page.on('requestfailed', ended);
+  try {
+    await page.waitForLoadState('load');
+    const deadline = Date.now() + timeoutMs;
+    while (open.size > 0 || Date.now() - lastChange < quietMs) {
+      if (Date.now() > deadline) throw new Error(`requests still open after ${timeoutMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+  } finally {
+    page.off('request', started);
+    page.off('requestfinished', ended);
+    page.off('requestfailed', ended);
+  }
+}
+
 /** Saves a full-page screenshot as `<name>-<width>.png` in SCREENSHOT_DIR. */
 export async function screenshot(page: Page, name: string): Promise<string> {
   await mkdir(SCREENSHOT_DIR, { recursive: true });

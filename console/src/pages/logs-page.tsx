@@ -3,6 +3,7 @@ import { useNavigate, useParams, useSearchParams } from 'react-router';
 import type { ApiError } from '../api/api-error.js';
 import { hasMore, readPage, startPosition, type LogPosition } from '../api/merged-log-pages.js';
 import { useApiCall } from '../api/use-api.js';
+import { useEventStream } from '../api/use-event-stream.js';
 import { useProject } from '../api/use-project.js';
 import { ErrorBanner } from '../components/error-banner.js';
 import { FirstRunHint } from '../components/first-run-hint.js';
@@ -13,8 +14,10 @@ import { runPath } from '../shell/paths.js';
 
 /** Rows per page: the API's largest page. */
 export const LOGS_PAGE_SIZE = 200;
-/** The first page reads again this often while the tab is visible, so new runs appear. */
+/** The first page reads again this often while the tab is visible, when the project's stream broke. */
 export const LOGS_POLL_MS = 5_000;
+/** Changes that arrive together on the project's stream read the first page once. */
+export const LOGS_STREAM_COALESCE_MS = 300;
 
 type Row = RunRow & { projectId: string };
 
@@ -88,15 +91,30 @@ export function LogsPage() {
     void load([startPosition<Row>(filtersFrom(new URLSearchParams(filterKey)).statuses)]);
   }, [load, filterKey]);
 
-  // New runs: the first page reads again every few seconds; later pages stay as they are.
+  // New and changed runs: on the first page, each change on the project's stream reads it again
+  // (changes close together once); it polls every few seconds only when the stream broke. Later
+  // pages stay as they are.
   const onFirstPage = !view || view.stack.length === 1;
+  const pending = useRef<ReturnType<typeof setTimeout> | null>(null);
+  const reloadFirstPage = useCallback(() => {
+    if (pending.current) return;
+    pending.current = setTimeout(() => {
+      pending.current = null;
+      void load([startPosition<Row>(filtersFrom(new URLSearchParams(filterKey)).statuses)]);
+    }, LOGS_STREAM_COALESCE_MS);
+  }, [load, filterKey]);
+  useEffect(() => () => {
+    if (pending.current) clearTimeout(pending.current);
+    pending.current = null;
+  }, [reloadFirstPage]);
+  const stream = useEventStream(onFirstPage ? `/v1/orgs/${orgId}/projects/${projectId}/runs/events` : null, reloadFirstPage);
   useEffect(() => {
-    if (!onFirstPage) return;
+    if (!onFirstPage || stream !== 'broken') return;
     const timer = setInterval(() => {
       if (document.visibilityState === 'visible' && !loading) void load([startPosition<Row>(filtersFrom(new URLSearchParams(filterKey)).statuses)]);
     }, LOGS_POLL_MS);
     return () => clearInterval(timer);
-  }, [onFirstPage, load, loading, filterKey]);
+  }, [onFirstPage, load, loading, filterKey, stream]);
 
   function change(next: LogFilters) {
     setFilters(next);

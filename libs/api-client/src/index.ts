@@ -34,3 +34,6 @@ export function createRunlineClient(baseUrl: string, auth?: RunlineAuth, options
   else if (auth) headers['x-api-key'] = auth.apiKey;
   return createClient<paths>({ ...options, baseUrl: baseUrl.replace(/\/+$/, ''), headers: { ...headers, ...(options.headers as Record<string, string> | undefined) } });
 }
+
+// Following a run as it happens (server-sent events), resumed after a dropped connection.
+export { followRun, RunEventsError, type FollowRunOptions, type RunEvent } from './run-events.js';

@@ -102,6 +102,19 @@ export interface Bus {
   request(subject: string, data: Uint8Array, options: RequestOptions): Promise<Uint8Array>;
   /** Answers requests on `subject`; replicas with the same `queue` share them. */
   reply(subject: string, queue: string, handler: RequestHandler): Promise<Subscription>;
+  /**
+   * Hears every message published on subjects matching `subject` (wildcards allowed) from now
+   * on, durable publishes included, with no consumer, no acknowledgement and no redelivery
+   * (core NATS): a listener gets a message if it is connected (a republished one may come
+   * twice), or never. For what may be missed (a live view that reads the durable history to
+   * fill a gap).
+   */
+  listen(subject: string, handler: (message: { subject: string; data: Uint8Array }) => void): Promise<Subscription>;
+  /**
+   * Publishes to listeners only (core NATS): not acknowledged, lost when no one listens. For
+   * subjects no stream captures: JetStream stores whatever is published on a captured subject.
+   */
+  publishLive(subject: string, data: Uint8Array): void;
   /** Resolves when the transport is usable (readiness probe). */
   ping(): Promise<void>;
   /** Graceful shutdown: stops subscriptions, lets handlers finish, drains, disconnects. */

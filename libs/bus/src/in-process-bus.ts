@@ -363,6 +363,7 @@ export class InProcessBus implements Bus {
   private readonly streams = new Map<string, MemoryStream>();
   private readonly subscribers = new Set<MemorySubscriber>();
   private readonly responders = new Set<MemoryResponder>();
+  private readonly listeners = new Set<{ subject: string; handler: (message: { subject: string; data: Uint8Array }) => void }>();
   private servedCounter = 0;
   private closing: Promise<void> | undefined;
 
@@ -408,6 +409,33 @@ export class InProcessBus implements Bus {
     if (!stream) throw new Error(`no stream captures subject ${message.subject}`);
     if (stream.append({ ...message, headers: withTraceHeaders(message.headers) })) {
       for (const consumer of stream.consumers.values()) consumer.wake();
+      // As core NATS does: the stored message goes to every listener too (a duplicate does not).
+      this.publishLive(message.subject, message.data);
+    }
+  }
+
+  async listen(subject: string, handler: (message: { subject: string; data: Uint8Array }) => void): Promise<Subscription> {
+    this.assertOpen();
+    assertSubject(subject, true);
+    const listener = { subject, handler };
+    this.listeners.add(listener);
+    return { stop: async () => void this.listeners.delete(listener) };
+  }
+
+  publishLive(subject: string, data: Uint8Array): void {
+    this.assertOpen();
+    assertSubject(subject, false);
+    for (const listener of this.listeners) {
+      if (!subjectMatches(listener.subject, subject)) continue;
+      const copy = data.slice();
+      // Asynchronous, as a network hop is: a listener never runs inside the publisher's call.
+      queueMicrotask(() => {
+        try {
+          listener.handler({ subject, data: copy });
+        } catch {
+          // A listener's failure is its own; the publisher never hears of it.
+        }
+      });
     }
   }
 
@@ -500,6 +528,7 @@ export class InProcessBus implements Bus {
 
   close(): Promise<void> {
     this.closing ??= (async () => {
+      this.listeners.clear();
       await Promise.all([...this.subscribers, ...this.responders].map((subscription) => subscription.stop()));
       for (const stream of this.streams.values()) {
         for (const consumer of stream.consumers.values()) consumer.clearTimers();

@@ -432,6 +432,40 @@ export class JetStreamBus implements Bus {
     return responder;
   }
 
+  async listen(subject: string, handler: (message: { subject: string; data: Uint8Array }) => void): Promise<Subscription> {
+    this.assertOpen();
+    assertSubject(subject, true);
+    // A plain core subscription: JetStream publishes reach it too, with no consumer on the server.
+    const sub = this.nc.subscribe(this.wireSubject(subject), {
+      callback: (err, msg) => {
+        if (err) {
+          this.logger?.error({ subject, err: errorMessage(err) }, 'bus listener failed');
+          return;
+        }
+        try {
+          handler({ subject: this.logicalSubject(msg.subject), data: msg.data });
+        } catch (error) {
+          this.logger?.error({ subject, err: errorMessage(error) }, 'bus listener threw');
+        }
+      },
+    });
+    const listener: Subscription = {
+      stop: async () => {
+        this.subscriptions.delete(listener);
+        await sub.drain().catch(() => undefined);
+      },
+    };
+    this.subscriptions.add(listener);
+    await this.nc.flush();
+    return listener;
+  }
+
+  publishLive(subject: string, data: Uint8Array): void {
+    this.assertOpen();
+    assertSubject(subject, false);
+    this.nc.publish(this.wireSubject(subject), data);
+  }
+
   async ping(): Promise<void> {
     this.assertOpen();
     if (this.nc.isClosed()) throw new Error('the NATS connection is closed');

@@ -150,6 +150,29 @@ export function describeBusContract(name: string, factory: () => Promise<BusCont
       return subscription;
     };
 
+    describe('listeners (core, no consumer)', () => {
+      it('hear the durable publishes on matching subjects from then on (a republished id may be heard again)', async () => {
+        const heard: string[] = [];
+        await publish('contract.evt.before', 'before');
+        const listener = await bus.listen('contract.evt.>', (m) => heard.push(`${m.subject} ${text(m.data)}`));
+        subscriptions.push(listener);
+        await publish('contract.evt.stored', 'stored');
+        await publish('contract.evt.last', 'last');
+        await recorder.until('the last message heard', () => heard.includes('contract.evt.last last'));
+        expect(heard).toEqual(['contract.evt.stored stored', 'contract.evt.last last']);
+      });
+
+      it('hear live publishes on subjects no stream captures, and only on the subjects they listen to', async () => {
+        const heard: string[] = [];
+        subscriptions.push(await bus.listen('contract.live.>', (m) => heard.push(`${m.subject} ${text(m.data)}`)));
+        bus.publishLive('contract.other.progress', bytes('not heard'));
+        bus.publishLive('contract.live.progress', bytes('one'));
+        bus.publishLive('contract.live.progress', bytes('two'));
+        await recorder.until('both live messages heard', () => heard.length >= 2);
+        expect(heard).toEqual(['contract.live.progress one', 'contract.live.progress two']);
+      });
+    });
+
     describe('publish and durable subscribe', () => {
       it('delivers a published message with its id, subject, data and headers', async () => {
         await subscribe({ durable: 'basic' }, async (m) => recorder.record(m));

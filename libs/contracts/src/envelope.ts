@@ -54,6 +54,8 @@ export interface NewEnvelopeInput<T extends EventType> {
   occurredAt?: Date;
   /** The envelope id; defaults to a random UUID. Give one when the event is already stored under an id. */
   id?: string;
+  /** The event's place in its run's history (a run's event sequence); 0 (default) when none. */
+  sequence?: number;
 }
 
 /**
@@ -97,6 +99,7 @@ export function newEnvelope<T extends EventType>(input: NewEnvelopeInput<T>): En
     causationId: input.causationId ?? '',
     traceparent: input.traceparent ?? activeTraceparent() ?? '',
     payload: toBinary(schema, input.payload),
+    sequence: BigInt(input.sequence ?? 0),
   });
 }
 

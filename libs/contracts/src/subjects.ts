@@ -157,6 +157,15 @@ export const SCHEDULER_QUERY_SUBJECTS = Object.freeze({
   LIST_SCHEDULES: 'scheduler.qry.list-schedules',
 } as const);
 
+/**
+ * Live-only subjects of the invocation service (core NATS: no stream captures them, nothing is
+ * stored or acknowledged; a listener that is not connected misses them).
+ */
+export const INVOCATION_LIVE_SUBJECTS = Object.freeze({
+  /** `RunProgress` (runline/invocation/v1/live.proto): a step or message of a running run. */
+  RUN_PROGRESS: 'invocation.live.run-progress',
+} as const);
+
 /** Request/reply subjects answered by the invocation service (core NATS, not JetStream). */
 export const INVOCATION_QUERY_SUBJECTS = Object.freeze({
   /** `GetInvocationRequest` → `GetInvocationReply` (runline/invocation/v1/queries.proto). */
@@ -167,6 +176,8 @@ export const INVOCATION_QUERY_SUBJECTS = Object.freeze({
   LIST_INVOCATION_LOGS: 'invocation.qry.list-invocation-logs',
   /** `GetInvocationMetricsRequest` → `GetInvocationMetricsReply`: the console's invocation health. */
   GET_INVOCATION_METRICS: 'invocation.qry.get-invocation-metrics',
+  /** `ListInvocationEventsRequest` → `ListInvocationEventsReply`: a run's recorded events (its stream's replay). */
+  LIST_INVOCATION_EVENTS: 'invocation.qry.list-invocation-events',
 } as const);
 
 /** One subject per callback event type (runline/callback/v1/events.proto). */

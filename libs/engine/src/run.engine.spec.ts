@@ -53,6 +53,18 @@ describe('runGraph', () => {
       ]);
     });
 
+    it('when a port listens to steps, then it hears each step as it is recorded, with the messages its node said', async () => {
+      const heard: Array<[string, string[]]> = [];
+      const ports = { ...fakePorts(), onStep: (step: { nodeId: string }, messages: readonly string[]) => heard.push([step.nodeId, [...messages]]) };
+      const outcome = await runGraph(compileDefinition(chatbotExample), { graph: 'flow', scope: { payload: { orderId: 42 } } }, ports);
+
+      expect(heard).toEqual([
+        ['n1', ['Order 42']],
+        ['n2', []],
+      ]);
+      expect(outcome.steps.map((step) => step.nodeId)).toEqual(['n1', 'n2']);
+    });
+
     it('when the bot runs, then it greets the user by name', async () => {
       const outcome = await runGraph(
         compileDefinition(chatbotExample),

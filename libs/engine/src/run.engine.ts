@@ -61,6 +61,8 @@ class Run {
   private readonly context: NodeContext;
   private readonly steps: StepRecord[];
   private executed = 0;
+  /** How many messages the run had said when the current step began: the step's own come after. */
+  private messagesAtStepStart = 0;
 
   constructor(
     private readonly graph: CompiledGraph,
@@ -102,6 +104,7 @@ class Run {
 
     this.executed += 1;
     const startedAt = this.ports.now();
+    this.messagesAtStepStart = this.context.messages.length;
     let effect: NodeEffect;
     try {
       effect = await executeNode(node, this.context);
@@ -215,7 +218,7 @@ class Run {
 
   private record(node: CompiledNode, startedAt: number, status: StepStatus, error?: string): void {
     const completedAt = this.ports.now();
-    this.steps.push({
+    const step: StepRecord = {
       nodeId: node.id,
       type: node.type,
       status,
@@ -223,7 +226,9 @@ class Run {
       completedAt: iso(completedAt),
       durationMs: completedAt - startedAt,
       ...(error === undefined ? {} : { error }),
-    });
+    };
+    this.steps.push(step);
+    this.ports.onStep?.(step, this.context.messages.slice(this.messagesAtStepStart));
   }
 
   private finish(ending: Ending): RunOutcome {

@@ -143,6 +143,11 @@ export interface RunPorts {
    * Production: `(ms, signal) => setTimeout(ms, undefined, { signal })` from node:timers/promises.
    */
   sleep?(ms: number, signal: AbortSignal): Promise<void>;
+  /**
+   * Optional: hears each step as it is recorded, with the messages its node said (in order), so
+   * a caller can show a run as it happens. It must not throw, and it changes nothing of the run.
+   */
+  onStep?(step: StepRecord, messages: readonly string[]): void;
 }
 
 /** How a run ended, or why it stopped for now. */

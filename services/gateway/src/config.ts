@@ -102,4 +102,14 @@ export class GatewayConfig {
   @Min(100)
   @Max(900_000)
   SYNC_REQUEST_TIMEOUT_MS: number = 40_000;
+
+  /**
+   * How often an open event stream (GET …/events) gets a `: ping` comment, so proxies and
+   * clients see a live connection when nothing happens (DESIGN section 14: 15 s).
+   */
+  @Type(() => Number)
+  @IsInt()
+  @Min(50)
+  @Max(300_000)
+  RUN_STREAM_PING_MS: number = 15_000;
 }

@@ -6,6 +6,7 @@ import { POLLING_ROUTE_DESCRIPTIONS } from '../polling/index.js';
 import { PROJECTS_ROUTE_DESCRIPTIONS } from '../projects/index.js';
 import { REQUEST_EXAMPLES_ROUTE_DESCRIPTIONS } from '../request-examples/index.js';
 import { RUNS_ROUTE_DESCRIPTIONS } from '../runs/index.js';
+import { RUN_STREAMS_ROUTE_DESCRIPTIONS } from '../run-streams/index.js';
 import { SCHEDULES_ROUTE_DESCRIPTIONS } from '../schedules/index.js';
 import { SETTINGS_ROUTE_DESCRIPTIONS } from '../settings/index.js';
 import { SUBSCRIPTIONS_ROUTE_DESCRIPTIONS } from '../subscriptions/index.js';
@@ -23,6 +24,7 @@ export { TAG_DESCRIPTIONS, type AnswerDescription, type RouteDescription } from 
  */
 export const ROUTE_DESCRIPTIONS: Readonly<Record<string, RouteDescription>> = {
   ...RUNS_ROUTE_DESCRIPTIONS,
+  ...RUN_STREAMS_ROUTE_DESCRIPTIONS,
   ...POLLING_ROUTE_DESCRIPTIONS,
   ...DEAD_LETTERS_ROUTE_DESCRIPTIONS,
   ...SCHEDULES_ROUTE_DESCRIPTIONS,

@@ -24,6 +24,16 @@ const idempotencyHeader: QueryParameter[] = [
   { name: 'x-idempotency-key', in: 'header', schema: { type: 'string' }, description: `A retry with the same key returns the same run instead of starting another (a key over ${MAX_IDEMPOTENCY_KEY_LENGTH} characters is ignored).` },
 ];
 
+/** `Prefer: wait=N` on the async endpoints (DESIGN section 14, RFC 7240). */
+const preferHeader: QueryParameter = {
+  name: 'prefer',
+  in: 'header',
+  schema: { type: 'string', example: 'wait=10' },
+  description:
+    '`wait=N` (N from 1 to 60): hold the answer up to N seconds; a run that ends by then is answered 200 with the sync endpoint’s body (`{error, invocationId, status}` for a FAILED or TIMEOUT run) and `Preference-Applied: wait=N`, otherwise the usual 202. ' +
+    'The run stays async (its callback is sent). Ignored (202 at once) for a scheduled run (`runAt`, `delaySeconds`) and for any other N, as RFC 7240 lets a server ignore a preference.',
+};
+
 /** The six run endpoints: the same pipeline, answers that differ by sync or async. */
 function runRoute(
   summary: string,
@@ -39,7 +49,7 @@ function runRoute(
       `${about} Caller: an API token of the project with the \`${SCOPE_OF[kind]}\` scope (\`Authorization: Bearer\` or \`x-api-key\`). ` +
       'Rate limited per token and endpoint (the `X-RateLimit-*` headers); every run but a dry run counts against the monthly quota.',
     tag: 'Runs',
-    query: idempotencyHeader,
+    query: mode === 'async' ? [...idempotencyHeader, preferHeader] : idempotencyHeader,
     requestExample: examples.request,
     responses: {
       ...(mode === 'sync'
@@ -53,10 +63,13 @@ function runRoute(
           }
         : {
             200: {
-              description: kind === 'bots'
-                ? 'A repeat of an idempotency key whose run has finished: that run, with `idempotentReplay` true.'
-                : 'A dry run (`dryRun: true`): checked, not run; `result.validation` says what the trigger expects. Or a repeat of an idempotency key whose run has finished (`idempotentReplay` true).',
-              schema: 'RunAnswer',
+              description:
+                (kind === 'bots'
+                  ? 'A repeat of an idempotency key whose run has finished: that run, with `idempotentReplay` true.'
+                  : 'A dry run (`dryRun: true`): checked, not run; `result.validation` says what the trigger expects. Or a repeat of an idempotency key whose run has finished (`idempotentReplay` true).') +
+                ' Or, with `Prefer: wait=N`, the run ended within N seconds: the sync endpoint’s body (`FailedRun` for a FAILED or TIMEOUT run), with `Preference-Applied: wait=N`.',
+              schema: { anyOf: [ref('RunAnswer'), ref('FailedRun')] },
+              headers: ['Preference-Applied'],
               example: examples.finished,
             },
             202: { description: 'The run is accepted (QUEUED), or SCHEDULED with `scheduledFor`.', schema: 'RunAnswer', example: examples.accepted },

@@ -8,8 +8,12 @@ import { AutomationTriggerBody, BotInvokeBody, BotMessageBody, FlowTriggerBody }
 import { automationOnly, chatbotOnlyForBots, chatbotOnlyForFlows } from '../platform/http-guards/external-route-options.js';
 import { ExternalRoute } from '../platform/http-guards/external-route.decorator.js';
 import { RateLimited } from '../platform/http-guards/rate-limited.decorator.js';
+import { RunEndWaiter, waitPreferenceOf } from '../run-streams/index.js';
+import { endedRunAnswer } from './ended-run-answer.js';
 
 const IDEMPOTENCY_HEADER = 'x-idempotency-key';
+/** `Prefer: wait=N` on the async endpoints (DESIGN section 14, RFC 7240). */
+const PREFER_HEADER = 'prefer';
 
 /** The status of each outcome of a run request; a refusal's comes from its kind. */
 const STATUS_OF_OUTCOME = { finished: 200, accepted: 202, failed: 500 } as const;
@@ -36,7 +40,10 @@ export function answerRun(reply: AnswerSink, result: StartRunResult): Record<str
 /** The bot, flow and automation run endpoints of the spec; each is rate limited on its own counter. */
 @Controller('v1/orgs/:orgId')
 export class RunsController {
-  constructor(private readonly startRun: StartRunHandler) {}
+  constructor(
+    private readonly startRun: StartRunHandler,
+    private readonly endWaiter: RunEndWaiter,
+  ) {}
 
   @Post('bots/:projectId/message')
   @HttpCode(200)
@@ -60,8 +67,9 @@ export class RunsController {
     @Res({ passthrough: true }) reply: FastifyReply,
     @Body() body: BotInvokeBody,
     @Headers(IDEMPOTENCY_HEADER) key?: string,
+    @Headers(PREFER_HEADER) prefer?: string,
   ) {
-    return this.start(req, reply, 'BOT', 'ASYNC', body, key);
+    return this.start(req, reply, 'BOT', 'ASYNC', body, key, prefer);
   }
 
   @Post('flows/:projectId/trigger')
@@ -86,8 +94,9 @@ export class RunsController {
     @Res({ passthrough: true }) reply: FastifyReply,
     @Body() body: FlowTriggerBody,
     @Headers(IDEMPOTENCY_HEADER) key?: string,
+    @Headers(PREFER_HEADER) prefer?: string,
   ) {
-    return this.start(req, reply, 'FLOW', 'ASYNC', body, key);
+    return this.start(req, reply, 'FLOW', 'ASYNC', body, key, prefer);
   }
 
   @Post('automations/:projectId/trigger')
@@ -112,11 +121,12 @@ export class RunsController {
     @Res({ passthrough: true }) reply: FastifyReply,
     @Body() body: AutomationTriggerBody,
     @Headers(IDEMPOTENCY_HEADER) key?: string,
+    @Headers(PREFER_HEADER) prefer?: string,
   ) {
-    return this.start(req, reply, 'AUTOMATION', 'ASYNC', body, key);
+    return this.start(req, reply, 'AUTOMATION', 'ASYNC', body, key, prefer);
   }
 
-  private async start(req: ExternalRequest, reply: FastifyReply, target: TargetName, mode: RunModeName, body: object, key?: string) {
+  private async start(req: ExternalRequest, reply: FastifyReply, target: TargetName, mode: RunModeName, body: object, key?: string, prefer?: string) {
     const result = await this.startRun.execute({
       caller: req.caller,
       target,
@@ -125,6 +135,16 @@ export class RunsController {
       idempotencyKey: key,
       receivedAt: receivedAtOf(reply),
     });
+    const waitSeconds = waitPreferenceOf(prefer);
+    // A scheduled run starts later: a wait for it would only hold the connection (DESIGN section 14).
+    if (waitSeconds !== null && result.outcome === 'accepted' && result.run.status !== 'SCHEDULED') {
+      const ended = await this.endWaiter.endedWithin(req.caller.orgId, result.run.invocationId as string, waitSeconds * 1000);
+      if (ended) {
+        void reply.header('preference-applied', `wait=${waitSeconds}`);
+        void reply.status(200);
+        return endedRunAnswer(ended, result.run);
+      }
+    }
     return answerRun(reply, result);
   }
 }

@@ -20,6 +20,8 @@ export interface AnswerDescription {
   headers?: readonly string[];
   /** A realistic body (the feature's `*-examples.ts`); the document's build requires one for every success answer with a body. */
   example?: unknown;
+  /** The body's media type when it is not `application/json` (an event stream: `text/event-stream`). */
+  contentType?: string;
 }
 
 export interface QueryParameter {

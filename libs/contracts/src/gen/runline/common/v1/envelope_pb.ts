@@ -25,7 +25,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file runline/common/v1/envelope.proto.
  */
 export const file_runline_common_v1_envelope: GenFile = /*@__PURE__*/
-  fileDesc("CiBydW5saW5lL2NvbW1vbi92MS9lbnZlbG9wZS5wcm90bxIRcnVubGluZS5jb21tb24udjEi5AEKCEVudmVsb3BlEgoKAmlkGAEgASgJEgwKBHR5cGUYAiABKAkSLwoLb2NjdXJyZWRfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg4KBm9yZ19pZBgEIAEoCRISCgpwcm9qZWN0X2lkGAUgASgJEhUKDWludm9jYXRpb25faWQYBiABKAkSFgoOY29ycmVsYXRpb25faWQYByABKAkSFAoMY2F1c2F0aW9uX2lkGAggASgJEhMKC3RyYWNlcGFyZW50GAkgASgJEg8KB3BheWxvYWQYCiABKAxiBnByb3RvMw", [file_google_protobuf_timestamp]);
+  fileDesc("CiBydW5saW5lL2NvbW1vbi92MS9lbnZlbG9wZS5wcm90bxIRcnVubGluZS5jb21tb24udjEi9gEKCEVudmVsb3BlEgoKAmlkGAEgASgJEgwKBHR5cGUYAiABKAkSLwoLb2NjdXJyZWRfYXQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEg4KBm9yZ19pZBgEIAEoCRISCgpwcm9qZWN0X2lkGAUgASgJEhUKDWludm9jYXRpb25faWQYBiABKAkSFgoOY29ycmVsYXRpb25faWQYByABKAkSFAoMY2F1c2F0aW9uX2lkGAggASgJEhMKC3RyYWNlcGFyZW50GAkgASgJEg8KB3BheWxvYWQYCiABKAwSEAoIc2VxdWVuY2UYCyABKANiBnByb3RvMw", [file_google_protobuf_timestamp]);
 
 /**
  * One event or command on the bus: routing and tracing metadata around an encoded payload.
@@ -115,6 +115,16 @@ export type Envelope = Message<"runline.common.v1.Envelope"> & {
    * @generated from field: bytes payload = 10;
    */
   payload: Uint8Array;
+
+  /**
+   * Position of this event in the history of the one thing it belongs to, for the events
+   * of a run (`invocation.evt.*`): the run's event sequence, 1 for its first event, growing by
+   * one with each. A reader that saw sequence N and then gets N + 2 knows it missed one. 0
+   * when the message belongs to no such history.
+   *
+   * @generated from field: int64 sequence = 11;
+   */
+  sequence: bigint;
 };
 
 /**

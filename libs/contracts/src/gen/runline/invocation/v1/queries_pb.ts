@@ -17,7 +17,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file runline/invocation/v1/queries.proto.
  */
 export const file_runline_invocation_v1_queries: GenFile = /*@__PURE__*/
-  fileDesc("CiNydW5saW5lL2ludm9jYXRpb24vdjEvcXVlcmllcy5wcm90bxIVcnVubGluZS5pbnZvY2F0aW9uLnYxIj0KFEdldEludm9jYXRpb25SZXF1ZXN0Eg4KBm9yZ19pZBgBIAEoCRIVCg1pbnZvY2F0aW9uX2lkGAIgASgJIm4KEkdldEludm9jYXRpb25SZXBseRINCgVmb3VuZBgBIAEoCBIXCg9pbnZvY2F0aW9uX2pzb24YAiABKAkSGwoTc3RhcnRlZF9ieV90b2tlbl9pZBgDIAEoCRITCgt0YXJnZXRfdHlwZRgEIAEoCSImChRHZXRRdW90YVVzYWdlUmVxdWVzdBIOCgZvcmdfaWQYASABKAkiOAoSR2V0UXVvdGFVc2FnZVJlcGx5EhQKDHBlcmlvZF9zdGFydBgBIAEoCRIMCgR1c2VkGAIgASgDIuoBChlMaXN0SW52b2NhdGlvbkxvZ3NSZXF1ZXN0Eg4KBm9yZ19pZBgBIAEoCRISCgpwcm9qZWN0X2lkGAIgASgJEg4KBnN0YXR1cxgDIAEoCRITCgt0YXJnZXRfdHlwZRgEIAEoCRIMCgRtb2RlGAUgASgJEhYKDnRyaWdnZXJfc291cmNlGAYgASgJEgwKBGZyb20YByABKAkSCgoCdG8YCCABKAkSCQoBcRgJIAEoCRINCgVsaW1pdBgKIAEoBRIYChBhZnRlcl9jcmVhdGVkX2F0GAsgASgJEhAKCGFmdGVyX2lkGAwgASgJIlYKF0xpc3RJbnZvY2F0aW9uTG9nc1JlcGx5EhEKCXJvd3NfanNvbhgBIAEoCRIXCg9uZXh0X2NyZWF0ZWRfYXQYAiABKAkSDwoHbmV4dF9pZBgDIAEoCSJrChtHZXRJbnZvY2F0aW9uTWV0cmljc1JlcXVlc3QSDgoGb3JnX2lkGAEgASgJEhIKCnByb2plY3RfaWQYAiABKAkSDAoEZnJvbRgDIAEoCRIKCgJ0bxgEIAEoCRIOCgZidWNrZXQYBSABKAkiMQoZR2V0SW52b2NhdGlvbk1ldHJpY3NSZXBseRIUCgxtZXRyaWNzX2pzb24YASABKAliBnByb3RvMw");
+  fileDesc("CiNydW5saW5lL2ludm9jYXRpb24vdjEvcXVlcmllcy5wcm90bxIVcnVubGluZS5pbnZvY2F0aW9uLnYxIj0KFEdldEludm9jYXRpb25SZXF1ZXN0Eg4KBm9yZ19pZBgBIAEoCRIVCg1pbnZvY2F0aW9uX2lkGAIgASgJIm4KEkdldEludm9jYXRpb25SZXBseRINCgVmb3VuZBgBIAEoCBIXCg9pbnZvY2F0aW9uX2pzb24YAiABKAkSGwoTc3RhcnRlZF9ieV90b2tlbl9pZBgDIAEoCRITCgt0YXJnZXRfdHlwZRgEIAEoCSImChRHZXRRdW90YVVzYWdlUmVxdWVzdBIOCgZvcmdfaWQYASABKAkiOAoSR2V0UXVvdGFVc2FnZVJlcGx5EhQKDHBlcmlvZF9zdGFydBgBIAEoCRIMCgR1c2VkGAIgASgDIuoBChlMaXN0SW52b2NhdGlvbkxvZ3NSZXF1ZXN0Eg4KBm9yZ19pZBgBIAEoCRISCgpwcm9qZWN0X2lkGAIgASgJEg4KBnN0YXR1cxgDIAEoCRITCgt0YXJnZXRfdHlwZRgEIAEoCRIMCgRtb2RlGAUgASgJEhYKDnRyaWdnZXJfc291cmNlGAYgASgJEgwKBGZyb20YByABKAkSCgoCdG8YCCABKAkSCQoBcRgJIAEoCRINCgVsaW1pdBgKIAEoBRIYChBhZnRlcl9jcmVhdGVkX2F0GAsgASgJEhAKCGFmdGVyX2lkGAwgASgJIlYKF0xpc3RJbnZvY2F0aW9uTG9nc1JlcGx5EhEKCXJvd3NfanNvbhgBIAEoCRIXCg9uZXh0X2NyZWF0ZWRfYXQYAiABKAkSDwoHbmV4dF9pZBgDIAEoCSJrChtHZXRJbnZvY2F0aW9uTWV0cmljc1JlcXVlc3QSDgoGb3JnX2lkGAEgASgJEhIKCnByb2plY3RfaWQYAiABKAkSDAoEZnJvbRgDIAEoCRIKCgJ0bxgEIAEoCRIOCgZidWNrZXQYBSABKAkiMQoZR2V0SW52b2NhdGlvbk1ldHJpY3NSZXBseRIUCgxtZXRyaWNzX2pzb24YASABKAkiXAobTGlzdEludm9jYXRpb25FdmVudHNSZXF1ZXN0Eg4KBm9yZ19pZBgBIAEoCRIVCg1pbnZvY2F0aW9uX2lkGAIgASgJEhYKDmFmdGVyX3NlcXVlbmNlGAMgASgDIj0KGUxpc3RJbnZvY2F0aW9uRXZlbnRzUmVwbHkSDQoFZm91bmQYASABKAgSEQoJZW52ZWxvcGVzGAIgAygMYgZwcm90bzM");
 
 /**
  * Reads one invocation from the read model. Subject `invocation.qry.get-invocation`.
@@ -348,4 +348,66 @@ export type GetInvocationMetricsReply = Message<"runline.invocation.v1.GetInvoca
  */
 export const GetInvocationMetricsReplySchema: GenMessage<GetInvocationMetricsReply> = /*@__PURE__*/
   messageDesc(file_runline_invocation_v1_queries, 7);
+
+/**
+ * A run's recorded events after a point in its history, oldest first: what a stream of the
+ * run (GET /external-invocations/{id}/events) sends after Last-Event-ID, and what fills a gap
+ * when a live event arrives out of turn. Subject `invocation.qry.list-invocation-events`.
+ *
+ * @generated from message runline.invocation.v1.ListInvocationEventsRequest
+ */
+export type ListInvocationEventsRequest = Message<"runline.invocation.v1.ListInvocationEventsRequest"> & {
+  /**
+   * The run must belong to this organization; otherwise it is reported not found.
+   *
+   * @generated from field: string org_id = 1;
+   */
+  orgId: string;
+
+  /**
+   * @generated from field: string invocation_id = 2;
+   */
+  invocationId: string;
+
+  /**
+   * Only the events with a greater sequence; 0 for all.
+   *
+   * @generated from field: int64 after_sequence = 3;
+   */
+  afterSequence: bigint;
+};
+
+/**
+ * Describes the message runline.invocation.v1.ListInvocationEventsRequest.
+ * Use `create(ListInvocationEventsRequestSchema)` to create a new message.
+ */
+export const ListInvocationEventsRequestSchema: GenMessage<ListInvocationEventsRequest> = /*@__PURE__*/
+  messageDesc(file_runline_invocation_v1_queries, 8);
+
+/**
+ * Answer to ListInvocationEventsRequest.
+ *
+ * @generated from message runline.invocation.v1.ListInvocationEventsReply
+ */
+export type ListInvocationEventsReply = Message<"runline.invocation.v1.ListInvocationEventsReply"> & {
+  /**
+   * @generated from field: bool found = 1;
+   */
+  found: boolean;
+
+  /**
+   * Each event as it went out on `invocation.evt.*`: an encoded runline.common.v1.Envelope
+   * with its sequence set, in sequence order.
+   *
+   * @generated from field: repeated bytes envelopes = 2;
+   */
+  envelopes: Uint8Array[];
+};
+
+/**
+ * Describes the message runline.invocation.v1.ListInvocationEventsReply.
+ * Use `create(ListInvocationEventsReplySchema)` to create a new message.
+ */
+export const ListInvocationEventsReplySchema: GenMessage<ListInvocationEventsReply> = /*@__PURE__*/
+  messageDesc(file_runline_invocation_v1_queries, 9);
 
