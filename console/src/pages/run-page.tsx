@@ -1,6 +1,7 @@
 import { useEffect } from 'react';
 import { Link, useParams } from 'react-router';
 import { useResource } from '../api/use-api.js';
+import { useEventStream } from '../api/use-event-stream.js';
 import { CopyButton } from '../components/copy-button.js';
 import { ErrorBanner } from '../components/error-banner.js';
 import { JsonView } from '../components/json-view.js';
@@ -10,11 +11,12 @@ import { FINAL_STATUSES, StatusBadge } from '../components/status-badge.js';
 import { Duration, formatDuration, Time } from '../components/time-display.js';
 import { projectPath } from '../shell/paths.js';
 import { CallbackAttempts } from './run/callback-attempts.js';
+import { RunGraph } from './run/run-graph.js';
 import { ApprovalActions, ScheduleActions } from './run/run-actions.js';
 import { attemptsOf, pendingApprovalOf, stepsOf } from './run/run-types.js';
 import { StepsTimeline } from './run/steps-timeline.js';
 
-/** A run in progress reads itself again this often. */
+/** A run in progress whose event stream broke reads itself again this often. */
 export const RUN_POLL_MS = 2_000;
 
 /** The story of one run: status and timing, steps, the error where it happened, data, callbacks, actions. */
@@ -25,7 +27,10 @@ export function RunPage() {
     [orgId, invocationId],
   );
   const live = run.data !== undefined && !FINAL_STATUSES.has(run.data.status);
-  useLivePolling(live, run.reload);
+  // A run in progress follows its event stream (each event reads the run again); it polls only
+  // when the stream cannot be kept open (a proxy that buffers or cuts it).
+  const stream = useEventStream(live ? `/v1/orgs/${orgId}/external-invocations/${invocationId}/events` : null, run.reload);
+  useLivePolling(live && stream === 'broken', run.reload);
   const data = run.data;
   const steps = stepsOf(data?.steps);
   const failedStep = steps.find((step) => step.status === 'FAILED');
@@ -102,6 +107,7 @@ export function RunPage() {
           )}
           {data.status === 'SUSPENDED' && pending && <ApprovalActions orgId={orgId} invocationId={invocationId} pending={pending} onDone={run.reload} />}
           {data.status === 'SCHEDULED' && <ScheduleActions orgId={orgId} invocationId={invocationId} scheduledFor={data.scheduledFor} onDone={run.reload} />}
+          <RunGraph orgId={orgId} projectId={projectId} run={data} steps={steps} />
           <section aria-labelledby="steps-heading">
             <h2 id="steps-heading">Steps</h2>
             <StepsTimeline steps={steps} />

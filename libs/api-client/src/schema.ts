@@ -173,6 +173,26 @@ export interface paths {
         patch: operations["patchOrgsOrgIdExternalInvocationsInvocationId"];
         trace?: never;
     };
+    "/v1/orgs/{orgId}/external-invocations/{invocationId}/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follows one run as it happens (server-sent events)
+         * @description A `text/event-stream` of the run: `event: status` (`{status, at}`) for each transition; `event: step` (`{step}`, a `steps` entry as GET shows it) for each step as it is recorded; `event: message` (`{text}`) for each message a bot or flow says, right before the step of its node; `event: end` with the full invocation as GET answers it, after which the stream closes. Every event has an `id:`, an integer that grows within the run; send the last one you saw as `Last-Event-ID` (EventSource does) and the stream goes on after it, on any gateway replica, losing and repeating nothing; a finished run’s stream sends what follows at once and closes after `end`, and one resumed after `end` answers 204. A `: ping` comment goes out every 15 s. Caller: as for GET, the API token that started the run (with the scope of the run’s target), or a console JWT of a member of the organization; refused with the same answers.
+         */
+        get: operations["getOrgsOrgIdExternalInvocationsInvocationIdEvents"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/orgs/{orgId}/external-invocations/logs": {
         parameters: {
             query?: never;
@@ -549,6 +569,66 @@ export interface paths {
         patch?: never;
         trace?: never;
     };
+    "/v1/orgs/{orgId}/projects/{projectId}/definition/schema": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The JSON schema of definitions
+         * @description The JSON Schema of the definition’s structure (schema v1) the graphs the project’s type requires and allows, and the starter definition of its type (the demo’s): what the console’s editor completes and checks with, and offers a project without a definition. References between nodes and expressions are checked by the save, not by the schema. Caller: any member.
+         */
+        get: operations["getOrgsOrgIdProjectsProjectIdDefinitionSchema"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/orgs/{orgId}/projects/{projectId}/definition/versions": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * The version history of the definition
+         * @description Every published version, newest first (at most 100): its number, who published it (the sign-in subject; null for a version published before the history was kept) and when. Publishing an unchanged draft again keeps the version’s first record. Caller: any member.
+         */
+        get: operations["getOrgsOrgIdProjectsProjectIdDefinitionVersions"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/orgs/{orgId}/projects/{projectId}/definition/versions/{version}": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * One published version of the definition
+         * @description The document of a published version, e.g. the one a run used (the console’s run page draws it). Caller: any member.
+         */
+        get: operations["getOrgsOrgIdProjectsProjectIdDefinitionVersionsVersion"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
     "/v1/orgs/{orgId}/projects/{projectId}/polling-triggers": {
         parameters: {
             query?: never;
@@ -629,6 +709,26 @@ export interface paths {
          * @description Builds the request for `endpoint` (a run endpoint name such as `flows.trigger`): the URL, the headers (a fresh idempotency key) and a body, from the template `templateId` or from the keys the published trigger expects, with snippets to copy. The token is the `$RUNLINE_TOKEN` placeholder. Caller: any member.
          */
         get: operations["getOrgsOrgIdProjectsProjectIdRequestExample"];
+        put?: never;
+        post?: never;
+        delete?: never;
+        options?: never;
+        head?: never;
+        patch?: never;
+        trace?: never;
+    };
+    "/v1/orgs/{orgId}/projects/{projectId}/runs/events": {
+        parameters: {
+            query?: never;
+            header?: never;
+            path?: never;
+            cookie?: never;
+        };
+        /**
+         * Follows the project’s runs as they change (server-sent events; console)
+         * @description A `text/event-stream`: `event: run` with the run’s logs row (as GET …/external-invocations/logs answers it) each time one of the project’s runs is created or changes, from any replica. Not resumable: after a reconnection, read the logs again, then follow. A `: ping` comment goes out every 15 s. Dashboard only: a console JWT of any member.
+         */
+        get: operations["getOrgsOrgIdProjectsProjectIdRunsEvents"];
         put?: never;
         post?: never;
         delete?: never;
@@ -916,6 +1016,7 @@ export interface components {
             defaultCallbackSecretSet: boolean;
             rateLimitPerMinute: number | null;
             rateLimitWindowMs: number | null;
+            maxConcurrentRuns: number | null;
             /** Format: date-time */
             updatedAt: string;
         };
@@ -1040,9 +1141,28 @@ export interface components {
             error: string;
             details?: unknown[];
         };
+        DefinitionSchema: {
+            requiredGraphs: ("bot" | "flow" | "workflow")[];
+            optionalGraphs: ("bot" | "flow" | "workflow")[];
+            starterDefinition: Record<string, never>;
+            schema: Record<string, never>;
+        };
         DefinitionStage: {
             version: number | null;
             definition: Record<string, never> | null;
+        };
+        DefinitionVersion: {
+            version: number;
+            definition: Record<string, never>;
+            publishedBy: string | null;
+            /** Format: date-time */
+            publishedAt: string;
+        };
+        DefinitionVersionRow: {
+            version: number;
+            publishedBy: string | null;
+            /** Format: date-time */
+            publishedAt: string;
         };
         DraftSaved: {
             /** Format: uuid */
@@ -1163,6 +1283,7 @@ export interface components {
                 timeout: number;
                 cancelled: number;
                 inProgress: number;
+                waiting: number;
             };
             medianDurationMs?: number | null;
             p95DurationMs?: number | null;
@@ -1462,6 +1583,7 @@ export interface components {
             defaultCallbackSecret?: string | null;
             rateLimitPerMinute?: number | null;
             rateLimitWindowMs?: number | null;
+            maxConcurrentRuns?: number | null;
         };
         VersionError: {
             /** @constant */
@@ -2156,6 +2278,8 @@ export interface operations {
             header?: {
                 /** @description A retry with the same key returns the same run instead of starting another (a key over 128 characters is ignored). */
                 "x-idempotency-key"?: string;
+                /** @description `wait=N` (N from 1 to 60): hold the answer up to N seconds; a run that ends by then is answered 200 with the sync endpoint’s body (`{error, invocationId, status}` for a FAILED or TIMEOUT run) and `Preference-Applied: wait=N`, otherwise the usual 202. The run stays async (its callback is sent). Ignored (202 at once) for a scheduled run (`runAt`, `delaySeconds`) and for any other N, as RFC 7240 lets a server ignore a preference. */
+                prefer?: string;
             };
             path: {
                 /** @description The organization’s id. */
@@ -2182,9 +2306,10 @@ export interface operations {
             };
         };
         responses: {
-            /** @description A dry run (`dryRun: true`): checked, not run; `result.validation` says what the trigger expects. Or a repeat of an idempotency key whose run has finished (`idempotentReplay` true). */
+            /** @description A dry run (`dryRun: true`): checked, not run; `result.validation` says what the trigger expects. Or a repeat of an idempotency key whose run has finished (`idempotentReplay` true). Or, with `Prefer: wait=N`, the run ended within N seconds: the sync endpoint’s body (`FailedRun` for a FAILED or TIMEOUT run), with `Preference-Applied: wait=N`. */
             200: {
                 headers: {
+                    "Preference-Applied"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2210,7 +2335,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["RunAnswer"];
+                    "application/json": components["schemas"]["RunAnswer"] | components["schemas"]["FailedRun"];
                 };
             };
             /** @description The run is accepted (QUEUED), or SCHEDULED with `scheduledFor`. */
@@ -2327,6 +2452,8 @@ export interface operations {
             header?: {
                 /** @description A retry with the same key returns the same run instead of starting another (a key over 128 characters is ignored). */
                 "x-idempotency-key"?: string;
+                /** @description `wait=N` (N from 1 to 60): hold the answer up to N seconds; a run that ends by then is answered 200 with the sync endpoint’s body (`{error, invocationId, status}` for a FAILED or TIMEOUT run) and `Preference-Applied: wait=N`, otherwise the usual 202. The run stays async (its callback is sent). Ignored (202 at once) for a scheduled run (`runAt`, `delaySeconds`) and for any other N, as RFC 7240 lets a server ignore a preference. */
+                prefer?: string;
             };
             path: {
                 /** @description The organization’s id. */
@@ -2350,9 +2477,10 @@ export interface operations {
             };
         };
         responses: {
-            /** @description A repeat of an idempotency key whose run has finished: that run, with `idempotentReplay` true. */
+            /** @description A repeat of an idempotency key whose run has finished: that run, with `idempotentReplay` true. Or, with `Prefer: wait=N`, the run ended within N seconds: the sync endpoint’s body (`FailedRun` for a FAILED or TIMEOUT run), with `Preference-Applied: wait=N`. */
             200: {
                 headers: {
+                    "Preference-Applied"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -2375,7 +2503,7 @@ export interface operations {
                      *       "idempotentReplay": true
                      *     }
                      */
-                    "application/json": components["schemas"]["RunAnswer"];
+                    "application/json": components["schemas"]["RunAnswer"] | components["schemas"]["FailedRun"];
                 };
             };
             /** @description The run is accepted (QUEUED), or SCHEDULED with `scheduledFor`. */
@@ -2945,6 +3073,126 @@ export interface operations {
             };
         };
     };
+    getOrgsOrgIdExternalInvocationsInvocationIdEvents: {
+        parameters: {
+            query?: never;
+            header?: {
+                /** @description The id of the last event received: the stream starts after it (without it, at the first event). */
+                "last-event-id"?: string;
+            };
+            path: {
+                /** @description The organization’s id. */
+                orgId: string;
+                /** @description The run’s id (`invocationId` in the answer that started it). */
+                invocationId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stream: `status`, `step`, `message` events, then `end`, then the connection closes. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example id: 10000
+                     *     event: status
+                     *     data: {"status":"QUEUED","at":"2026-03-02T09:15:00.000Z"}
+                     *
+                     *     id: 20000
+                     *     event: status
+                     *     data: {"status":"RUNNING","at":"2026-03-02T09:15:01.000Z"}
+                     *
+                     *     id: 20001
+                     *     event: message
+                     *     data: {"text":"Order 42"}
+                     *
+                     *     id: 20002
+                     *     event: step
+                     *     data: {"step":{"nodeId":"n1","type":"message","status":"SUCCEEDED","startedAt":"2026-03-02T09:15:01.000Z","completedAt":"2026-03-02T09:15:01.000Z","durationMs":1}}
+                     *
+                     *     id: 20003
+                     *     event: step
+                     *     data: {"step":{"nodeId":"n2","type":"end","status":"SUCCEEDED","startedAt":"2026-03-02T09:15:01.000Z","completedAt":"2026-03-02T09:15:01.000Z","durationMs":0}}
+                     *
+                     *     : ping
+                     *
+                     *     id: 30000
+                     *     event: status
+                     *     data: {"status":"SUCCEEDED","at":"2026-03-02T09:15:02.000Z"}
+                     *
+                     *     id: 39999
+                     *     event: end
+                     *     data: {"invocationId":"3f0c2a9e-5b7d-4c1e-9a40-6d2f8e1b7c55","status":"SUCCEEDED","…":"the full invocation, as GET answers it"}
+                     */
+                    "text/event-stream": string;
+                };
+            };
+            /** @description Resumed after `end` (`Last-Event-ID` is the id of `end`): nothing follows. An EventSource stops reconnecting. */
+            204: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content?: never;
+            };
+            /** @description A request to another API version (`/v2/orgs/…`) gets `VersionError` (`code` UNSUPPORTED_API_VERSION, `supportedVersions`); on this path, the messages below. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] | components["schemas"]["VersionError"];
+                };
+            };
+            /** @description No token, or a bad one; or a console JWT that does not verify. Messages: `Missing API token`; `Invalid API token`; `Invalid or expired console token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description Another token started the run, or the token lacks the run’s scope. Messages: `Token does not match invocation`; `Insufficient token scope`; `External API access is disabled for this project`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description No such run (or organization, for a console member). Messages: `Invocation not found`; `Organization not found`; `Project not found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is longer than 100 characters. Messages: `URI Too Long`. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A service the gateway needs (or its own database) did not answer; retry shortly. Messages: `Invocation service unavailable, retry shortly`; `Service temporarily unavailable, retry shortly`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getOrgsOrgIdExternalInvocationsLogs: {
         parameters: {
             query?: {
@@ -3102,7 +3350,8 @@ export interface operations {
                      *         "failed": 9,
                      *         "timeout": 1,
                      *         "cancelled": 2,
-                     *         "inProgress": 2
+                     *         "inProgress": 2,
+                     *         "waiting": 0
                      *       },
                      *       "medianDurationMs": 26,
                      *       "p95DurationMs": 48,
@@ -3904,6 +4153,8 @@ export interface operations {
             header?: {
                 /** @description A retry with the same key returns the same run instead of starting another (a key over 128 characters is ignored). */
                 "x-idempotency-key"?: string;
+                /** @description `wait=N` (N from 1 to 60): hold the answer up to N seconds; a run that ends by then is answered 200 with the sync endpoint’s body (`{error, invocationId, status}` for a FAILED or TIMEOUT run) and `Preference-Applied: wait=N`, otherwise the usual 202. The run stays async (its callback is sent). Ignored (202 at once) for a scheduled run (`runAt`, `delaySeconds`) and for any other N, as RFC 7240 lets a server ignore a preference. */
+                prefer?: string;
             };
             path: {
                 /** @description The organization’s id. */
@@ -3929,9 +4180,10 @@ export interface operations {
             };
         };
         responses: {
-            /** @description A dry run (`dryRun: true`): checked, not run; `result.validation` says what the trigger expects. Or a repeat of an idempotency key whose run has finished (`idempotentReplay` true). */
+            /** @description A dry run (`dryRun: true`): checked, not run; `result.validation` says what the trigger expects. Or a repeat of an idempotency key whose run has finished (`idempotentReplay` true). Or, with `Prefer: wait=N`, the run ended within N seconds: the sync endpoint’s body (`FailedRun` for a FAILED or TIMEOUT run), with `Preference-Applied: wait=N`. */
             200: {
                 headers: {
+                    "Preference-Applied"?: string;
                     [name: string]: unknown;
                 };
                 content: {
@@ -3958,7 +4210,7 @@ export interface operations {
                      *       }
                      *     }
                      */
-                    "application/json": components["schemas"]["RunAnswer"];
+                    "application/json": components["schemas"]["RunAnswer"] | components["schemas"]["FailedRun"];
                 };
             };
             /** @description The run is accepted (QUEUED), or SCHEDULED with `scheduledFor`. */
@@ -4772,6 +5024,7 @@ export interface operations {
                      *       "defaultCallbackSecretSet": true,
                      *       "rateLimitPerMinute": 300,
                      *       "rateLimitWindowMs": null,
+                     *       "maxConcurrentRuns": null,
                      *       "updatedAt": "2026-03-02T09:20:31.007Z"
                      *     }
                      */
@@ -4865,6 +5118,7 @@ export interface operations {
                      *       "defaultCallbackSecretSet": true,
                      *       "rateLimitPerMinute": 300,
                      *       "rateLimitWindowMs": null,
+                     *       "maxConcurrentRuns": null,
                      *       "updatedAt": "2026-03-02T09:20:31.007Z"
                      *     }
                      */
@@ -5822,6 +6076,331 @@ export interface operations {
             };
         };
     };
+    getOrgsOrgIdProjectsProjectIdDefinitionSchema: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The organization’s id. */
+                orgId: string;
+                /** @description The project’s id. */
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The schema. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "requiredGraphs": [
+                     *         "bot"
+                     *       ],
+                     *       "optionalGraphs": [
+                     *         "flow"
+                     *       ],
+                     *       "starterDefinition": {
+                     *         "schemaVersion": 1,
+                     *         "bot": {
+                     *           "start": "hello",
+                     *           "nodes": {
+                     *             "hello": {
+                     *               "type": "message",
+                     *               "text": "Hi {{ input.userName }}",
+                     *               "next": "end"
+                     *             },
+                     *             "end": {
+                     *               "type": "end"
+                     *             }
+                     *           }
+                     *         },
+                     *         "flow": {
+                     *           "trigger": {
+                     *             "externalEnabled": true,
+                     *             "key": "external_event"
+                     *           },
+                     *           "start": "n1",
+                     *           "nodes": {
+                     *             "n1": {
+                     *               "type": "message",
+                     *               "text": "Order {{ payload.orderId }} is on its way",
+                     *               "next": "n2"
+                     *             },
+                     *             "n2": {
+                     *               "type": "end"
+                     *             }
+                     *           }
+                     *         }
+                     *       },
+                     *       "schema": {
+                     *         "$id": "https://runline.dev/schemas/definition/v1.json",
+                     *         "type": "object",
+                     *         "required": [
+                     *           "schemaVersion"
+                     *         ],
+                     *         "properties": {
+                     *           "schemaVersion": {
+                     *             "const": 1
+                     *           }
+                     *         }
+                     *       }
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DefinitionSchema"];
+                };
+            };
+            /** @description A request to another API version (`/v2/orgs/…`) gets `VersionError` (`code` UNSUPPORTED_API_VERSION, `supportedVersions`); on this path, the messages below. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] | components["schemas"]["VersionError"];
+                };
+            };
+            /** @description No console JWT, or one that does not verify or has expired. Messages: `Missing console token`; `Invalid or expired console token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An organization the caller is not a member of (whatever exists there), or a project outside it. Messages: `Organization not found`; `Project not found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is longer than 100 characters. Messages: `URI Too Long`. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A service the gateway needs (or its own database) did not answer; retry shortly. Messages: `Service temporarily unavailable, retry shortly`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getOrgsOrgIdProjectsProjectIdDefinitionVersions: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The organization’s id. */
+                orgId: string;
+                /** @description The project’s id. */
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The versions. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "data": [
+                     *         {
+                     *           "version": 4,
+                     *           "publishedBy": "auth0|5f7c8ec7c33c6c004bbafe82",
+                     *           "publishedAt": "2026-03-02T09:20:11.502Z"
+                     *         },
+                     *         {
+                     *           "version": 3,
+                     *           "publishedBy": "auth0|5f7c8ec7c33c6c004bbafe82",
+                     *           "publishedAt": "2026-02-20T16:41:03.118Z"
+                     *         }
+                     *       ]
+                     *     }
+                     */
+                    "application/json": {
+                        data: components["schemas"]["DefinitionVersionRow"][];
+                    };
+                };
+            };
+            /** @description A request to another API version (`/v2/orgs/…`) gets `VersionError` (`code` UNSUPPORTED_API_VERSION, `supportedVersions`); on this path, the messages below. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] | components["schemas"]["VersionError"];
+                };
+            };
+            /** @description No console JWT, or one that does not verify or has expired. Messages: `Missing console token`; `Invalid or expired console token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An organization the caller is not a member of (whatever exists there), or a project outside it. Messages: `Organization not found`; `Project not found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is longer than 100 characters. Messages: `URI Too Long`. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A service the gateway needs (or its own database) did not answer; retry shortly. Messages: `Service temporarily unavailable, retry shortly`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getOrgsOrgIdProjectsProjectIdDefinitionVersionsVersion: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The organization’s id. */
+                orgId: string;
+                /** @description The project’s id. */
+                projectId: string;
+                /** @description A published version of the definition: a positive integer, as `publishedVersion` and the version history name it. */
+                version: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description That version. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example {
+                     *       "version": 3,
+                     *       "definition": {
+                     *         "schemaVersion": 1,
+                     *         "bot": {
+                     *           "start": "hello",
+                     *           "nodes": {
+                     *             "hello": {
+                     *               "type": "message",
+                     *               "text": "Hi {{ input.userName }}",
+                     *               "next": "end"
+                     *             },
+                     *             "end": {
+                     *               "type": "end"
+                     *             }
+                     *           }
+                     *         },
+                     *         "flow": {
+                     *           "trigger": {
+                     *             "externalEnabled": true,
+                     *             "key": "external_event"
+                     *           },
+                     *           "start": "n1",
+                     *           "nodes": {
+                     *             "n1": {
+                     *               "type": "message",
+                     *               "text": "Order {{ payload.orderId }} is on its way",
+                     *               "next": "n2"
+                     *             },
+                     *             "n2": {
+                     *               "type": "end"
+                     *             }
+                     *           }
+                     *         }
+                     *       },
+                     *       "publishedBy": "auth0|5f7c8ec7c33c6c004bbafe82",
+                     *       "publishedAt": "2026-02-20T16:41:03.118Z"
+                     *     }
+                     */
+                    "application/json": components["schemas"]["DefinitionVersion"];
+                };
+            };
+            /** @description A request to another API version (`/v2/orgs/…`) gets `VersionError` (`code` UNSUPPORTED_API_VERSION, `supportedVersions`); on this path, the messages below. Messages: `version must be a positive integer`. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] | components["schemas"]["VersionError"];
+                };
+            };
+            /** @description No console JWT, or one that does not verify or has expired. Messages: `Missing console token`; `Invalid or expired console token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An organization the caller is not a member of (whatever exists there), or a project outside it. Messages: `Organization not found`; `Project not found`; `Definition version not found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is longer than 100 characters. Messages: `URI Too Long`. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A service the gateway needs (or its own database) did not answer; retry shortly. Messages: `Service temporarily unavailable, retry shortly`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
     getOrgsOrgIdProjectsProjectIdPollingTriggers: {
         parameters: {
             query?: {
@@ -6407,6 +6986,91 @@ export interface operations {
                 };
             };
             /** @description A service the gateway needs (or its own database) did not answer; retry shortly. Messages: `Service temporarily unavailable, retry shortly`. */
+            503: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+        };
+    };
+    getOrgsOrgIdProjectsProjectIdRunsEvents: {
+        parameters: {
+            query?: never;
+            header?: never;
+            path: {
+                /** @description The organization’s id. */
+                orgId: string;
+                /** @description The project’s id. */
+                projectId: string;
+            };
+            cookie?: never;
+        };
+        requestBody?: never;
+        responses: {
+            /** @description The stream of logs rows. */
+            200: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    /**
+                     * @example : ping
+                     *
+                     *     event: run
+                     *     data: {"invocationId":"3f0c2a9e-5b7d-4c1e-9a40-6d2f8e1b7c55","projectId":"9b1e4c2d-7a3f-4e8b-8c5d-1f2a3b4c5d6e","status":"RUNNING","mode":"ASYNC","targetType":"FLOW","triggerSource":"WEBHOOK","createdAt":"2026-03-02T09:15:00.000Z","startedAt":"2026-03-02T09:15:01.000Z","completedAt":null,"durationMs":null,"errorMessage":null,"scheduledFor":null}
+                     */
+                    "text/event-stream": string;
+                };
+            };
+            /** @description A request to another API version (`/v2/orgs/…`) gets `VersionError` (`code` UNSUPPORTED_API_VERSION, `supportedVersions`); on this path, the messages below. */
+            400: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"] | components["schemas"]["VersionError"];
+                };
+            };
+            /** @description No console JWT, or one that does not verify or has expired. Messages: `Missing console token`; `Invalid or expired console token`. */
+            401: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A real API token gets no data here. Messages: `Unauthorized`. */
+            403: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description An organization the caller is not a member of (whatever exists there), or a project outside it. Messages: `Organization not found`; `Project not found`. */
+            404: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A path parameter is longer than 100 characters. Messages: `URI Too Long`. */
+            414: {
+                headers: {
+                    [name: string]: unknown;
+                };
+                content: {
+                    "application/json": components["schemas"]["Error"];
+                };
+            };
+            /** @description A service the gateway needs (or its own database) did not answer; retry shortly. Messages: `Invocation service unavailable, retry shortly`; `Service temporarily unavailable, retry shortly`. */
             503: {
                 headers: {
                     [name: string]: unknown;

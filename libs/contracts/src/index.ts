@@ -49,6 +49,7 @@ export {
   INVOCATION_EVENT_SUBJECTS,
   INVOCATION_EVENTS_STREAM,
   INVOCATION_QUERY_SUBJECTS,
+  INVOCATION_LIVE_SUBJECTS,
   INVOCATION_REQUEST_SUBJECTS,
   SCHEDULER_COMMAND_SUBJECTS,
   SCHEDULER_COMMANDS_STREAM,
@@ -157,6 +158,13 @@ export {
   type GetInvocationMetricsRequest,
   type ListInvocationLogsReply,
   type ListInvocationLogsRequest,
+} from './gen/runline/invocation/v1/queries_pb.js';
+export { RunProgressSchema, type RunProgress } from './gen/runline/invocation/v1/live_pb.js';
+export {
+  ListInvocationEventsReplySchema,
+  ListInvocationEventsRequestSchema,
+  type ListInvocationEventsReply,
+  type ListInvocationEventsRequest,
 } from './gen/runline/invocation/v1/queries_pb.js';
 
 // Generated: runline.invocation.v1 commands and events.

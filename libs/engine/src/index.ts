@@ -98,6 +98,8 @@ export {
 
 // The JSON Schema of the document's structure (for editors and docs; validation uses it).
 export { DEFINITION_SCHEMA_V1 } from './definition.schema.js';
+// The documented example of each project type (the demo's; the console's first-run offer).
+export { STARTER_DEFINITIONS } from './starter-definitions.js';
 
 // Validation and its errors.
 export { validateDefinition, type DefinitionValidation } from './definition.validator.js';
@@ -145,6 +147,16 @@ export {
   resolveTrigger,
   type ResolvedTrigger,
 } from './trigger.config.js';
+
+// Flow control of a trigger (DESIGN section 13): compiled with the definition, evaluated per run.
+export {
+  FLOW_CONTROL_LIMITS,
+  clampPriority,
+  evaluateFlowControl,
+  type CompiledFlowControl,
+  type FlowControlConfig,
+  type FlowControlValues,
+} from './flow-control.js';
 
 // Schedule triggers of automations (`workflow.schedules`): definition, validation, fire times.
 export {

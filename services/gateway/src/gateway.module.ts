@@ -25,6 +25,8 @@ import { ModifyInvocationHandler } from './runs/modify-invocation.handler.js';
 import { ReceiveHookDeliveryHandler } from './hooks/receive-hook-delivery.handler.js';
 import { RevokeWebhookHandler } from './hooks/revoke-webhook.handler.js';
 import { PublishDefinitionHandler } from './projects/publish-definition.handler.js';
+import { DefinitionHistoryHandler } from './projects/definition-history.handler.js';
+import { DefinitionVersionRepository } from './projects/definition-version.repository.js';
 import { RemovePollingTriggerHandler } from './polling/remove-polling-trigger.handler.js';
 import { ReplayDeadLetterEventHandler } from './dead-letters/replay-dead-letter-event.handler.js';
 import { RevokeApiTokenHandler } from './tokens/revoke-api-token.handler.js';
@@ -62,6 +64,12 @@ import { SchedulesController } from './schedules/schedules.controller.js';
 import { TriggerScheduleHandler } from './schedules/trigger-schedule.handler.js';
 import { RateLimitGuard } from './platform/http-guards/rate-limit.guard.js';
 import { RunsController } from './runs/runs.controller.js';
+import { RunEventsFeed } from './run-streams/run-events-feed.js';
+import { RunHistoryClient } from './run-streams/run-history.client.js';
+import { RunEndWaiter } from './run-streams/run-end-waiter.js';
+import { RunStreamsController } from './run-streams/run-streams.controller.js';
+import { ProjectRunsStreamController } from './run-streams/project-runs-stream.controller.js';
+import { RunLogRowsClient } from './run-streams/run-log-rows.client.js';
 import { TokenOrConsoleGuard } from './platform/http-guards/token-or-console.guard.js';
 import { QueryTextPipe } from './platform/http-pipeline/query-text.pipe.js';
 import { BodyValidationPipe } from './platform/http-pipeline/validation.pipe.js';
@@ -120,7 +128,7 @@ const commandHandlers = [
 ];
 const queryHandlers = [GetApiSettingsHandler, ListApiTokensHandler, GetInvocationHandler, GetPollingTriggersHandler, ListDeadLetterEventsHandler, ListWebhooksHandler, ListWebhookSubscriptionsHandler];
 // The console's reads (organizations, plan and usage, projects, definitions).
-const consoleReadHandlers = [ListOrganizationsHandler, GetPlanHandler, ListProjectsHandler];
+const consoleReadHandlers = [ListOrganizationsHandler, GetPlanHandler, ListProjectsHandler, DefinitionHistoryHandler];
 // The template library and the request example builder.
 const templateHandlers = [ListTemplatesHandler, GetTemplateHandler, CreateTemplateHandler, UpdateTemplateHandler, DeleteTemplateHandler, BuildRequestExampleHandler];
 // The console's logs and invocation health.
@@ -138,6 +146,9 @@ const repositories = [OrganizationRepository, ProjectRepository, ProjectApiSetti
     ApiSettingsController,
     ApiTokensController,
     RunsController,
+    // Before InvocationsController: its `:invocationId` must not take `…/events`.
+    RunStreamsController,
+    ProjectRunsStreamController,
     InvocationsController,
     PollingController,
     DeadLettersController,
@@ -163,6 +174,11 @@ const repositories = [OrganizationRepository, ProjectRepository, ProjectApiSetti
     HookDirectory,
     DeliveryVerifier,
     InvocationAccess,
+    // Realtime (DESIGN section 14): the replica's one subscription to the runs' events.
+    RunEventsFeed,
+    RunHistoryClient,
+    RunEndWaiter,
+    RunLogRowsClient,
     TokenUsageRecorder,
     ConsoleAccess,
     ConsoleAuthGuard,
@@ -182,6 +198,7 @@ const repositories = [OrganizationRepository, ProjectRepository, ProjectApiSetti
     ...consoleReadHandlers,
     ...templateHandlers,
     RequestTemplateRepository,
+    DefinitionVersionRepository,
     ...runLogHandlers,
     ...scheduleHandlers,
   ],

@@ -11,13 +11,15 @@ import { CreateRateLimitCounters1763700000010 } from './migrations/1763700000010
 import { AddConfigVersions1763700000020 } from './migrations/1763700000020-add-config-versions.js';
 import { AddDraftVersions1763700000040 } from './migrations/1763700000040-add-draft-versions.js';
 import { CreateRequestTemplates1763700000041 } from './migrations/1763700000041-create-request-templates.js';
+import { CreateDefinitionVersions1763700000042 } from './migrations/1763700000042-create-definition-versions.js';
+import { AddMaxConcurrentRuns1763700000320 } from './migrations/1763700000320-add-max-concurrent-runs.js';
 import { registerOpenApiRoute } from './openapi/openapi.route.js';
 
 export const gatewayService: ServiceDefinition = {
   name: 'gateway',
   schema: 'gateway',
   module: GatewayModule,
-  migrations: [CreateOutboxAndInbox1763700000000, CreateGatewayTables1763700000001, KeepDefinitionKeyOrder1763700000002, CreateRateLimitCounters1763700000010, AddConfigVersions1763700000020, AddDraftVersions1763700000040, CreateRequestTemplates1763700000041, IndexInboxProcessedAt1763700000900],
+  migrations: [CreateOutboxAndInbox1763700000000, CreateGatewayTables1763700000001, KeepDefinitionKeyOrder1763700000002, CreateRateLimitCounters1763700000010, AddConfigVersions1763700000020, AddDraftVersions1763700000040, CreateRequestTemplates1763700000041, CreateDefinitionVersions1763700000042, AddMaxConcurrentRuns1763700000320, IndexInboxProcessedAt1763700000900],
   configureHttp(app) {
     const fastify = app.getHttpAdapter().getInstance();
     // The version is the first check of the pipeline, before the body is even read.

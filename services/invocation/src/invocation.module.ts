@@ -15,12 +15,16 @@ import { ReadQuotaUsageHandler } from './queries/read-quota-usage.handler.js';
 import { ListRunLogsHandler } from './queries/list-run-logs.handler.js';
 import { ReadRunMetricsHandler } from './queries/read-run-metrics.handler.js';
 import { ReadRunViewHandler } from './queries/read-run-view.handler.js';
+import { ListRunEventsHandler } from './queries/list-run-events.handler.js';
 import { BotSessions } from './runs/bot-sessions.js';
 import { DefinitionCatalog } from './runs/definition-catalog.js';
 import { GatewayCopies } from './runs/gateway-copies.repository.js';
 import { RunExecutor } from './runs/run-executor.js';
+import { FlowControl } from './runs/run-flow-control.js';
+import { FlowDispatcher } from './runs/flow-dispatcher.js';
 import { RunLease } from './runs/run-lease.js';
 import { RunRecorder } from './runs/run-recorder.js';
+import { RunProgressPublisher } from './runs/run-progress.publisher.js';
 import { RunStarter } from './runs/run-starter.js';
 import { RunSweeper } from './runs/run-sweeper.js';
 import { SchedulerClient } from './runs/scheduler-client.js';
@@ -31,6 +35,7 @@ import { SchedulerClient } from './runs/scheduler-client.js';
     GatewayCopiesProjector,
     StoreGatewayChangeHandler,
     ReadRunViewHandler,
+    ListRunEventsHandler,
     ReadQuotaUsageHandler,
     ListRunLogsHandler,
     ReadRunMetricsHandler,
@@ -55,8 +60,11 @@ import { SchedulerClient } from './runs/scheduler-client.js';
     BotSessions,
     RunLease,
     RunRecorder,
+    RunProgressPublisher,
     RunExecutor,
     RunStarter,
+    FlowControl,
+    FlowDispatcher,
     RunSweeper,
     SchedulerClient,
   ],

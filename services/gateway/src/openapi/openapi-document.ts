@@ -31,6 +31,7 @@ const PATH_PARAMETERS: Record<string, string> = {
   templates: 'The template’s id.',
   'dead-letters': 'The dead-letter event’s id.',
   schedules: 'The schedule’s id in the published definition (`workflow.schedules[].id`, `[a-z0-9-]{1,64}`).',
+  version: 'A published version of the definition: a positive integer, as `publishedVersion` and the version history name it.',
 };
 
 /** Collections whose `{id}` is a name the caller chose (a schedule's, in its definition), not one of our UUIDs. */
@@ -180,7 +181,7 @@ function response(route: CodeRoute, status: number, answer: AnswerDescription): 
   if (answer.noBody) return result;
   const schema = answer.schema ?? 'Error';
   if (status < 300 && answer.example === undefined) throw new Error(`${route.key} answers ${status} with a body but its description has no example`);
-  result.content = { 'application/json': { schema: typeof schema === 'string' ? ref(schema) : schema, ...(answer.example === undefined ? {} : { example: answer.example }) } };
+  result.content = { [answer.contentType ?? 'application/json']: { schema: typeof schema === 'string' ? ref(schema) : schema, ...(answer.example === undefined ? {} : { example: answer.example }) } };
   return result;
 }
 

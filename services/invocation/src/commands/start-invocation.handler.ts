@@ -1,4 +1,5 @@
 import { randomUUID } from 'node:crypto';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import {
@@ -19,9 +20,10 @@ import { isTransientDatabaseError, TransactionRunner } from '@runline/db';
 import type { CompiledDefinition, JsonValue } from '@runline/engine';
 import type { Logger } from '@runline/observability';
 import { LOGGER, SecretBox } from '@runline/runtime';
+import { InvocationConfig } from '../config.js';
 import type { RunModeName, TargetType } from '../lifecycle/invocation-event.js';
 import type { QuotaFigures } from '../lifecycle/monthly-quota.js';
-import { endedFirstRecordOf, firstRecordOf, recordsOnceEnded } from '../lifecycle/run-lifecycle.js';
+import { endedFirstRecordOf, firstRecordOf, heldSyncRecordOf, recordsOnceEnded, waitTimedOut } from '../lifecycle/run-lifecycle.js';
 import { withHistory } from '../lifecycle/run-history.js';
 import { scheduleFireOf } from '../lifecycle/schedule-fires.js';
 import {
@@ -37,7 +39,9 @@ import {
 import { DefinitionCatalog, StaleProjectCopyError, type ProjectCopy } from '../runs/definition-catalog.js';
 import type { NewInvocation } from '../runs/new-runs.repository.js';
 import { RunExecutor } from '../runs/run-executor.js';
+import { FlowControl } from '../runs/run-flow-control.js';
 import { RunLease } from '../runs/run-lease.js';
+import { RunStarter } from '../runs/run-starter.js';
 import { readDocument } from '../runs/run-reads.repository.js';
 import { RunRecorder, type EarlierRun } from '../runs/run-recorder.js';
 
@@ -71,6 +75,9 @@ export class StartInvocationHandler {
     private readonly recorder: RunRecorder,
     private readonly executor: RunExecutor,
     private readonly lease: RunLease,
+    private readonly starter: RunStarter,
+    private readonly flow: FlowControl,
+    @Inject(InvocationConfig) private readonly config: InvocationConfig,
     @Inject(SecretBox) private readonly secrets: SecretBox,
     @Inject(LOGGER) private readonly logger: Logger,
   ) {}
@@ -162,15 +169,22 @@ export class StartInvocationHandler {
     };
     const startsNow = rejection === null && runAt === null;
     const sync = startsNow && mode === 'SYNC';
+    // A sync run under flow control (its trigger's, its project's maxConcurrentRuns) starts through its gate, waiting within its deadline.
+    const gated = target !== 'BOT' && ((!draft && compiled?.graphs[plan.graph]?.trigger?.flowControl !== undefined) || project.maxConcurrentRuns !== null);
+    const held = sync && gated;
     // A fire while the master switch is off is recorded QUEUED and fails as it comes up (DESIGN section 12), so it is not run inline.
     // Null: not run inline, or an async run that is recorded QUEUED as usual after all.
     const ran =
-      startsNow && compiled && recordsOnceEnded(plan, compiled) && (fire === null || project.externalApiEnabled)
+      startsNow && !gated && compiled && recordsOnceEnded(plan, compiled) && (fire === null || project.externalApiEnabled)
         ? await this.executor.runBeforeRecording({ ...base, attempt: 1 }, plan, compiled)
         : null;
     const item: NewInvocation = withHistory({
       ...base,
-      ...(ran ? endedFirstRecordOf(info, ran.ending, ran.times) : firstRecordOf(base, { mode, info, rejection, runAt, lease: () => this.lease.next(id) })),
+      ...(ran
+        ? endedFirstRecordOf(info, ran.ending, ran.times)
+        : held
+          ? heldSyncRecordOf(info)
+          : firstRecordOf(base, { mode, info, rejection, runAt, lease: () => this.lease.next(id) })),
     });
 
     // A run executed inline keeps its slot until written (or its write failed).
@@ -194,6 +208,8 @@ export class StartInvocationHandler {
       return reply;
     }
 
+    if (held) return this.awaitHeld(id, now, session);
+
     // Just recorded by this process: its first transition can be one statement.
     const known = { id, orgId: item.orgId, projectId: item.projectId, sequence: item.events.length, document: recorded };
     const execution = await this.executor.execute({ ...item, sealedResumeState: null, known }, plan, compiled);
@@ -201,7 +217,30 @@ export class StartInvocationHandler {
     if (!document) throw new Error(`run ${id} has no read model`);
     return answer(id, document.status, execution.liveResult, document.errorMessage, session);
   }
+
+  /**
+   * A sync run under flow control (DESIGN section 13): it starts when its gate lets it (here, or
+   * through the FlowDispatcher of any replica) and the request waits for its end. If it has not
+   * started by SYNC_RUN_TIMEOUT_MS after the request came, it ends TIMEOUT without running.
+   */
+  private async awaitHeld(id: string, receivedAt: Date, session: BotSessionRef | null): Promise<StartInvocationReply> {
+    const deadline = receivedAt.getTime() + this.config.SYNC_RUN_TIMEOUT_MS;
+    await this.starter.start(id, { status: 'QUEUED', dispatched: true }, () => Promise.resolve());
+    for (;;) {
+      const document = await readDocument(this.transactions.dataSource.manager, id);
+      if (!document) throw new Error(`run ${id} has no read model`);
+      if (document.status !== 'QUEUED' && document.status !== 'RUNNING') return answer(id, document.status, document.result, document.errorMessage, session);
+      if (document.status === 'QUEUED' && Date.now() >= deadline) {
+        const ended = await this.flow.endWaiting(id, waitTimedOut());
+        if (ended) return answer(id, ended.status, null, ended.errorMessage, session);
+      }
+      await sleep(HELD_POLL_MS);
+    }
+  }
 }
+
+/** How often a sync request under flow control looks at its run while it waits. */
+const HELD_POLL_MS = 25;
 
 function answer(invocationId: string, status: string, result: JsonValue, errorMessage: string | null, session: BotSessionRef | null): StartInvocationReply {
   return create(StartInvocationReplySchema, {

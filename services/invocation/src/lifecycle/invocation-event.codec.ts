@@ -63,6 +63,7 @@ export function invocationEnvelope(event: InvocationEvent): Envelope {
     projectId: event.projectId,
     invocationId: event.invocationId,
     occurredAt: new Date(event.occurredAt),
+    sequence: event.sequence,
   };
   const data = event.data;
   const json = JSON.stringify;

@@ -19,6 +19,7 @@ import { engineRunPorts } from './engine-ports.js';
 import type { InvocationRow } from './run-reads.repository.js';
 import { RunLease } from './run-lease.js';
 import { RunRecorder } from './run-recorder.js';
+import { RunProgressPublisher } from './run-progress.publisher.js';
 import { RunSlots } from './run-slots.js';
 import { renewLease, transition } from './run-transitions.repository.js';
 
@@ -65,6 +66,7 @@ export class RunExecutor implements OnApplicationShutdown {
     private readonly sessions: BotSessions,
     private readonly lease: RunLease,
     private readonly recorder: RunRecorder,
+    private readonly progress: RunProgressPublisher,
     @Inject(SecretBox) private readonly secrets: SecretBox,
     @Inject(InvocationConfig) private readonly config: InvocationConfig,
     @Inject(LOGGER) private readonly logger: Logger,
@@ -105,9 +107,16 @@ export class RunExecutor implements OnApplicationShutdown {
         const history = historyAppend(skipped);
         return await this.record(row, skipped, history);
       }
-      const outcome = plan.target === 'BOT' ? await this.runBotTurn(row, plan, definition) : await this.runGraph(plan, definition);
+      const live = this.liveProgressOf(row);
+      const outcome = plan.target === 'BOT' ? await this.runBotTurn(row, plan, definition, live) : await this.runGraph(plan, definition, undefined, undefined, undefined, live);
       return await this.finish(row, plan, outcome);
     }));
+  }
+
+  /** The engine's onStep port that says this segment's steps live; none when the run's sequence is not known here. */
+  private liveProgressOf(row: InvocationRow): RunPorts['onStep'] {
+    const sequence = row.known?.sequence ?? row.claimedSequence;
+    return sequence === undefined ? undefined : this.progress.reporterFor({ id: row.id, orgId: row.orgId, projectId: row.projectId, sequence });
   }
 
   /**
@@ -119,7 +128,7 @@ export class RunExecutor implements OnApplicationShutdown {
       if (!row.sealedResumeState) throw new Error('the suspended run kept no state to resume from');
       const state = JSON.parse(this.secrets.open(row.sealedResumeState)) as SuspendedState;
       const definition = await this.definitionFor(row, plan);
-      const outcome = await this.runGraph(plan, definition, resumeRequestOf(state), state.vars);
+      const outcome = await this.runGraph(plan, definition, resumeRequestOf(state), state.vars, undefined, this.liveProgressOf(row));
       return await this.finish(row, plan, outcome);
     }));
   }
@@ -255,7 +264,14 @@ export class RunExecutor implements OnApplicationShutdown {
     return this.catalog.published(project);
   }
 
-  private runGraph(plan: RunPlan, compiled: CompiledDefinition, resume?: ResumeRequest, vars?: Record<string, unknown>, timeoutMs?: number): Promise<RunOutcome> {
+  private runGraph(
+    plan: RunPlan,
+    compiled: CompiledDefinition,
+    resume?: ResumeRequest,
+    vars?: Record<string, unknown>,
+    timeoutMs?: number,
+    onStep?: RunPorts['onStep'],
+  ): Promise<RunOutcome> {
     return runGraph(
       compiled,
       {
@@ -268,7 +284,7 @@ export class RunExecutor implements OnApplicationShutdown {
         },
         ...(resume ? { resume } : {}),
       },
-      this.ports,
+      onStep ? { ...this.ports, onStep } : this.ports,
     );
   }
 
@@ -278,7 +294,7 @@ export class RunExecutor implements OnApplicationShutdown {
    * limit counts from here: a message that had to wait for the session's earlier messages runs
    * with what is left of it, and one whose turn does not come within it ends TIMEOUT.
    */
-  private async runBotTurn(row: InvocationRow, plan: RunPlan, compiled: CompiledDefinition): Promise<RunOutcome> {
+  private async runBotTurn(row: InvocationRow, plan: RunPlan, compiled: CompiledDefinition, onStep?: RunPorts['onStep']): Promise<RunOutcome> {
     const session = plan.session;
     if (!session) throw new Error('bot run without a session');
     const limitMs = this.timeLimitMs(plan.mode);
@@ -291,7 +307,7 @@ export class RunExecutor implements OnApplicationShutdown {
         const resume: ResumeRequest | undefined = waiting
           ? { kind: 'ask', nodeId: waiting.nodeId, answer: typeof plan.input.message === 'string' ? plan.input.message : '' }
           : undefined;
-        const outcome = await this.runGraph(plan, compiled, resume, sameVersion ? state.vars : {}, waited ? Math.max(1, deadline - Date.now()) : limitMs);
+        const outcome = await this.runGraph(plan, compiled, resume, sameVersion ? state.vars : {}, waited ? Math.max(1, deadline - Date.now()) : limitMs, onStep);
         const next: BotSessionState = {
           version: plan.definitionVersion,
           vars: outcome.vars,

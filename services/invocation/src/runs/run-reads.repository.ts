@@ -27,6 +27,8 @@ export interface InvocationRow {
   known?: KnownRun | null;
   /** The lease this process just took the run under, when it did. */
   lease?: Lease | null;
+  /** The run's sequence right after this process claimed it (its Started or Resumed), when `known` is not kept. */
+  claimedSequence?: number;
 }
 
 export async function readInvocation(manager: EntityManager, id: string): Promise<InvocationRow | null> {

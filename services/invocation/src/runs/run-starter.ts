@@ -18,13 +18,15 @@ import {
 } from '../lifecycle/run-lifecycle.js';
 import type { RunPlan } from '../lifecycle/run-plan.js';
 import { historyAppend } from '../lifecycle/run-history.js';
+import type { FlowRules } from '../lifecycle/flow-decision.js';
 import { DefinitionCatalog } from './definition-catalog.js';
+import { FlowControl } from './run-flow-control.js';
 import { RunExecutor, type Execution } from './run-executor.js';
 import { RunLease } from './run-lease.js';
 import { readKnownInvocations, type InvocationRow } from './run-reads.repository.js';
 import { RunRecorder } from './run-recorder.js';
 import { RunSlots } from './run-slots.js';
-import { transition, type KnownRun } from './run-transitions.repository.js';
+import { transition, transitionAt, type KnownRun } from './run-transitions.repository.js';
 
 /** Settles the message that asked for the start, once the claim is committed. */
 export type Acknowledge = () => Promise<void>;
@@ -69,6 +71,7 @@ export class RunStarter implements OnApplicationShutdown {
     private readonly executor: RunExecutor,
     private readonly lease: RunLease,
     private readonly recorder: RunRecorder,
+    private readonly flow: FlowControl,
     @Inject(SecretBox) private readonly secrets: SecretBox,
     @Inject(InvocationConfig) config: InvocationConfig,
     @Inject(LOGGER) private readonly logger: Logger,
@@ -115,9 +118,28 @@ export class RunStarter implements OnApplicationShutdown {
         return null;
       }
       const claim = claimedStart(row, from, this.lease.next(row.id));
+      const rules = await this.flow.rulesOf(row, plan);
+      if (rules) return this.gatedClaim(row, plan, claim, rules);
       const claimed = await this.claim(row, claim);
-      return claimed ? () => this.executor.execute({ ...row, status: 'RUNNING', attempt: claim.change.attempt!, known: claimed.known, lease: claim.change.lease }, plan, null) : null;
+      return claimed ? () => this.executor.execute({ ...row, status: 'RUNNING', attempt: claim.change.attempt!, known: claimed.known, claimedSequence: claimed.sequence, lease: claim.change.lease }, plan, null) : null;
     });
+  }
+
+  /**
+   * A start under flow control: claimed only if its slots allow it now (flow-gate.repository.ts),
+   * else it stays waiting (`flow_waits`) and the FlowDispatcher of some replica tries it again.
+   * Once it stops here (ended or paused), the dispatcher is told a slot may have freed.
+   */
+  private async gatedClaim(row: InvocationRow, plan: RunPlan, claim: Transition, rules: FlowRules): Promise<(() => Promise<Execution>) | null> {
+    if (rules.slots.length === 0 && !rules.debounce) {
+      const claimed = await this.claim(row, claim);
+      return claimed ? () => this.executor.execute({ ...row, status: 'RUNNING', attempt: claim.change.attempt!, known: claimed.known, claimedSequence: claimed.sequence, lease: claim.change.lease }, plan, null) : null;
+    }
+    if ((await this.flow.gate(row, rules, claim)) !== 'started') return null;
+    return () =>
+      this.executor
+        .execute({ ...row, status: 'RUNNING', attempt: claim.change.attempt!, known: null, lease: claim.change.lease }, plan, null)
+        .finally(() => this.flow.released());
   }
 
   /** Why the run may not start (it fails instead), or null. */
@@ -141,17 +163,18 @@ export class RunStarter implements OnApplicationShutdown {
     return this.inSlot(invocationId, from, acknowledge, notBefore, wait, noRefusal, async (row, plan) => {
       const claim = claimedResume(row, waitingJob, this.lease.next(row.id));
       const claimed = await this.claim(row, claim);
-      return claimed ? () => this.executor.resume({ ...row, status: 'RUNNING', known: claimed.known, lease: claim.change.lease }, plan) : null;
+      return claimed ? () => this.executor.resume({ ...row, status: 'RUNNING', known: claimed.known, claimedSequence: claimed.sequence, lease: claim.change.lease }, plan) : null;
     });
   }
 
   /** Moves the run to RUNNING under this process's lease: one statement when the run is as read. */
-  private async claim(row: InvocationRow, claim: Transition): Promise<{ known: KnownRun | null } | null> {
+  private async claim(row: InvocationRow, claim: Transition): Promise<{ known: KnownRun | null; sequence?: number } | null> {
     const { expected, change } = claim;
     const history = historyAppend(claim);
     if (row.known) return this.recorder.transitionKnown({ known: row.known, expected, change, history });
-    const document = await this.transactions.run((tx) => transition(tx, row.id, expected, change, history));
-    return document ? { known: null } : null;
+    const written = await this.transactions.run((tx) => transitionAt(tx, row.id, expected, change, history));
+    // The sequence lets the run say its steps live (RunProgress) after its Started or Resumed.
+    return written?.document ? { known: null, sequence: written.sequence } : null;
   }
 
   /**

@@ -22,6 +22,17 @@ export async function transition(
   change: StateChange,
   history: HistoryAppend,
 ): Promise<InvocationDocument | null> {
+  return (await transitionAt(tx, invocationId, expected, change, history))?.document ?? null;
+}
+
+/** `transition`, also saying the run's sequence after it (its last event's); null when the run had moved on. */
+export async function transitionAt(
+  tx: TransactionContext,
+  invocationId: string,
+  expected: Expectation,
+  change: StateChange,
+  history: HistoryAppend,
+): Promise<{ document: InvocationDocument | null; sequence: number } | null> {
   const { manager } = tx;
   const at = history.at;
   const { set, where, parameters } = stateUpdate(invocationId, expected, change, history.eventCount, at);
@@ -40,7 +51,7 @@ export async function transition(
     at,
   ]);
   for (const message of outbox) tx.emit(message);
-  return document;
+  return { document, sequence: row.sequence };
 }
 
 /**

@@ -183,6 +183,15 @@ export const ANSWER_SCHEMAS: Record<string, Schema> = {
   DraftSaved: obj({ projectId: uuid, draftVersion: integer, draftUpdatedAt: dateTime, publishedVersion: nullableInteger }),
   Published: obj({ publishedVersion: integer }),
   DefinitionStage: obj({ version: nullableInteger, definition: { type: ['object', 'null'] } }),
+  // publishedBy is the publisher's sign-in subject; null for a version published before the history was kept.
+  DefinitionVersionRow: obj({ version: integer, publishedBy: nullableString, publishedAt: dateTime }),
+  DefinitionVersion: obj({ version: integer, definition: object, publishedBy: nullableString, publishedAt: dateTime }),
+  DefinitionSchema: obj({
+    requiredGraphs: { type: 'array', items: { type: 'string', enum: ['bot', 'flow', 'workflow'] } },
+    optionalGraphs: { type: 'array', items: { type: 'string', enum: ['bot', 'flow', 'workflow'] } },
+    starterDefinition: object,
+    schema: object,
+  }),
   ApiSettings: obj({
     externalApiEnabled: { type: 'boolean' },
     defaultEnrollmentPolicy: { type: 'string', enum: ['ONE_TIME', 'EVERY_MATCH'] },
@@ -191,6 +200,8 @@ export const ANSWER_SCHEMAS: Record<string, Schema> = {
     defaultCallbackSecretSet: { type: 'boolean' },
     rateLimitPerMinute: nullableInteger,
     rateLimitWindowMs: nullableInteger,
+    // RUNNING runs of the project at once, every target together (flow control); null = no limit.
+    maxConcurrentRuns: nullableInteger,
     updatedAt: dateTime,
   }),
   ApiToken: obj({ id: uuid, name: string, prefix: string, scopes: { type: 'array', items: string }, expiresAt: nullableDateTime, lastUsedAt: nullableDateTime, createdAt: dateTime }),
@@ -204,7 +215,8 @@ export const ANSWER_SCHEMAS: Record<string, Schema> = {
       from: dateTime,
       to: dateTime,
       bucket: { type: 'string', enum: ['hour', 'day'] },
-      totals: counts(['triggered', 'succeeded', 'failed', 'timeout', 'cancelled', 'inProgress']),
+      // waiting: runs flow control holds back now, whatever from and to say (DESIGN section 13).
+      totals: counts(['triggered', 'succeeded', 'failed', 'timeout', 'cancelled', 'inProgress', 'waiting']),
       medianDurationMs: { type: ['number', 'null'] },
       p95DurationMs: { type: ['number', 'null'] },
       callbacks: counts(['delivered', 'failed']),
