@@ -11,7 +11,7 @@ import { createPublishedProject, issueToken, publishDefinition, setRateLimit, VA
 import { hostileValue, mutationOf, valueOf, type Components } from './support/openapi-arbitraries.js';
 
 type Schema = Record<string, unknown>;
-type Operation = { parameters?: Array<{ name: string; in: string }>; requestBody?: { content: { 'application/json': { schema: Schema } } }; responses: Record<string, { content?: { 'application/json': { schema: Schema } } }> };
+type Operation = { parameters?: Array<{ name: string; in: string }>; requestBody?: { content: { 'application/json': { schema: Schema } } }; responses: Record<string, { content?: { 'application/json'?: { schema: Schema }; 'text/event-stream'?: unknown } }> };
 type Document = { paths: Record<string, Record<string, Operation>>; components: { schemas: Components } };
 
 /** 10,000 requests from a fixed seed (FUZZ_SEED, FUZZ_RUNS and FUZZ_RUNS_SCALE as for every property test: fuzzParameters). */
@@ -179,13 +179,18 @@ describe('fuzz from the published document', () => {
         const query = route.path.endsWith('/definition') && route.method === 'get' ? `?stage=${input.seed % 3 === 0 ? 'nope' : 'draft'}` : '';
         const headers: Record<string, string> = { ...caller.header, ...(body !== undefined ? { 'content-type': 'application/json' } : {}) };
         const response = await fetch(`${baseUrl}${path}${query}`, { method: route.method.toUpperCase(), headers, body });
-        const text = await response.text();
+        // A stream of a run in progress or of a project's runs does not end: its first event is its answer.
+        const streaming = (response.headers.get('content-type') ?? '').startsWith('text/event-stream');
+        const text = streaming ? await firstEventOf(response) : await response.text();
         const what = `${route.method.toUpperCase()} ${path.slice(0, 200)}${query} as ${caller.name} (body ${body?.slice(0, 200)}) → ${response.status} ${text.slice(0, 300)}`;
 
         const documented = route.operation.responses[String(response.status)];
         if (!documented) throw new Error(`undocumented status: ${what}`);
-        const answerSchema = documented.content?.['application/json'].schema;
-        if (answerSchema) {
+        const answerSchema = documented.content?.['application/json']?.schema;
+        if (streaming) {
+          if (!documented.content?.['text/event-stream']) throw new Error(`an event stream where none is documented: ${what}`);
+          if (!/^(:|id:|event:|data:|retry:)/.test(text)) throw new Error(`not an event stream: ${what}`);
+        } else if (answerSchema) {
           const validate = validatorFor(`${route.method} ${route.path} ${response.status}`, answerSchema);
           let parsed: unknown;
           try {
@@ -209,3 +214,21 @@ describe('fuzz from the published document', () => {
     expect(await snapshotOf(a)).toEqual(before);
   }, 900_000);
 });
+
+/** The first event (or comment) of an event stream, then the stream is closed: a live stream never ends by itself. */
+async function firstEventOf(response: Response): Promise<string> {
+  const reader = response.body!.getReader();
+  const decoder = new TextDecoder();
+  let text = '';
+  const deadline = Date.now() + 20_000;
+  try {
+    while (!text.includes('\n\n') && Date.now() < deadline) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += decoder.decode(value, { stream: true });
+    }
+  } finally {
+    await reader.cancel().catch(() => undefined);
+  }
+  return text;
+}
