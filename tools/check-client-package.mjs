@@ -59,7 +59,7 @@ try {
   const packed = JSON.parse(run('npm pack', 'npm', ['pack', '--json', '--pack-destination', work], { cwd: stage }))[0];
   const tarball = path.join(work, packed.filename);
   const files = packed.files.map((file) => file.path).sort();
-  const expected = ['README.md', 'dist/index.d.ts', 'dist/index.js', 'dist/run-events.d.ts', 'dist/run-events.js', 'dist/schema.d.ts', 'dist/schema.js', 'openapi.json', 'package.json'];
+  const expected = ['README.md', 'dist/auth.d.ts', 'dist/auth.js', 'dist/index.d.ts', 'dist/index.js', 'dist/run-events.d.ts', 'dist/run-events.js', 'dist/schema.d.ts', 'dist/schema.js', 'openapi.json', 'package.json'];
   if (JSON.stringify(files) !== JSON.stringify(expected)) fail('checking the tarball', `it holds ${files.join(', ')}; expected ${expected.join(', ')}`);
   log(`packed ${packed.filename} (${files.length} files, ${Math.round(packed.size / 1024)} KiB)`);
 

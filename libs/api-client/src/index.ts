@@ -6,13 +6,9 @@ export type { components, operations, paths };
 /** A body schema of the published document, by its component name: `Schema<'Invocation'>`. */
 export type Schema<Name extends keyof components['schemas']> = components['schemas'][Name];
 
-/**
- * How the client proves who it is:
- * - a string: an API token or a console JWT, as `Authorization: Bearer <it>`;
- * - `{ apiKey }`: an API token in the `x-api-key` header;
- * - undefined: nothing (the inbound hooks, or to see the refusal).
- */
-export type RunlineAuth = string | { apiKey: string } | undefined;
+import type { RunlineAuth } from './auth.js';
+
+export type { RunlineAuth };
 
 export type RunlineClient = Client<paths>;
 

@@ -1,5 +1,5 @@
 import type { components } from './schema.js';
-import type { RunlineAuth } from './index.js';
+import type { RunlineAuth } from './auth.js';
 
 /** One event of a run's stream (GET /v1/orgs/{orgId}/external-invocations/{invocationId}/events). */
 export type RunEvent =

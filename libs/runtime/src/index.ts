@@ -23,6 +23,7 @@ export { retryTransient, type TransientRetryOptions } from './transient-retry.js
 export { boundedCache, type BoundedCache, type BoundedCacheOptions } from './bounded-cache.js';
 export { PassLoop } from './pass-loop.js';
 export { BatchPruner, type BatchPrunerOptions } from './batch-pruner.js';
+export { InvalidCommandError, readCommandOrTerminate } from './command-reading.js';
 export { instanceIdentity } from './process-identity.js';
 export { CONTENDED_RETRY_MS, FireTimer, MAX_TIMER_DELAY_MS, systemTimers, type TimerPort } from './fire-timer.js';
 export { HealthController } from './health.controller.js';

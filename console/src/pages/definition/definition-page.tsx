@@ -12,7 +12,7 @@ import { projectPath } from '../../shell/paths.js';
 import { DefinitionEditor, type DefinitionEditorHandle, type SavedProblems } from './definition-editor.js';
 import { nodeOfPath, pathOfPointer, SchemaIndex, type DefinitionSchemaInfo, type Problem } from './definition-schema.js';
 import { DraftDiff, VersionHistory } from './definition-history.js';
-import type { DefinitionReads } from './definition-route.js';
+import type { DefinitionReads } from './use-definition-reads.js';
 import './definition-page.css';
 
 // The graph's module starts loading with this page's, beside the page's API reads, not after them.

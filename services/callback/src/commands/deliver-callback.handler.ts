@@ -4,14 +4,12 @@ import { redeliveryDelay, type BusContext, type DeliveredMessage } from '@runlin
 import {
   CALLBACK_COMMAND_SUBJECTS,
   EVENT_TYPES,
-  InvalidEnvelopeError,
   isUuid,
-  UnexpectedEventTypeError,
   unpackPayloadAs,
   type Envelope,
 } from '@runline/contracts';
 import { currentTraceparent, type Logger } from '@runline/observability';
-import { LOGGER } from '@runline/runtime';
+import { InvalidCommandError, LOGGER, readCommandOrTerminate } from '@runline/runtime';
 import { DeliveryDispatcher, DispatcherStoppedError } from '../deliveries/delivery-dispatcher.js';
 import type { NewDelivery } from '../deliveries/callback-deliveries.repository.js';
 
@@ -32,18 +30,8 @@ export class DeliverCallbackHandler {
   @EventPattern<string>(CALLBACK_COMMAND_SUBJECTS.DELIVER_CALLBACK)
   async handle(@Payload() envelope: Envelope, @Ctx() context: BusContext): Promise<void> {
     const message = context.getMessage();
-    let delivery: NewDelivery;
-    try {
-      delivery = deliveryOf(envelope);
-    } catch (error) {
-      if (!(error instanceof InvalidDeliverCallbackError || error instanceof InvalidEnvelopeError || error instanceof UnexpectedEventTypeError)) {
-        throw error;
-      }
-      // It would fail the same way on every delivery.
-      this.logger.warn({ messageId: envelope.id, error: error.message }, 'DeliverCallback refused');
-      await message.term();
-      return;
-    }
+    const delivery = await readCommandOrTerminate(envelope, message, this.logger, 'DeliverCallback', deliveryOf);
+    if (delivery === undefined) return;
     if (!this.dispatcher.accepting) {
       // Shutting down: another replica takes it now (no redelivery delay, no claim left here).
       await message.nak(0);
@@ -68,8 +56,6 @@ export class DeliverCallbackHandler {
   }
 }
 
-class InvalidDeliverCallbackError extends Error {}
-
 function deliveryOf(envelope: Envelope): NewDelivery {
   const command = unpackPayloadAs(envelope, EVENT_TYPES.DELIVER_CALLBACK);
   const invocationId = command.invocationId || envelope.invocationId;
@@ -82,7 +68,7 @@ function deliveryOf(envelope: Envelope): NewDelivery {
         : command.body.length === 0
           ? 'a callback needs a body'
           : null;
-  if (problem !== null) throw new InvalidDeliverCallbackError(`DeliverCallback ${envelope.id}: ${problem}`);
+  if (problem !== null) throw new InvalidCommandError(`DeliverCallback ${envelope.id}: ${problem}`);
   return {
     id: envelope.id,
     invocationId,

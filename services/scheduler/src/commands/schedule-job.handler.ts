@@ -3,16 +3,14 @@ import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
 import type { BusContext } from '@runline/bus';
 import {
   EVENT_TYPES,
-  InvalidEnvelopeError,
   SCHEDULER_COMMAND_SUBJECTS,
   timestampDate,
-  UnexpectedEventTypeError,
   unpackPayloadAs,
   type Envelope,
 } from '@runline/contracts';
 import { Inbox, TransactionRunner } from '@runline/db';
 import { currentTraceparent, type Logger } from '@runline/observability';
-import { LOGGER } from '@runline/runtime';
+import { InvalidCommandError, LOGGER, readCommandOrTerminate } from '@runline/runtime';
 import { JobFirer } from '../jobs/job-firer.js';
 import { jobProblem, kindName } from '../jobs/job-messages.js';
 import { insertJob, type JobFields } from '../jobs/scheduled-jobs.repository.js';
@@ -36,18 +34,8 @@ export class ScheduleJobHandler {
 
   @EventPattern<string>(SCHEDULER_COMMAND_SUBJECTS.SCHEDULE_JOB)
   async handle(@Payload() envelope: Envelope, @Ctx() context: BusContext): Promise<void> {
-    let job: JobFields & { dueAt: Date };
-    try {
-      job = jobOf(envelope);
-    } catch (error) {
-      if (!(error instanceof InvalidScheduleJobError || error instanceof InvalidEnvelopeError || error instanceof UnexpectedEventTypeError)) {
-        throw error;
-      }
-      // It would fail the same way on every delivery.
-      this.logger.warn({ messageId: envelope.id, error: error.message }, 'ScheduleJob refused');
-      await context.getMessage().term();
-      return;
-    }
+    const job = await readCommandOrTerminate(envelope, context.getMessage(), this.logger, 'ScheduleJob', jobOf);
+    if (job === undefined) return;
     let inserted = false;
     await Inbox.handleOnce(this.transactions.dataSource, CONSUMER, envelope.id, async ({ manager }) => {
       inserted = await insertJob(manager, job, 'SCHEDULED', new Date());
@@ -57,15 +45,13 @@ export class ScheduleJobHandler {
   }
 }
 
-class InvalidScheduleJobError extends Error {}
-
 function jobOf(envelope: Envelope): JobFields & { dueAt: Date } {
   const command = unpackPayloadAs(envelope, EVENT_TYPES.SCHEDULE_JOB);
   const kind = kindName(command.kind);
   const problem =
     jobProblem(command) ?? (kind === null ? `unknown job kind ${command.kind}` : null) ?? (command.dueAt === undefined ? 'a job needs a due time' : null);
   if (problem !== null || kind === null || command.dueAt === undefined) {
-    throw new InvalidScheduleJobError(`ScheduleJob ${command.name || '(no name)'}: ${problem}`);
+    throw new InvalidCommandError(`ScheduleJob ${command.name || '(no name)'}: ${problem}`);
   }
   return {
     name: command.name,

@@ -1,18 +1,10 @@
 import { Controller, Inject } from '@nestjs/common';
 import { Ctx, EventPattern, Payload } from '@nestjs/microservices';
 import type { BusContext } from '@runline/bus';
-import {
-  EVENT_TYPES,
-  InvalidEnvelopeError,
-  SCHEDULER_COMMAND_SUBJECTS,
-  timestampDate,
-  UnexpectedEventTypeError,
-  unpackPayloadAs,
-  type Envelope,
-} from '@runline/contracts';
+import { EVENT_TYPES, SCHEDULER_COMMAND_SUBJECTS, timestampDate, unpackPayloadAs, type Envelope } from '@runline/contracts';
 import { TransactionRunner } from '@runline/db';
 import type { Logger } from '@runline/observability';
-import { LOGGER } from '@runline/runtime';
+import { InvalidCommandError, LOGGER, readCommandOrTerminate } from '@runline/runtime';
 import { ScheduleFirer } from './schedule-firer.js';
 import { recordRunEnded, type EndedFireRun } from './schedule-rows.repository.js';
 
@@ -36,29 +28,17 @@ export class ScheduleRunEndedHandler {
 
   @EventPattern<string>(SCHEDULER_COMMAND_SUBJECTS.FIRE_RUN_ENDED)
   async handle(@Payload() envelope: Envelope, @Ctx() context: BusContext): Promise<void> {
-    let ended: EndedFireRun;
-    try {
-      ended = endedFireRunOf(envelope);
-    } catch (error) {
-      if (!(error instanceof InvalidFireRunEndedError || error instanceof InvalidEnvelopeError || error instanceof UnexpectedEventTypeError)) {
-        throw error;
-      }
-      // It would fail the same way on every delivery.
-      this.logger.warn({ messageId: envelope.id, error: error.message }, 'FireRunEnded refused');
-      await context.getMessage().term();
-      return;
-    }
+    const ended = await readCommandOrTerminate(envelope, context.getMessage(), this.logger, 'FireRunEnded', endedFireRunOf);
+    if (ended === undefined) return;
     const dueTimes = await this.transactions.run((tx) => recordRunEnded(tx.manager, ended));
     for (const dueAt of dueTimes) this.firer.offer(dueAt);
   }
 }
 
-class InvalidFireRunEndedError extends Error {}
-
 function endedFireRunOf(envelope: Envelope): EndedFireRun {
   const command = unpackPayloadAs(envelope, EVENT_TYPES.FIRE_RUN_ENDED);
   if (envelope.projectId === '' || command.invocationId === '' || command.scheduleId === '' || !command.scheduledTime || !FINAL_STATUSES.has(command.status)) {
-    throw new InvalidFireRunEndedError(`FireRunEnded ${command.invocationId || '(no run)'}: needs a project, run, schedule, fire time and final status`);
+    throw new InvalidCommandError(`FireRunEnded ${command.invocationId || '(no run)'}: needs a project, run, schedule, fire time and final status`);
   }
   return {
     projectId: envelope.projectId,
