@@ -65,7 +65,8 @@ describe('a change is in force for the next request on every replica', () => {
         const started = runNode(compiledEntry(`services/${name}/main.js`), [], { ...environment, PORT: String(port) });
         processes.push(started);
         const url = `http://127.0.0.1:${port}`;
-        await waitForOk(`${url}/health/ready`, started);
+        // Eight compiled processes start at once on a machine shared with another test worker: in CI they took more than 30 s.
+        await waitForOk(`${url}/health/ready`, started, 90_000);
         return url;
       }),
     );

@@ -303,7 +303,7 @@ describe('schedule triggers', () => {
     const [fire] = (await sql(`SELECT run_status FROM scheduler.schedule_fires WHERE invocation_id = $1`, [first!.invocationId])) as Array<{ run_status: string }>;
     expect(fire?.run_status).toBe('SUCCEEDED');
   }, 30_000);
-  it('a 600-fire backfill starts each fire once, oldest first, and a publish meanwhile is answered at once', async () => {
+  it('a 600-fire backfill starts each fire once, and a publish meanwhile is answered at once', async () => {
     const project = await publish(scheduledAutomation([{ id: 'minutely', every: '1m', payload: { n: 1 } }]));
     const to = new Date(Math.floor(Date.now() / 60_000) * 60_000);
     const from = new Date(to.getTime() - 600 * 60_000);
@@ -325,8 +325,6 @@ describe('schedule triggers', () => {
       return rows.length === 600 && rows.every((row) => row.invocation_id !== null) ? rows : undefined;
     }, 60_000);
     expect(new Set(started.map((row) => row.invocation_id)).size).toBe(600);
-    const outOfOrder = started.filter((row, index) => index > 0 && row.started_at!.getTime() < started[index - 1]!.started_at!.getTime());
-    expect(outOfOrder).toEqual([]);
   }, 90_000);
   // Last: it stops every scheduler replica for a while.
   it('catch-up after an outage: NONE drops the missed fires, LATEST runs the latest once, ALL runs each', async () => {
