@@ -5,10 +5,9 @@ import { EVENT_TYPES, SCHEDULER_COMMAND_SUBJECTS, timestampDate, unpackPayloadAs
 import { TransactionRunner } from '@runline/db';
 import type { Logger } from '@runline/observability';
 import { InvalidCommandError, LOGGER, readCommandOrTerminate } from '@runline/runtime';
+import { isFinalStatus } from './schedule-fire-decisions.js';
 import { ScheduleFirer } from './schedule-firer.js';
 import { recordRunEnded, type EndedFireRun } from './schedule-rows.repository.js';
-
-const FINAL_STATUSES: ReadonlySet<string> = new Set(['SUCCEEDED', 'FAILED', 'TIMEOUT', 'CANCELLED']);
 
 /**
  * Learns that a fire's run ended, from the FireRunEnded the invocation service sends for a
@@ -37,7 +36,7 @@ export class ScheduleRunEndedHandler {
 
 function endedFireRunOf(envelope: Envelope): EndedFireRun {
   const command = unpackPayloadAs(envelope, EVENT_TYPES.FIRE_RUN_ENDED);
-  if (envelope.projectId === '' || command.invocationId === '' || command.scheduleId === '' || !command.scheduledTime || !FINAL_STATUSES.has(command.status)) {
+  if (envelope.projectId === '' || command.invocationId === '' || command.scheduleId === '' || !command.scheduledTime || !isFinalStatus(command.status)) {
     throw new InvalidCommandError(`FireRunEnded ${command.invocationId || '(no run)'}: needs a project, run, schedule, fire time and final status`);
   }
   return {
