@@ -80,7 +80,9 @@ export interface ClusterOutcome {
   /**
    * Polls made in the phase; due polls skipped (a whole interval past a poll's due time by the
    * polling rule without a poll: an interval after the previous one, or after its end when its
-   * item ran longer than that); polls made twice (two within half an interval).
+   * item ran longer than that; after a NATS node kill, for a poll made before NATS had its
+   * leaders back, no earlier than RECOVERY_MS after that, as for runs); polls made twice (two
+   * within half an interval).
    */
   polls: number;
   pollsMissed: number;
@@ -640,7 +642,10 @@ export class ClusterLab {
       const gap = pollTimes[n]! - previous;
       // The poller learns its item's end with the run's reply, a moment after the run recorded it.
       const ranFor = pollEnd(previous, pollTimes[n]!) + POLL_REPLY_ALLOWANCE_MS - previous;
-      const due = previous + load.pollIntervalMs + (ranFor > load.pollIntervalMs ? ranFor : 0);
+      const byRule = previous + load.pollIntervalMs + (ranFor > load.pollIntervalMs ? ranFor : 0);
+      // A poll made before NATS had its leaders back may wait on them (its item's start request
+      // or reply through the killed node, the item's events): the runs' deadline rule holds here too.
+      const due = leadersBack && previous <= leadersBack.at ? Math.max(byRule, leadersBack.at + RECOVERY_MS) : byRule;
       if (gap < load.pollIntervalMs / 2) pollsTwice++;
       // Missed: a whole interval went by after the due time without a poll.
       else pollsMissed += Math.max(0, Math.floor((pollTimes[n]! - due) / load.pollIntervalMs));

@@ -211,7 +211,20 @@ export class FaultLab {
     const [outbox] = await this.sql<{ n: number }>(`SELECT count(*)::int AS n FROM invocation.outbox WHERE published_at IS NULL`);
     const recorded = rows.reduce((sum, row) => sum + row.n, 0);
     const byState = rows.map((row) => `${row.status} after ${row.attempts} attempts x${row.n}`).join(', ') || 'none';
-    return `${invocationIds.length - recorded} with no delivery at the callback service (the invocation outbox holds ${outbox?.n ?? 0} unpublished messages); deliveries: ${byState}`;
+    // What the receiver did to each attempt of those deliveries: a fast refusal and a timeout
+    // point at different causes.
+    const attempts = await this.sql<{ attempt: number; outcome: string; code: number | null; error: string | null; n: number; ms: number }>(
+      `SELECT a.attempt, a.outcome, a.status_code AS code, left(a.error, 160) AS error, count(*)::int AS n, max(a.duration_ms)::int AS ms
+         FROM callback.callback_attempts a JOIN callback.callback_deliveries d ON d.id = a.delivery_id
+        WHERE d.invocation_id = ANY($1) AND d.status <> 'DELIVERED' GROUP BY 1, 2, 3, 4 ORDER BY 1, 5 DESC`,
+      [invocationIds],
+    );
+    const byAttempt =
+      attempts.map((row) => `attempt ${row.attempt}: ${row.outcome}${row.code ? ` ${row.code}` : ''}${row.error ? ` (${row.error})` : ''} x${row.n}, up to ${row.ms} ms`).join('; ') || 'none';
+    return (
+      `${invocationIds.length - recorded} with no delivery at the callback service (the invocation outbox holds ${outbox?.n ?? 0} unpublished messages); ` +
+      `deliveries: ${byState}; attempts of those not delivered: ${byAttempt}`
+    );
   }
 
   private async ready(service: ServiceName): Promise<boolean> {

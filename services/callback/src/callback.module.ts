@@ -14,7 +14,8 @@ import { DeliveryDispatcher } from './deliveries/delivery-dispatcher.js';
     {
       provide: OutboundGuard,
       inject: [CallbackConfig],
-      useFactory: (config: CallbackConfig) => new OutboundGuard({ allowedCidrs: allowedCidrs(config) }),
+      useFactory: (config: CallbackConfig) =>
+        new OutboundGuard({ allowedCidrs: allowedCidrs(config), maxSocketsPerAddress: config.CALLBACK_CONNECTIONS_PER_RECEIVER }),
     },
     DeliveryDispatcher,
   ],

@@ -41,6 +41,15 @@ export class CallbackConfig {
   @int(1, 10_000)
   CALLBACK_CONCURRENCY: number = 512;
 
+  /**
+   * Connections to one receiver (scheme, host and port) at once, and so attempts to it in
+   * flight: the others wait here, before their acknowledgement window starts, never in the
+   * connection pool's queue while it runs (a receiver answering each callback in 2 s would
+   * otherwise time out on requests it never got once more were in flight than connections).
+   */
+  @int(1, 1_000)
+  CALLBACK_CONNECTIONS_PER_RECEIVER: number = 64;
+
   /** Bytes of a receiver's answer read at most; a longer answer fails the attempt. */
   @int(1024, 10 * 1024 * 1024)
   CALLBACK_MAX_RESPONSE_BYTES: number = 64 * 1024;

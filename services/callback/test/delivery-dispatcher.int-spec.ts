@@ -38,6 +38,11 @@ describe('delivery dispatcher replicas', () => {
   /** Answers held until the test lets them go. */
   const held: ServerResponse[] = [];
   let holdAnswers = true;
+  /** When answers are not held: how long the receiver takes to answer each request. */
+  let answerAfterMs = 0;
+  /** Requests the receiver is working on now, and the most at once. */
+  let answering = 0;
+  let mostAtOnce = 0;
   const dispatchers: DeliveryDispatcher[] = [];
 
   const dispatcher = (overrides: Partial<CallbackConfig>): DeliveryDispatcher => {
@@ -47,12 +52,14 @@ describe('delivery dispatcher replicas', () => {
       CALLBACK_LEASE_MS: 30_000,
       CALLBACK_SWEEP_INTERVAL_MS: 50,
       CALLBACK_CONCURRENCY: 1,
+      CALLBACK_CONNECTIONS_PER_RECEIVER: 64,
       CALLBACK_MAX_RESPONSE_BYTES: 64 * 1024,
       ...overrides,
     } as CallbackConfig;
     const created = new DeliveryDispatcher(
       new TransactionRunner(dataSource, { notify: () => undefined }),
-      new OutboundGuard({ allowedCidrs: ['127.0.0.0/8'], ca: cert }),
+      // As the module makes it: the pool's connections to a receiver are the dispatcher's limit.
+      new OutboundGuard({ allowedCidrs: ['127.0.0.0/8'], ca: cert, maxSocketsPerAddress: config.CALLBACK_CONNECTIONS_PER_RECEIVER }),
       new SecretBox(TEST_SECRETS_KEY),
       config,
       createLogger({ service: 'callback', level: 'silent' }),
@@ -113,8 +120,15 @@ describe('delivery dispatcher replicas', () => {
       request.on('data', (chunk: Buffer) => chunks.push(chunk));
       request.on('end', () => {
         received.push((JSON.parse(Buffer.concat(chunks).toString('utf8')) as { invocationId: string }).invocationId);
-        if (holdAnswers) held.push(response);
-        else response.writeHead(200).end();
+        if (holdAnswers) {
+          held.push(response);
+          return;
+        }
+        mostAtOnce = Math.max(mostAtOnce, ++answering);
+        setTimeout(() => {
+          answering--;
+          response.writeHead(200).end();
+        }, answerAfterMs);
       });
     });
     await new Promise<void>((resolve) => receiver.listen(0, '127.0.0.1', resolve));
@@ -222,4 +236,24 @@ describe('delivery dispatcher replicas', () => {
     expect((await dataSource.query('SELECT id FROM callback_deliveries WHERE id = $1', [late.id])) as unknown[]).toEqual([]);
     expect(received.filter((id) => id === busy.invocationId)).toHaveLength(1);
   }, 20_000);
+
+  it("a receiver answering each callback in time gets every one acknowledged at the first attempt, however many wait for its connections: the window starts when the request goes out", async () => {
+    for (const each of dispatchers.splice(0)) await each.onApplicationShutdown();
+    await dataSource.query('DELETE FROM callback_attempts');
+    await dataSource.query('DELETE FROM callback_deliveries');
+    received.length = 0;
+    holdAnswers = false;
+    answerAfterMs = 1_000;
+    mostAtOnce = 0;
+    // Two connections and 24 callbacks answered in 1 s each: the last go out after 11 s, past
+    // the window had it started when the attempt was claimed (then they timed out unsent).
+    const sender = dispatcher({ CALLBACK_CONCURRENCY: 512, CALLBACK_CONNECTIONS_PER_RECEIVER: 2 });
+    sender.onApplicationBootstrap();
+    const items = Array.from({ length: 24 }, () => delivery());
+    await Promise.all(items.map((item) => sender.accept(item)));
+    await until('every delivery to end', async () => Number((await dataSource.query(`SELECT count(*) AS n FROM callback_deliveries WHERE status <> 'PENDING'`))[0].n) === 24, 25_000);
+    const outcomes = (await dataSource.query(`SELECT outcome, count(*)::int AS n FROM callback_attempts GROUP BY outcome`)) as Array<{ outcome: string; n: number }>;
+    expect(outcomes).toEqual([{ outcome: 'ACKNOWLEDGED', n: 24 }]);
+    expect(mostAtOnce).toBeLessThanOrEqual(2);
+  }, 40_000);
 });

@@ -59,6 +59,10 @@ export class DispatcherStoppedError extends Error {
  * Without that, a backlog longer than a lease was attempted twice: once by the replica that
  * claimed it long ago and once by the one that claimed it after the lease ran out.
  *
+ * Attempts to one receiver are at most CALLBACK_CONNECTIONS_PER_RECEIVER at once (the outbound
+ * pool's connections to it): a delivery waits here for one, so its acknowledgement window starts
+ * when its request goes out, not while it queues for a connection.
+ *
  * Shutdown takes no new work (`accept` refuses, so the command is nak'ed for another replica),
  * and gives back every claim it will not attempt (waiting for a slot, inserted or claimed while
  * stopping): their lease is cleared, so another replica's sweep attempts them at once instead of
@@ -77,6 +81,9 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnApplication
   private readonly background = new Set<Promise<unknown>>();
   private readonly waiting: HeldDelivery[] = [];
   private active = 0;
+  /** Attempts in flight to each receiver, and the claimed deliveries waiting for one of its connections. */
+  private readonly receivers = new Map<string, { active: number; waiting: HeldDelivery[] }>();
+  private waitingForReceivers = 0;
   private readonly inserts: GroupCommit<NewDelivery, number | null>;
   private readonly records: GroupCommit<{ delivery: ClaimedDelivery; record: AttemptRecord }, boolean>;
   private readonly attemptsTotal: Counter<'outcome'>;
@@ -150,6 +157,8 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnApplication
     for (const timer of this.timers.values()) clearTimeout(timer);
     this.timers.clear();
     this.giveBack(this.waiting.splice(0));
+    for (const receiver of this.receivers.values()) this.giveBack(receiver.waiting.splice(0));
+    this.waitingForReceivers = 0;
     await this.sweeping;
     // Accepts and claims that commit from now on give their delivery back (see `start`).
     while (this.background.size > 0) await Promise.allSettled([...this.background]);
@@ -214,7 +223,14 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnApplication
 
   /** Slots free for attempts claimed now: neither in flight nor promised to a waiting delivery. */
   private freeSlots(): number {
-    return Math.max(0, this.config.CALLBACK_CONCURRENCY - this.active - this.waiting.length);
+    return Math.max(0, this.config.CALLBACK_CONCURRENCY - this.active - this.waiting.length - this.waitingForReceivers);
+  }
+
+  private receiverOf(delivery: HeldDelivery): { active: number; waiting: HeldDelivery[] } {
+    const key = receiverKey(delivery.url);
+    let receiver = this.receivers.get(key);
+    if (!receiver) this.receivers.set(key, (receiver = { active: 0, waiting: [] }));
+    return receiver;
   }
 
   /** Runs an attempt of a claimed delivery now, or as soon as a slot is free. */
@@ -227,13 +243,21 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnApplication
       this.waiting.push(delivery);
       return;
     }
+    const receiver = this.receiverOf(delivery);
+    if (receiver.active >= this.config.CALLBACK_CONNECTIONS_PER_RECEIVER) {
+      receiver.waiting.push(delivery);
+      this.waitingForReceivers++;
+      return;
+    }
     if (!leaseCoversAttempt(delivery.leaseUntil, Date.now())) {
       // Its lease ends before an attempt would: another replica (or this one's sweep) may claim
       // it then, and only that claim attempts it.
       this.logger.debug({ deliveryId: delivery.id }, 'callback waited for a slot past its lease; left for the next claim');
+      this.forgetIfIdle(delivery);
       return;
     }
     this.active++;
+    receiver.active++;
     this.inFlightGauge.set(this.active);
     const work = this.attempt(delivery)
       .catch((error: unknown) => {
@@ -243,10 +267,23 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnApplication
       .finally(() => {
         this.inFlight.delete(work);
         this.active--;
+        receiver.active--;
         this.inFlightGauge.set(this.active);
+        const next = receiver.waiting.shift();
+        if (next) {
+          this.waitingForReceivers--;
+          this.start(next);
+        } else this.forgetIfIdle(delivery);
         this.startNext();
       });
     this.inFlight.add(work);
+  }
+
+  /** Drops the receiver's entry once nothing is in flight to it or waiting for it. */
+  private forgetIfIdle(delivery: HeldDelivery): void {
+    const key = receiverKey(delivery.url);
+    const receiver = this.receivers.get(key);
+    if (receiver && receiver.active === 0 && receiver.waiting.length === 0) this.receivers.delete(key);
   }
 
   /** Fills free slots from the waiting deliveries; with none left while a backlog is due, sweeps again. */
@@ -351,6 +388,16 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnApplication
       if (this.backlog && due.nextAttemptAt.getTime() <= Date.now()) continue;
       this.arm(due.id, due.nextAttemptAt.getTime());
     }
+  }
+}
+
+/** Which receiver a callback URL reaches: its scheme, host and port (one connection pool's worth). */
+function receiverKey(url: string): string {
+  try {
+    const parsed = new URL(url);
+    return `${parsed.protocol}//${parsed.host}`;
+  } catch {
+    return url; // the attempt itself refuses it
   }
 }
 
