@@ -74,8 +74,17 @@ const HTTP_TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const GUARD_SET_HEADERS = new Set(['host', 'content-length', 'transfer-encoding']);
 /** Distinct (address, host) pools kept; the least recently used one is closed beyond this. */
 const MAX_POOLS = 256;
-/** Idle pooled connections are closed after this long. */
-const IDLE_SOCKET_MS = 15_000;
+/**
+ * Idle pooled connections are closed after this long: less than the keep-alive timeout servers
+ * commonly close them after (Node's http server: 5 s), so a request seldom goes out on a
+ * connection the server is closing at that moment.
+ */
+const IDLE_SOCKET_MS = 4_000;
+/**
+ * Methods a client may send again on its own when the connection fails before any answer
+ * (RFC 9110 section 9.2.2). Only these are repeated after a reused connection turned out closed.
+ */
+const IDEMPOTENT_METHODS = new Set(['GET', 'HEAD', 'OPTIONS', 'TRACE', 'PUT', 'DELETE']);
 
 /**
  * The single way the system makes outbound HTTP requests (http nodes of runs, callbacks,
@@ -138,7 +147,14 @@ export class OutboundGuard {
       () =>
         withDeadline(timeoutMs, req.signal, async (signal) => {
           const target = await this.vet(req.url, req.httpsOnly ?? false, signal);
-          return this.send(target, { method, headers, body }, maxBytes, signal);
+          try {
+            return await this.send(target, { method, headers, body }, maxBytes, signal);
+          } catch (error) {
+            // A kept-alive connection the server closed as this request went out: nothing was
+            // answered, so an idempotent request goes again once, on another connection.
+            if (!(error instanceof StaleConnectionError) || !IDEMPOTENT_METHODS.has(method)) throw error;
+            return this.send(target, { method, headers, body }, maxBytes, signal);
+          }
         }),
       req.span,
     );
@@ -238,12 +254,16 @@ export class OutboundGuard {
       const onAbort = (): void => fail(signal.reason as OutboundError);
       signal.addEventListener('abort', onAbort, { once: true });
 
-      clientRequest.on('error', (error) => fail(networkError(host, error)));
+      let answered = false;
+      clientRequest.on('error', (error) =>
+        fail(clientRequest.reusedSocket && !answered && STALE_CONNECTION_CODES.has((error as NodeJS.ErrnoException).code ?? '') ? new StaleConnectionError(host, error) : networkError(host, error)),
+      );
       clientRequest.on('upgrade', (_response, socket) => {
         socket.destroy();
         fail(new OutboundError('NETWORK', `${host} switched protocols, which is not supported`));
       });
       clientRequest.on('response', (response) => {
+        answered = true;
         const tooLarge = () => new OutboundError('TOO_LARGE', `response larger than ${maxBytes} bytes`);
         // A HEAD or 304 answer declares the length of a body it does not carry.
         const hasBody = outgoing.method !== 'HEAD' && response.statusCode !== 304;
@@ -375,6 +395,16 @@ const NETWORK_REASONS: Readonly<Record<string, string>> = {
 };
 
 /** A socket or TLS failure, described by its code only: the raw message may carry internals. */
+/** A reused connection failed with one of these before any answer: the server had closed it. */
+const STALE_CONNECTION_CODES = new Set(['ECONNRESET', 'EPIPE']);
+
+/** The request went out on a kept-alive connection the server had closed; nothing was answered. */
+class StaleConnectionError extends OutboundError {
+  constructor(host: string, error: Error) {
+    super('NETWORK', networkError(host, error).message, { cause: error });
+  }
+}
+
 function networkError(host: string, error: Error): OutboundError {
   const code = (error as NodeJS.ErrnoException).code ?? '';
   let reason = NETWORK_REASONS[code];

@@ -1,3 +1,4 @@
+import { createServer as createTcpServer, type AddressInfo } from 'node:net';
 import { OutboundError, OutboundGuard, type OutboundGuardOptions } from '@runline/outbound';
 import { selfSignedCertificate, startServer, type LocalServer } from './local-servers.js';
 
@@ -236,6 +237,69 @@ describe('OutboundGuard connection reuse', () => {
     const guard = new OutboundGuard({ ...devOptions(fakeDns({ 'one.test': '127.0.0.1' })), keepAlive: false });
     for (let i = 0; i < 2; i++) await guard.request({ method: 'GET', url: `http://one.test:${server.port}/` });
     expect(server.connections()).toBe(2);
+  });
+});
+
+describe('OutboundGuard and a kept-alive connection the server closed', () => {
+  /**
+   * A server that answers the first request of each connection, keeps the connection, and
+   * resets it when a second request arrives on it: what a request meets when it goes out on a
+   * pooled connection just as the server closes it (its keep-alive timeout).
+   */
+  async function resettingServer(): Promise<{ port: number; connections: () => number; resets: () => number; close: () => Promise<void> }> {
+    let connections = 0;
+    let resets = 0;
+    const server = createTcpServer((socket) => {
+      connections++;
+      let seen = '';
+      let answered = false;
+      socket.on('data', (chunk: Buffer) => {
+        if (answered) {
+          resets++;
+          socket.resetAndDestroy();
+          return;
+        }
+        seen += chunk.toString('latin1');
+        if (!seen.includes('\r\n\r\n')) return;
+        answered = true;
+        socket.write('HTTP/1.1 200 OK\r\nContent-Length: 2\r\nConnection: keep-alive\r\n\r\nok');
+      });
+      socket.on('error', () => undefined);
+    });
+    await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+    return {
+      port: (server.address() as AddressInfo).port,
+      connections: () => connections,
+      resets: () => resets,
+      close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    };
+  }
+
+  it('sends an idempotent request again, once, on a new connection', async () => {
+    const server = await resettingServer();
+    const guard = new OutboundGuard(devOptions(fakeDns({ 'one.test': '127.0.0.1' })));
+    try {
+      expect((await guard.request({ method: 'GET', url: `http://one.test:${server.port}/` })).status).toBe(200);
+      expect((await guard.request({ method: 'GET', url: `http://one.test:${server.port}/` })).status).toBe(200);
+      expect({ connections: server.connections(), resets: server.resets() }).toEqual({ connections: 2, resets: 1 });
+    } finally {
+      guard.close();
+      await server.close();
+    }
+  });
+
+  it('does not send a POST again: it fails with the connection reset, sent once', async () => {
+    const server = await resettingServer();
+    const guard = new OutboundGuard(devOptions(fakeDns({ 'one.test': '127.0.0.1' })));
+    try {
+      await guard.request({ method: 'POST', url: `http://one.test:${server.port}/`, body: '' });
+      const error = await failure(guard.request({ method: 'POST', url: `http://one.test:${server.port}/`, body: '' }));
+      expect(error).toMatchObject({ code: 'NETWORK', message: 'network error reaching one.test: connection reset' });
+      expect({ connections: server.connections(), resets: server.resets() }).toEqual({ connections: 1, resets: 1 });
+    } finally {
+      guard.close();
+      await server.close();
+    }
   });
 });
 

@@ -256,4 +256,25 @@ describe('delivery dispatcher replicas', () => {
     expect(outcomes).toEqual([{ outcome: 'ACKNOWLEDGED', n: 24 }]);
     expect(mostAtOnce).toBeLessThanOrEqual(2);
   }, 40_000);
+
+  it('a delivery that waits for its receiver past its lease has its claim renewed and keeps its place: each goes out once, none waits out a lease', async () => {
+    for (const each of dispatchers.splice(0)) await each.onApplicationShutdown();
+    await dataSource.query('DELETE FROM callback_attempts');
+    await dataSource.query('DELETE FROM callback_deliveries');
+    received.length = 0;
+    holdAnswers = false;
+    answerAfterMs = 300;
+    // The shortest lease allowed leaves half a second to wait before an attempt: one connection
+    // and 20 callbacks of 0.3 s make the last wait about 6 s, in their lease's second half.
+    const sender = dispatcher({ CALLBACK_CONCURRENCY: 512, CALLBACK_CONNECTIONS_PER_RECEIVER: 1, CALLBACK_LEASE_MS: ACK_WINDOW_MS + 1000 });
+    sender.onApplicationBootstrap();
+    const items = Array.from({ length: 20 }, () => delivery());
+    const began = Date.now();
+    await Promise.all(items.map((item) => sender.accept(item)));
+    await until('every delivery to end', async () => Number((await dataSource.query(`SELECT count(*) AS n FROM callback_deliveries WHERE status <> 'PENDING'`))[0].n) === 20, 30_000);
+    // Without the renewal those that waited past half a second went out only after their lease.
+    expect(Date.now() - began).toBeLessThan(ACK_WINDOW_MS);
+    expect((await attemptsPerDelivery()).map((row) => row.n)).toEqual(Array(20).fill(1));
+    expect([...received].sort()).toEqual(items.map((item) => item.invocationId).sort());
+  }, 40_000);
 });

@@ -147,6 +147,25 @@ export async function releaseDeliveries(manager: EntityManager, claims: Readonly
   return rows.length;
 }
 
+/**
+ * Extends claims this replica still holds (the delivery at the attempt and the lease it was
+ * claimed with) to `leaseUntil`; a claim another replica took after its lease ran out is not
+ * touched. Returns the ids renewed.
+ */
+export async function renewClaims(manager: EntityManager, claims: ReadonlyArray<{ id: string; attemptsMade: number; leaseUntil: Date }>, now: Date, leaseUntil: Date): Promise<Set<string>> {
+  if (claims.length === 0) return new Set();
+  const rows = returningRows<{ id: string }>(
+    await manager.query(
+      `UPDATE callback_deliveries d SET next_attempt_at = $4::timestamptz, updated_at = $5::timestamptz
+         FROM unnest($1::uuid[], $2::int[], $3::timestamptz[]) AS c(id, attempts_made, lease_until)
+        WHERE d.id = c.id AND d.status = 'PENDING' AND d.attempts_made = c.attempts_made AND d.next_attempt_at = c.lease_until
+        RETURNING d.id`,
+      [claims.map((c) => c.id), claims.map((c) => c.attemptsMade), claims.map((c) => c.leaseUntil), leaseUntil, now],
+    ),
+  );
+  return new Set(rows.map((row) => row.id));
+}
+
 /** PENDING deliveries due by `horizon` (for timers), earliest first. */
 export async function dueSoon(manager: EntityManager, horizon: Date, limit: number): Promise<Array<{ id: string; nextAttemptAt: Date }>> {
   const rows = returningRows<{ id: string; next_attempt_at: Date }>(

@@ -12,6 +12,7 @@ import {
   claimDelivery,
   claimDueDeliveries,
   releaseDeliveries,
+  renewClaims,
   dueSoon,
   insertDeliveries,
   recordAttempts,
@@ -55,9 +56,10 @@ export class DispatcherStoppedError extends Error {
  * may claim it again. So a sweep claims no more than this replica has free slots for (what it
  * cannot start now stays for the others), and a delivery that waited for a slot here (new ones
  * arrive claimed; a retry's timer claims without asking) starts only while its lease still
- * covers a whole attempt; otherwise it is left to whichever replica claims it after the lease.
- * Without that, a backlog longer than a lease was attempted twice: once by the replica that
- * claimed it long ago and once by the one that claimed it after the lease ran out.
+ * covers a whole attempt; otherwise its claim is renewed first, and kept only if no other
+ * replica claimed it after the lease ran out (then that claim alone attempts it). Without that, a
+ * backlog longer than a lease was attempted twice: once by the replica that claimed it long ago
+ * and once by the one that claimed it after the lease ran out.
  *
  * Attempts to one receiver are at most CALLBACK_CONNECTIONS_PER_RECEIVER at once (the outbound
  * pool's connections to it): a delivery waits here for one, so its acknowledgement window starts
@@ -86,6 +88,7 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnApplication
   private waitingForReceivers = 0;
   private readonly inserts: GroupCommit<NewDelivery, number | null>;
   private readonly records: GroupCommit<{ delivery: ClaimedDelivery; record: AttemptRecord }, boolean>;
+  private readonly renewals: GroupCommit<HeldDelivery, number | null>;
   private readonly attemptsTotal: Counter<'outcome'>;
   private readonly deliveriesTotal: Counter<'result'>;
   private readonly attemptSeconds: Histogram;
@@ -102,6 +105,7 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnApplication
   ) {
     this.inserts = new GroupCommit((items) => this.insertBatch(items));
     this.records = new GroupCommit((items) => this.recordBatch(items));
+    this.renewals = new GroupCommit((items) => this.renewBatch(items));
     this.attemptsTotal = new Counter({
       name: 'runline_callback_attempts_total',
       help: 'Callback delivery attempts recorded, by outcome.',
@@ -250,10 +254,8 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnApplication
       return;
     }
     if (!leaseCoversAttempt(delivery.leaseUntil, Date.now())) {
-      // Its lease ends before an attempt would: another replica (or this one's sweep) may claim
-      // it then, and only that claim attempts it.
-      this.logger.debug({ deliveryId: delivery.id }, 'callback waited for a slot past its lease; left for the next claim');
       this.forgetIfIdle(delivery);
+      this.renew(delivery);
       return;
     }
     this.active++;
@@ -277,6 +279,32 @@ export class DeliveryDispatcher implements OnApplicationBootstrap, OnApplication
         this.startNext();
       });
     this.inFlight.add(work);
+  }
+
+  /**
+   * Renews the claim of a delivery whose lease no longer covers an attempt (it waited here for a
+   * slot or a connection), then starts it; a slow receiver's backlog keeps its place instead of
+   * going round the leases. If another replica claimed it after the lease ran out, only that
+   * claim attempts it.
+   */
+  private renew(delivery: HeldDelivery): void {
+    const renewed = this.renewals.submit(delivery).then(
+      (leaseUntil) => {
+        if (leaseUntil !== null) this.start({ ...delivery, leaseUntil });
+        else this.logger.debug({ deliveryId: delivery.id }, 'callback waited past its lease and was claimed elsewhere; left to that claim');
+      },
+      (error: unknown) => this.logger.warn({ err: error, deliveryId: delivery.id }, "could not renew a waiting callback's claim; it is taken up after its lease"),
+    );
+    void this.track(renewed);
+  }
+
+  /** Renews the batch's claims; each item's new lease end, or null when it is no longer this replica's. */
+  private async renewBatch(items: HeldDelivery[]): Promise<Array<number | null>> {
+    const now = new Date();
+    const leaseUntil = this.leaseFrom(now);
+    const claims = items.map((item) => ({ id: item.id, attemptsMade: item.attemptsMade, leaseUntil: new Date(item.leaseUntil) }));
+    const renewed = await this.transactions.run((tx) => renewClaims(tx.manager, claims, now, leaseUntil));
+    return items.map((item) => (renewed.has(item.id) ? leaseUntil.getTime() : null));
   }
 
   /** Drops the receiver's entry once nothing is in flight to it or waiting for it. */
