@@ -17,20 +17,28 @@ describe('RunLease', () => {
     expect(lease.executingIds()).toEqual([]);
   });
 
-  it('counts a run as executing from the moment it is leased here, until its execution ends or, never executed, for four leases', () => {
+  it('counts a run as executing from the moment it is leased here, until its execution ends or, never executed, for four leases and at least a minute', () => {
     jest.useFakeTimers({ now: new Date('2030-01-01T00:00:00Z') });
     try {
       const leased = new RunLease(Object.assign(new InvocationConfig(), { RUN_LEASE_MS: 1500 }));
       leased.next('claimed');
       leased.next('never-executed');
-      // The claim's commit took longer than the lease: the run is still this process's.
-      jest.advanceTimersByTime(2000);
+      // The claim's commit took far longer than four short leases (a starved machine): the run is still this process's.
+      jest.advanceTimersByTime(20_000);
       expect(leased.executingIds().sort()).toEqual(['claimed', 'never-executed']);
       const release = leased.hold('claimed');
-      jest.advanceTimersByTime(5000);
+      jest.advanceTimersByTime(40_000);
       expect(leased.executingIds()).toEqual(['claimed']);
       release();
       expect(leased.executingIds()).toEqual([]);
+
+      // With a long lease, four leases.
+      const long = new RunLease(Object.assign(new InvocationConfig(), { RUN_LEASE_MS: 30_000 }));
+      long.next('slow');
+      jest.advanceTimersByTime(119_000);
+      expect(long.executingIds()).toEqual(['slow']);
+      jest.advanceTimersByTime(1_000);
+      expect(long.executingIds()).toEqual([]);
     } finally {
       jest.useRealTimers();
     }

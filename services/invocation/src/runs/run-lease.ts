@@ -3,8 +3,17 @@ import { instanceIdentity } from '@runline/runtime';
 import { InvocationConfig } from '../config.js';
 import type { Lease } from '../lifecycle/run-lifecycle.js';
 
-/** How many leases a just-leased run is left to this process before its own sweeper may end it after all. */
+/**
+ * How long a just-leased run is left to this process before its own sweeper may end it after
+ * all (it never came to execute: the claim did not commit, or failed): ISSUED_GRACE_LEASES
+ * leases, and never less than ISSUED_GRACE_MIN_MS. Only a stuck start waits that long; a short
+ * lease (the fault lab's 1.5 s) must not make a slow claim on a starved machine end its own run
+ * (the fault suite saw 24 runs "interrupted" in its scheduler phase at load 8-10, no invocation
+ * process having died). Another replica's sweeper still takes the run after the lease if this
+ * process is dead.
+ */
 const ISSUED_GRACE_LEASES = 4;
+const ISSUED_GRACE_MIN_MS = 60_000;
 
 /**
  * This process as the holder of the runs it executes. A RUNNING run carries its holder's lease,
@@ -29,12 +38,11 @@ export class RunLease {
 
   /**
    * A fresh lease for run `id`, which this process starts now. Its own sweeper leaves the run
-   * alone until its execution holds it, or for ISSUED_GRACE_LEASES leases if it never does
-   * (the claim did not commit, or failed).
+   * alone until its execution holds it, or for the grace above if it never does.
    */
   next(id: string): Lease {
     const now = Date.now();
-    this.issued.set(id, now + ISSUED_GRACE_LEASES * this.config.RUN_LEASE_MS);
+    this.issued.set(id, now + Math.max(ISSUED_GRACE_LEASES * this.config.RUN_LEASE_MS, ISSUED_GRACE_MIN_MS));
     return { owner: this.owner, expiresAt: new Date(now + this.config.RUN_LEASE_MS) };
   }
 
