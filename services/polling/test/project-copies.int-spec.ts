@@ -5,7 +5,7 @@ import { createServiceDataSource, TransactionRunner } from '@runline/db';
 import { migrateServices } from '@runline/runtime';
 import { createTestDatabase, type TestDatabase } from '@runline/testing';
 import { ProjectCopies } from '../src/events/project-copies.js';
-import { applySettings, markDeleted, projectState, raiseVersion } from '../src/events/project-copies.repository.js';
+import { applySettings, markDeleted, projectStates, raiseVersion } from '../src/events/project-copies.repository.js';
 import { pollingService } from '../src/polling.service.js';
 
 /**
@@ -17,7 +17,7 @@ describe('project copies repository', () => {
   let dataSource: DataSource;
   const orgId = randomUUID();
 
-  const state = (projectId: string) => projectState(dataSource.manager, projectId);
+  const state = async (projectId: string) => (await projectStates(dataSource.manager, [projectId])).get(projectId) ?? null;
   const stored = async (projectId: string) =>
     (await dataSource.query(`SELECT org_id, external_api_enabled, deleted, config_version, settings_version FROM project_copies WHERE project_id = $1`, [projectId]))[0] as
       | Record<string, unknown>

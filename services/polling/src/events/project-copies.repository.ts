@@ -43,12 +43,11 @@ export async function markDeleted(manager: EntityManager, projectId: string, org
   );
 }
 
-/** The project as a poll coming due sees it; null when no event about it arrived yet. */
-export async function projectState(manager: EntityManager, projectId: string): Promise<ProjectState | null> {
-  const rows: Array<{ external_api_enabled: boolean; deleted: boolean; config_version: number }> = await manager.query(
-    'SELECT external_api_enabled, deleted, config_version FROM project_copies WHERE project_id = $1',
-    [projectId],
+/** The state of each of `projectIds` that an event has told this service about (the others are absent). */
+export async function projectStates(manager: EntityManager, projectIds: readonly string[]): Promise<Map<string, ProjectState>> {
+  const rows: Array<{ project_id: string; external_api_enabled: boolean; deleted: boolean; config_version: number }> = await manager.query(
+    'SELECT project_id, external_api_enabled, deleted, config_version FROM project_copies WHERE project_id = ANY($1::uuid[])',
+    [projectIds],
   );
-  const row = rows[0];
-  return row ? { pollable: row.external_api_enabled && !row.deleted, configVersion: row.config_version } : null;
+  return new Map(rows.map((row) => [row.project_id, { pollable: row.external_api_enabled && !row.deleted, configVersion: row.config_version }]));
 }

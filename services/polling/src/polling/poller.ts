@@ -15,12 +15,12 @@ import {
   toBinary,
   notStartedReason,
 } from '@runline/contracts';
-import { TransactionRunner } from '@runline/db';
+import { GroupCommit, TransactionRunner } from '@runline/db';
 import { inSpan, type Logger } from '@runline/observability';
 import { OutboundError, OutboundGuard } from '@runline/outbound';
 import { FireTimer, LOGGER, METRICS_REGISTRY, PassLoop, SecretBox, systemTimers } from '@runline/runtime';
 import { PollingConfig } from '../config.js';
-import { projectState } from '../events/project-copies.repository.js';
+import { projectStates, type ProjectState } from '../events/project-copies.repository.js';
 import { isObject, itemPayload, itemRunBody, itemRunKey, itemsOf, selectItems, type SelectedItem } from './poll-items.js';
 import { itemRunFailedMessage, pollFailedMessage } from './polling-messages.js';
 import { claimDueTriggers, completePolls, nextDueAt, releaseLeases, renewLease, type ClaimedTrigger, type PollCompletion } from './polling-triggers.repository.js';
@@ -69,6 +69,12 @@ export class Poller implements OnApplicationBootstrap, OnApplicationShutdown {
   private flushing: Promise<void> | undefined;
   private readonly lateness: Histogram;
   private readonly polls: Counter<'outcome'>;
+  /**
+   * The project state of polls coming due, one query for all that come due in one turn of the
+   * event loop (at 10,000 polls a second a query per poll was most of the service's database
+   * work). Each poll still reads it after it came due, never at its claim.
+   */
+  private readonly projects: GroupCommit<string, ProjectState | null>;
 
   constructor(
     private readonly transactions: TransactionRunner,
@@ -88,6 +94,15 @@ export class Poller implements OnApplicationBootstrap, OnApplicationShutdown {
       registers: [registry],
     });
     this.polls = new Counter({ name: 'runline_polling_polls_total', help: 'Polls by outcome.', labelNames: ['outcome'], registers: [registry] });
+    this.projects = new GroupCommit(
+      async (projectIds) => {
+        const states = await projectStates(this.transactions.dataSource.manager, [...new Set(projectIds)]);
+        return projectIds.map((projectId) => states.get(projectId) ?? null);
+      },
+      2,
+      1024,
+      true,
+    );
   }
 
   onApplicationBootstrap(): void {
@@ -200,7 +215,7 @@ export class Poller implements OnApplicationBootstrap, OnApplicationShutdown {
     let lastSeenValue = trigger.lastSeenValue;
     let lastPolledAt: Date | null = startedAt;
     // Read as the poll comes due, not when it was claimed: a change answered in between holds.
-    const project = await projectState(this.transactions.dataSource.manager, trigger.projectId);
+    const project = await this.projects.submit(trigger.projectId);
     const fetched = project?.pollable === false ? null : await this.fetch(trigger);
     if (fetched === null) {
       // Master switch off or project deleted: nothing fetched, no dead letter; the schedule goes on.
