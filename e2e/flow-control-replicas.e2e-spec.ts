@@ -130,6 +130,14 @@ describe('flow control across two invocation replicas', () => {
     expect(waiting).toMatchObject({ waitingFor: 'concurrency' });
     expect(['conc-a', 'conc-b']).toContain(waiting.key);
     expect(Number.isNaN(Date.parse(waiting.since as string))).toBe(false);
+    // The project's health counts the waiting runs by what they wait for.
+    const health = await eventually('the health figures to count runs waiting for concurrency', async () => {
+      const answer = await http.get<Json>(`/v1/orgs/${project.orgId}/external-invocations/metrics?projectId=${project.projectId}`, { bearer: project.ownerJwt });
+      const byReason = answer.body.waitingByReason as Record<string, number> | undefined;
+      return answer.status === 200 && byReason !== undefined && byReason.concurrency! > 0 ? answer.body : undefined;
+    });
+    expect(health.waitingByReason).toEqual({ concurrency: expect.any(Number), throttle: 0, debounce: 0, project: 0 });
+    expect((health.totals as Json).waiting).toBe((health.waitingByReason as Record<string, number>).concurrency);
 
     const documents = await everyRunEnded(ids);
     expect(documents.map((document) => document.status)).toEqual(ids.map(() => 'SUCCEEDED'));

@@ -360,6 +360,7 @@ describe('run logs and invocation health', () => {
         to: '2020-01-01T05:30:00.000Z',
         bucket: 'hour',
         totals: { triggered: 0, succeeded: 0, failed: 0, timeout: 0, cancelled: 0, inProgress: 0, waiting: 0 },
+        waitingByReason: { concurrency: 0, throttle: 0, debounce: 0, project: 0 },
         medianDurationMs: null,
         p95DurationMs: null,
         callbacks: { delivered: 0, failed: 0 },

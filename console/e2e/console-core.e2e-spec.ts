@@ -141,6 +141,9 @@ describe('web console: sign-in, health, logs and the run page', () => {
     expect(await figure(page, 'Runs').innerText()).toBe('5');
     expect(await figure(page, 'Succeeded').innerText()).toBe('3');
     expect(await figure(page, 'Failed').innerText()).toBe('2');
+    // Runs flow control holds back now, by reason: none here.
+    expect(await figure(page, 'Waiting').innerText()).toBe('0');
+    for (const reason of ['For a concurrency slot', 'For the throttle', 'In a debounce burst', 'For the project limit']) expect(await figure(page, reason).innerText()).toBe('0');
     await page.getByRole('img', { name: /Runs per hour: 5 in \d+ hours, 2 failed/ }).waitFor();
     await expectCount(page.locator('section[aria-labelledby="failures-heading"] table.runs tbody tr'), 2);
 

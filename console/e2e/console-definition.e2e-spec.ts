@@ -5,7 +5,7 @@ import { schedulerService } from '@runline/scheduler-service';
 import { consoleJwt, HttpClient, startTestSystem, type TestSystem } from '@runline/testing';
 import type { Browser, Page } from 'playwright-core';
 import { launchChromium, openConsolePage, screenshot, seriousViolations, signInLink, WIDTHS, type ConsolePage, type Width } from './support/console-browser.js';
-import { JOURNEY_AUTOMATION, waitForRun } from './support/console-fixtures.js';
+import { createAutomationProject, JOURNEY_AUTOMATION, startRun, triggerToken, waitForRun } from './support/console-fixtures.js';
 
 const FINAL = (status: string) => ['SUCCEEDED', 'FAILED', 'TIMEOUT', 'CANCELLED'].includes(status);
 const pretty = (value: unknown) => JSON.stringify(value, null, 2);
@@ -53,8 +53,8 @@ describe('web console: build and follow a flow', () => {
   let base: string;
   let browser: Browser;
   const opened: ConsolePage[] = [];
-  const userId = `new-user-${process.pid}`;
-  const jwt = consoleJwt(userId);
+  const desktopUserId = `new-user-${process.pid}`;
+  const jwt = consoleJwt(desktopUserId);
   let journey: { orgId: string; projectId: string; invocationId: string } | undefined;
 
   async function open(width: Width = 'desktop'): Promise<Page> {
@@ -82,8 +82,11 @@ describe('web console: build and follow a flow', () => {
     await system?.stop();
   });
 
-  it('takes a new user from the sign-in link to a published flow that ran, seen on its graph', async () => {
-    const page = await open();
+  // The whole path at both widths, each a new user of its own; the later tests use the desktop one's.
+  it.each(Object.keys(WIDTHS) as Width[])('takes a new user from the sign-in link to a published flow that ran, seen on its graph (%s)', async (width) => {
+    const userId = width === 'desktop' ? desktopUserId : `${desktopUserId}-${width}`;
+    const jwt = consoleJwt(userId);
+    const page = await open(width);
     await page.goto(signInLink(base, jwt));
     await page.getByText('You are not a member of any organization yet.').waitFor();
 
@@ -181,7 +184,7 @@ describe('web console: build and follow a flow', () => {
     await page.getByRole('button', { name: /^Open step refuse fail failed here/ }).click();
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('run-step-2');
     expect(await page.evaluate(() => document.activeElement?.textContent)).toContain('Order  has no amount');
-    journey = { orgId: orgId!, projectId: projectId!, invocationId };
+    if (width === 'desktop') journey = { orgId: orgId!, projectId: projectId!, invocationId };
   }, 120_000);
 
   it('passes axe on the definition page and the run page at 1280 px and 390 px, and saves their screenshots', async () => {
@@ -206,6 +209,36 @@ describe('web console: build and follow a flow', () => {
       await screenshot(page, 'run-graph');
     }
     expect(found).toEqual({});
+  }, 90_000);
+
+  it('draws each run on the graph of the version it ran: one before a publish, one after, and one accepted before it that ran after', async () => {
+    const project = await createAutomationProject(http, 'Versions');
+    const token = await triggerToken(http, project);
+    const ended = (invocationId: string) => waitForRun(http, project, invocationId, FINAL, 20_000);
+    const before = await startRun(http, project, token, { orderId: 'before', amount: 5 });
+    expect(await ended(before)).toMatchObject({ status: 'SUCCEEDED', definitionVersion: 1 });
+    // Accepted under version 1, due once version 2 is published: it runs version 2.
+    const delayed = await startRun(http, project, token, { orderId: 'delayed', amount: 5 }, { body: { delaySeconds: 3 } });
+    const second = { ...JOURNEY_AUTOMATION, workflow: { ...JOURNEY_AUTOMATION.workflow, start: 'check', nodes: { check: { type: 'set', values: { seen: 'payload.orderId' }, next: 'reply' }, reply: { type: 'return', value: "{ 'version': 2 }" } } } };
+    const projectRoute = `/v1/orgs/${project.orgId}/projects/${project.projectId}`;
+    expect((await http.put(`${projectRoute}/definition`, { definition: second }, { bearer: project.ownerJwt })).status).toBe(200);
+    expect((await http.post(`${projectRoute}/publish`, {}, { bearer: project.ownerJwt })).body).toEqual({ publishedVersion: 2 });
+    const after = await startRun(http, project, token, { orderId: 'after', amount: 5 });
+    expect(await ended(after)).toMatchObject({ status: 'SUCCEEDED', definitionVersion: 2 });
+    expect(await ended(delayed)).toMatchObject({ status: 'SUCCEEDED', result: { version: 2 }, definitionVersion: 2 });
+
+    const page = await open();
+    const cases: Array<[string, number, string[]]> = [
+      [before, 1, ['total', 'decide', 'gate', 'refuse', 'done']],
+      [after, 2, ['check', 'reply']],
+      [delayed, 2, ['check', 'reply']],
+    ];
+    for (const [invocationId, version, nodes] of cases) {
+      await page.goto(signInLink(base, project.ownerJwt, `organizations/${project.orgId}/projects/${project.projectId}/runs/${invocationId}`));
+      await page.getByRole('heading', { name: `Graph (definition version ${version})` }).waitFor();
+      await page.locator('.flow-node-succeeded').first().waitFor();
+      expect((await page.locator('.react-flow__node .flow-node-id').allTextContents()).sort()).toEqual([...nodes].sort());
+    }
   }, 90_000);
 
   it('renders and lays out the definition page of a 200-node flow (goal 1 s), and logs the time', async () => {

@@ -12,6 +12,13 @@ import { projectPath } from '../shell/paths.js';
 
 const WINDOWS = { '24h': ['Last 24 hours', 24 * 3_600_000], '7d': ['Last 7 days', 7 * 86_400_000], '30d': ['Last 30 days', 30 * 86_400_000] } as const;
 type WindowKey = keyof typeof WINDOWS;
+/** What a waiting run waits for (`trace.flowControl.waitingFor`), in the page's words. */
+const WAIT_REASONS = [
+  ['concurrency', 'For a concurrency slot'],
+  ['throttle', 'For the throttle'],
+  ['debounce', 'In a debounce burst'],
+  ['project', 'For the project limit'],
+] as const;
 /** Health refreshes itself this often while the tab is visible. */
 const HEALTH_POLL_MS = 10_000;
 
@@ -101,6 +108,22 @@ export function HealthPage() {
               <dd>{m.callbacks.failed.toLocaleString()}</dd>
             </div>
           </dl>
+          <section aria-labelledby="waiting-heading">
+            <h2 id="waiting-heading">Waiting now</h2>
+            <p className="muted">Queued runs flow control holds back now, whatever the window, by what they wait for.</p>
+            <dl className="figures" aria-label="Runs waiting now, by reason">
+              <div>
+                <dt>Waiting</dt>
+                <dd>{m.totals.waiting.toLocaleString()}</dd>
+              </div>
+              {WAIT_REASONS.map(([reason, words]) => (
+                <div key={reason}>
+                  <dt>{words}</dt>
+                  <dd>{m.waitingByReason[reason].toLocaleString()}</dd>
+                </div>
+              ))}
+            </dl>
+          </section>
           <section aria-labelledby="chart-heading">
             <h2 id="chart-heading">Runs over time</h2>
             <RunsChart series={m.series} bucket={m.bucket ?? (windowKey === '24h' ? 'hour' : 'day')} />

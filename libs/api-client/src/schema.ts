@@ -1267,6 +1267,8 @@ export interface components {
             onErrorPolicy?: "ABORT" | "CONTINUE";
             attempts?: number;
             maxAttempts?: number;
+            /** @description The published definition version the run used: the one its latest executed attempt ran (also in `trace.definitionVersion`), else the one in force when it was accepted. Null for a draft test run (`runtimeStage: app`) or a project with nothing published; absent on runs recorded before this field existed. */
+            definitionVersion?: number | null;
             sessionId?: string;
         };
         InvocationMetrics: {
@@ -1284,6 +1286,12 @@ export interface components {
                 cancelled: number;
                 inProgress: number;
                 waiting: number;
+            };
+            waitingByReason: {
+                concurrency: number;
+                throttle: number;
+                debounce: number;
+                project: number;
             };
             medianDurationMs?: number | null;
             p95DurationMs?: number | null;
@@ -2828,7 +2836,8 @@ export interface operations {
                      *         "runtime": "runline-engine/1",
                      *         "startedAt": "2026-03-02T09:15:04.214Z",
                      *         "durationMs": 1,
-                     *         "completedAt": "2026-03-02T09:15:04.215Z"
+                     *         "completedAt": "2026-03-02T09:15:04.215Z",
+                     *         "definitionVersion": 2
                      *       },
                      *       "steps": [
                      *         {
@@ -2850,7 +2859,8 @@ export interface operations {
                      *       "attempts": 1,
                      *       "maxAttempts": 1,
                      *       "onErrorPolicy": "ABORT",
-                     *       "enrollmentPolicy": "EVERY_MATCH"
+                     *       "enrollmentPolicy": "EVERY_MATCH",
+                     *       "definitionVersion": 2
                      *     }
                      */
                     "application/json": components["schemas"]["Invocation"];
@@ -2975,7 +2985,8 @@ export interface operations {
                      *       "attempts": 0,
                      *       "maxAttempts": 3,
                      *       "onErrorPolicy": "ABORT",
-                     *       "enrollmentPolicy": "EVERY_MATCH"
+                     *       "enrollmentPolicy": "EVERY_MATCH",
+                     *       "definitionVersion": 2
                      *     }
                      */
                     "application/json": components["schemas"]["Invocation"];
@@ -3351,7 +3362,13 @@ export interface operations {
                      *         "timeout": 1,
                      *         "cancelled": 2,
                      *         "inProgress": 2,
-                     *         "waiting": 0
+                     *         "waiting": 3
+                     *       },
+                     *       "waitingByReason": {
+                     *         "concurrency": 2,
+                     *         "throttle": 1,
+                     *         "debounce": 0,
+                     *         "project": 0
                      *       },
                      *       "medianDurationMs": 26,
                      *       "p95DurationMs": 48,

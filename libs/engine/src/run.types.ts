@@ -212,6 +212,11 @@ export interface RunTrace {
   readonly durationMs: number;
   /** Step records in the outcome (carried ones included). */
   readonly steps: number;
+  /**
+   * The published definition version this segment ran, when the caller knows it (the
+   * invocation service sets it; the engine does not know versions). Absent for a draft.
+   */
+  readonly definitionVersion?: number;
 }
 
 /**

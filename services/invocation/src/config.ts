@@ -1,5 +1,5 @@
 import { Type } from 'class-transformer';
-import { IsInt, IsOptional, IsString, Max, Min, MinLength } from 'class-validator';
+import { IsIn, IsInt, IsOptional, IsString, Max, Min, MinLength } from 'class-validator';
 import { IsCidrList } from '@runline/runtime';
 
 const int = (min: number, max: number) => (target: object, property: string) => {
@@ -31,6 +31,14 @@ export class InvocationConfig {
   /** Async runs one instance executes at the same time. */
   @int(1, 1000)
   RUN_CONCURRENCY: number = 16;
+
+  /**
+   * `on`: queued runs of different projects start in a fair order once the run slots are taken
+   * (runs/fair-starts.ts). `off`: first in, first out, as the work queue delivers them; for
+   * comparison only (bench:fairness).
+   */
+  @IsIn(['on', 'off'])
+  FAIR_START_ORDER: 'on' | 'off' = 'on';
 
   /**
    * Async runs of self-contained graphs this instance executes as their requests wait, counted

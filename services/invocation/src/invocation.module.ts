@@ -22,6 +22,7 @@ import { GatewayCopies } from './runs/gateway-copies.repository.js';
 import { RunExecutor } from './runs/run-executor.js';
 import { FlowControl } from './runs/run-flow-control.js';
 import { FlowDispatcher } from './runs/flow-dispatcher.js';
+import { FairStarts } from './runs/fair-starts.js';
 import { RunLease } from './runs/run-lease.js';
 import { RunRecorder } from './runs/run-recorder.js';
 import { RunProgressPublisher } from './runs/run-progress.publisher.js';
@@ -65,6 +66,7 @@ import { SchedulerClient } from './runs/scheduler-client.js';
     RunStarter,
     FlowControl,
     FlowDispatcher,
+    FairStarts,
     RunSweeper,
     SchedulerClient,
   ],

@@ -11,6 +11,7 @@ import { AddConfigVersions1763700000140 } from './migrations/1763700000140-add-c
 import { IndexRunLogs1763700000175 } from './migrations/1763700000175-index-run-logs.js';
 import { AddBotSessionTurns1763700000180 } from './migrations/1763700000180-add-bot-session-turns.js';
 import { AddFlowControl1763700000320 } from './migrations/1763700000320-add-flow-control.js';
+import { AddStartQueue1763700000330 } from './migrations/1763700000330-add-start-queue.js';
 
 export const invocationService: ServiceDefinition = {
   name: 'invocation',
@@ -28,6 +29,7 @@ export const invocationService: ServiceDefinition = {
     IndexRunLogs1763700000175,
     AddBotSessionTurns1763700000180,
     AddFlowControl1763700000320,
+    AddStartQueue1763700000330,
     IndexInboxProcessedAt1763700000900,
   ],
 };

@@ -124,6 +124,7 @@ describe('run logs repository', () => {
 
     const metrics = await runMetrics(dataSource, scope, { from: new Date(at(0)), to: new Date(at(3)), bucket: 'day' });
     expect(metrics.totals).toEqual({ triggered: 7, succeeded: 2, failed: 1, timeout: 1, cancelled: 1, inProgress: 2, waiting: 0 });
+    expect(metrics.waitingByReason).toEqual({ concurrency: 0, throttle: 0, debounce: 0, project: 0 });
     // Finished with a duration: 100, 200, 300, 5000 → median 250, p95 = 300 + 0.85 × 4700.
     expect(metrics.medianDurationMs).toBe(250);
     expect(metrics.p95DurationMs).toBe(Math.round(300 + 0.85 * 4700));

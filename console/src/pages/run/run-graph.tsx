@@ -17,8 +17,9 @@ const GRAPH_OF_TARGET: Record<string, 'workflow' | 'bot' | 'flow'> = { AUTOMATIO
 export const stepElementId = (index: number) => `run-step-${index}`;
 
 /**
- * The version a run used: the one in force when it was accepted, i.e. the newest published at or
- * before the run's creation (a publish is in force for the next request, DESIGN section 8).
+ * The version in force when a run was accepted, i.e. the newest published at or before its
+ * creation (a publish is in force for the next request, DESIGN section 8): the guess for a run
+ * recorded before runs named their `definitionVersion`.
  */
 export function versionInForce(history: Array<{ version: number; publishedAt: string }>, createdAt: string): number | null {
   const created = Date.parse(createdAt);
@@ -38,9 +39,26 @@ function runsByNode(steps: StepView[]): Map<string, NodeRun> {
  * status and duration, the failing node highlighted; a click on a node that ran brings its step
  * (in the timeline below) into view and focus.
  */
-export function RunGraph({ orgId, projectId, run, steps }: { orgId: string; projectId: string; run: { createdAt: string; targetType?: string | null; trace?: unknown }; steps: StepView[] }) {
-  const history = useResource((client) => client.GET('/v1/orgs/{orgId}/projects/{projectId}/definition/versions', { params: { path: { orgId, projectId } } }), [orgId, projectId]);
-  const version = history.data ? versionInForce(history.data.data, run.createdAt) : null;
+export function RunGraph({
+  orgId,
+  projectId,
+  run,
+  steps,
+}: {
+  orgId: string;
+  projectId: string;
+  run: { createdAt: string; targetType?: string | null; trace?: unknown; definitionVersion?: number | null };
+  steps: StepView[];
+}) {
+  // The run names the version it used (null: a draft test run, or nothing published); only a run
+  // recorded before runs did is placed in the version history by its creation time.
+  const recorded = run.definitionVersion;
+  const history = useResource(
+    recorded === undefined ? (client) => client.GET('/v1/orgs/{orgId}/projects/{projectId}/definition/versions', { params: { path: { orgId, projectId } } }) : null,
+    [orgId, projectId, recorded],
+  );
+  const version = recorded !== undefined ? recorded : history.data ? versionInForce(history.data.data, run.createdAt) : null;
+  const versionKnown = recorded !== undefined || history.data !== undefined;
   const document = useResource(
     version !== null ? (client) => client.GET('/v1/orgs/{orgId}/projects/{projectId}/definition/versions/{version}', { params: { path: { orgId, projectId, version: String(version) } } }) : null,
     [orgId, projectId, version],
@@ -63,12 +81,15 @@ export function RunGraph({ orgId, projectId, run, steps }: { orgId: string; proj
     <section aria-labelledby="run-graph-heading">
       <h2 id="run-graph-heading">Graph{version !== null ? ` (definition version ${version})` : ''}</h2>
       <ErrorBanner error={history.error ?? document.error} action="Reading the definition this run used" />
-      {history.data && version === null && (
+      {versionKnown && version === null && (
         <p className="muted">
-          No published version of the definition is recorded from before this run (a draft test run, or one older than the version history). See the <Link to={projectPath(orgId, projectId, 'definition')}>definition</Link>.
+          {recorded === null
+            ? 'This run used no published version of the definition (a draft test run, or nothing was published), so there is no graph of it to draw.'
+            : 'No published version of the definition is recorded from before this run (one older than the version history).'}{' '}
+          See the <Link to={projectPath(orgId, projectId, 'definition')}>definition</Link>.
         </p>
       )}
-      {(!history.data || (version !== null && !document.data)) && !history.error && !document.error && <Loading what="the graph" />}
+      {(!versionKnown || (version !== null && !document.data)) && !history.error && !document.error && <Loading what="the graph" />}
       {document.data && (
         <Suspense fallback={<Loading what="the graph" />}>
           <p className="muted">Nodes that ran show their status and duration; a dashed node did not run. Select a node that ran to open its step.</p>

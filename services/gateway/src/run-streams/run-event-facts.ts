@@ -1,8 +1,17 @@
 import { EVENT_TYPES, timestampDate, unpackPayload, type Envelope } from '@runline/contracts';
 import type { RunEventFacts } from './run-stream-events.js';
 
-/** What a run stream needs of one invocation event (its envelope from the bus or the recorded history). */
+/** Facts of the envelopes heard on the feed: every stream of the run gets the same envelope object, decoded once. */
+const factsOf = new WeakMap<Envelope, RunEventFacts>();
+
+/** What a run stream needs of one invocation event (its envelope from the bus or the recorded history); read only. */
 export function runEventFacts(envelope: Envelope): RunEventFacts {
+  let facts = factsOf.get(envelope);
+  if (!facts) factsOf.set(envelope, (facts = readFacts(envelope)));
+  return facts;
+}
+
+function readFacts(envelope: Envelope): RunEventFacts {
   const facts: RunEventFacts = {
     type: envelope.type,
     sequence: Number(envelope.sequence),
@@ -11,7 +20,9 @@ export function runEventFacts(envelope: Envelope): RunEventFacts {
   const unpacked = segmentRecord(envelope);
   if (unpacked) {
     facts.steps = parsedArray(unpacked.stepsJson);
-    if (unpacked.resultJson !== undefined) facts.messages = messagesOf(unpacked.resultJson);
+    // The attempt's messages as recorded; an event recorded before they were has a bot's or flow's in its result only.
+    if (unpacked.messagesJson) facts.messages = parsedArray(unpacked.messagesJson).filter((text): text is string => typeof text === 'string');
+    else if (unpacked.resultJson !== undefined) facts.messages = messagesOf(unpacked.resultJson);
   }
   return facts;
 }
@@ -25,10 +36,10 @@ const SEGMENT_ENDS: ReadonlySet<string> = new Set([
   EVENT_TYPES.INVOCATION_RETRY_SCHEDULED,
 ]);
 
-function segmentRecord(envelope: Envelope): { stepsJson: string; resultJson?: string } | null {
+function segmentRecord(envelope: Envelope): { stepsJson: string; messagesJson: string; resultJson?: string } | null {
   if (!SEGMENT_ENDS.has(envelope.type)) return null;
-  const { payload } = unpackPayload(envelope) as { payload: { stepsJson?: string; resultJson?: string } };
-  return { stepsJson: payload.stepsJson ?? '', resultJson: payload.resultJson };
+  const { payload } = unpackPayload(envelope) as { payload: { stepsJson?: string; messagesJson?: string; resultJson?: string } };
+  return { stepsJson: payload.stepsJson ?? '', messagesJson: payload.messagesJson ?? '', resultJson: payload.resultJson };
 }
 
 function parsedArray(json: string): unknown[] {

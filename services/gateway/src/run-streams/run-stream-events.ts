@@ -49,8 +49,13 @@ export interface RunEventFacts {
   occurredAt: string;
   /** The steps of the attempt so far (the events that end a segment carry them); undefined otherwise. */
   steps?: unknown[];
-  /** The messages of the run's result (a bot's or flow's), when the event carries a result. */
+  /** The messages of the attempt so far, as the event records them (older events: a bot's or flow's result's). */
   messages?: string[];
+}
+
+/** The status a run moves to with an event of this type; undefined when it changes none. */
+export function statusAfter(type: string): string | undefined {
+  return STATUS_AFTER[type];
 }
 
 /** Whether this event type ends a run (its status is final). */

@@ -5,9 +5,9 @@ import { LOGGER } from '@runline/runtime';
 import { InvocationAccess } from '../platform/access/invocation-access.js';
 import { ConsoleAccess } from '../platform/http-guards/console-access.js';
 import { TokenOrConsoleRoute, type TokenOrConsoleRequest } from '../platform/http-guards/token-or-console.guard.js';
-import { answerNothingMore, openEventStream } from './event-stream-response.js';
+import { answerNothingMore, openEventStream, type EventStreamResponse } from './event-stream-response.js';
 import { RunEventsFeed } from './run-events-feed.js';
-import { RunHistoryClient } from './run-history.client.js';
+import { RunHistoryClient, type RecordedRun } from './run-history.client.js';
 import { END_OFFSET, ID_STRIDE, lastEventIdOf } from './run-stream-events.js';
 import { RunStream } from './run-stream.js';
 
@@ -37,33 +37,47 @@ export class RunStreamsController {
   ): Promise<void> {
     // A token's organization is the one it belongs to, as for GET.
     const orgId = req.caller ? req.caller.orgId : pathOrgId;
-    // The same checks and refusals as GET, before anything is streamed.
-    if (req.caller) {
-      await this.access.authorized({ caller: req.caller, invocationId });
-    } else {
-      await this.consoleAccess.requireOrganization(req.user, orgId, 'member');
-      await this.access.inOrganization(orgId, invocationId);
-    }
+    if (!req.caller) await this.consoleAccess.requireOrganization(req.user, orgId, 'member');
     const lastEventId = lastEventIdOf(lastEventIdHeader);
-    if (lastEventId % ID_STRIDE === END_OFFSET) return answerNothingMore(reply);
+    if (lastEventId % ID_STRIDE === END_OFFSET) {
+      // The same checks and refusals as GET, then nothing follows.
+      if (req.caller) await this.access.authorized({ caller: req.caller, invocationId });
+      else await this.access.inOrganization(orgId, invocationId);
+      return answerNothingMore(reply);
+    }
 
-    let unfollow = () => {};
-    const response = openEventStream(reply, () => {
-      stream.stop();
-      unfollow();
-    });
+    // Opened once the read has passed the checks; until then the stream writes nothing.
+    const opened: { response?: EventStreamResponse } = {};
+    let finalInvocation: Record<string, unknown> | null = null;
     const stream = new RunStream(
       {
-        write: (text) => response.write(text),
-        close: () => response.close(),
+        write: (text) => opened.response?.write(text),
+        close: () => opened.response?.close(),
         eventsAfter: (sequence) => this.history.eventsAfter(orgId, invocationId, sequence),
-        invocation: () => this.history.invocation(orgId, invocationId),
+        invocation: () => (finalInvocation ? Promise.resolve(finalInvocation) : this.history.endedInvocation(orgId, invocationId)),
         onError: (error) => this.logger.warn({ err: error, invocationId }, 'a run stream stopped: its history could not be read'),
       },
       lastEventId,
     );
-    // Followed before the history is read: an event committed meanwhile is heard, not lost.
-    unfollow = this.feed.followRun(invocationId, stream);
-    stream.start();
+    // Followed before the history is read: an event committed meanwhile is heard (and waits for the history), not lost.
+    const unfollow = this.feed.followRun(invocationId, stream);
+    let recorded: RecordedRun;
+    try {
+      // One read: the run's history, who may read it (the same checks and refusals as GET), and the run itself once ended.
+      recorded = await this.history.runAfter(orgId, invocationId, 0);
+      if (req.caller) this.access.check(req.caller, recorded);
+    } catch (error) {
+      stream.stop();
+      unfollow();
+      throw error;
+    }
+    finalInvocation = recorded.finalInvocation;
+    opened.response = openEventStream(reply, () => {
+      stream.stop();
+      unfollow();
+    });
+    // The gateway began stopping during the read: the client reconnects elsewhere with its Last-Event-ID.
+    if (stream.ended) opened.response.close();
+    else stream.start(recorded.envelopes);
   }
 }

@@ -38,7 +38,7 @@ const invocation = {
   errorMessage: null,
   requestPayload: { event: 'order.paid', payload: { amount: 10, orderId: '42' } },
   result: { ok: true, orderId: '42' },
-  trace: { graph: 'workflow', steps: 1, runtime: 'runline-engine/1', startedAt: '2026-03-02T09:15:04.214Z', durationMs: 1, completedAt: '2026-03-02T09:15:04.215Z' },
+  trace: { graph: 'workflow', steps: 1, runtime: 'runline-engine/1', startedAt: '2026-03-02T09:15:04.214Z', durationMs: 1, completedAt: '2026-03-02T09:15:04.215Z', definitionVersion: 2 },
   steps: [{ type: 'return', nodeId: 'n1', status: 'SUCCEEDED', startedAt: '2026-03-02T09:15:04.214Z', durationMs: 1, completedAt: '2026-03-02T09:15:04.215Z' }],
   callbackAttempts: [],
   scheduledFor: null,
@@ -51,6 +51,7 @@ const invocation = {
   maxAttempts: 1,
   onErrorPolicy: 'ABORT',
   enrollmentPolicy: 'EVERY_MATCH',
+  definitionVersion: 2,
 };
 
 const rescheduled = {
@@ -109,7 +110,8 @@ export const ANSWERS = {
     from: '2026-03-01T10:00:00.000Z',
     to: '2026-03-02T10:00:00.000Z',
     bucket: 'day',
-    totals: { triggered: 412, succeeded: 398, failed: 9, timeout: 1, cancelled: 2, inProgress: 2, waiting: 0 },
+    totals: { triggered: 412, succeeded: 398, failed: 9, timeout: 1, cancelled: 2, inProgress: 2, waiting: 3 },
+    waitingByReason: { concurrency: 2, throttle: 1, debounce: 0, project: 0 },
     medianDurationMs: 26,
     p95DurationMs: 48,
     callbacks: { delivered: 151, failed: 3 },

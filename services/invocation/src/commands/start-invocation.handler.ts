@@ -1,5 +1,4 @@
 import { randomUUID } from 'node:crypto';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { Controller, Inject } from '@nestjs/common';
 import { MessagePattern, Payload } from '@nestjs/microservices';
 import {
@@ -222,6 +221,9 @@ export class StartInvocationHandler {
    * A sync run under flow control (DESIGN section 13): it starts when its gate lets it (here, or
    * through the FlowDispatcher of any replica) and the request waits for its end. If it has not
    * started by SYNC_RUN_TIMEOUT_MS after the request came, it ends TIMEOUT without running.
+   * The request looks at its run again when this process's execution of it stops (at once: the
+   * run took a slot freed here, by this request or by this process's dispatcher), at its
+   * deadline, and every HELD_LOOK_MS meanwhile, for a run started and ended by another replica.
    */
   private async awaitHeld(id: string, receivedAt: Date, session: BotSessionRef | null): Promise<StartInvocationReply> {
     const deadline = receivedAt.getTime() + this.config.SYNC_RUN_TIMEOUT_MS;
@@ -230,17 +232,21 @@ export class StartInvocationHandler {
       const document = await readDocument(this.transactions.dataSource.manager, id);
       if (!document) throw new Error(`run ${id} has no read model`);
       if (document.status !== 'QUEUED' && document.status !== 'RUNNING') return answer(id, document.status, document.result, document.errorMessage, session);
-      if (document.status === 'QUEUED' && Date.now() >= deadline) {
+      const untilDeadline = deadline - Date.now();
+      if (document.status === 'QUEUED' && untilDeadline <= 0) {
         const ended = await this.flow.endWaiting(id, waitTimedOut());
         if (ended) return answer(id, ended.status, null, ended.errorMessage, session);
       }
-      await sleep(HELD_POLL_MS);
+      await this.flow.stoppedOrAfter(id, document.status === 'QUEUED' && untilDeadline > 0 ? Math.min(HELD_LOOK_MS, untilDeadline) : HELD_LOOK_MS);
     }
   }
 }
 
-/** How often a sync request under flow control looks at its run while it waits. */
-const HELD_POLL_MS = 25;
+/**
+ * How often a sync request under flow control looks at its run while nothing here says it
+ * stopped: the run may start and end on another replica.
+ */
+const HELD_LOOK_MS = 50;
 
 function answer(invocationId: string, status: string, result: JsonValue, errorMessage: string | null, session: BotSessionRef | null): StartInvocationReply {
   return create(StartInvocationReplySchema, {

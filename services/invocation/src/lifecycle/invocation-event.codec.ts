@@ -103,6 +103,7 @@ export function invocationEnvelope(event: InvocationEvent): Envelope {
         payload: create(InvocationSucceededSchema, {
           resultJson: json(data.result),
           stepsJson: json(data.steps),
+          messagesJson: messagesJson(data.messages),
           traceJson: json(data.trace),
           durationMs: BigInt(data.durationMs),
         }),
@@ -115,6 +116,7 @@ export function invocationEnvelope(event: InvocationEvent): Envelope {
           errorMessage: data.errorMessage,
           kind: FAILURE_KINDS[data.kind],
           stepsJson: json(data.steps),
+          messagesJson: messagesJson(data.messages),
           traceJson: json(data.trace),
           durationMs: BigInt(data.durationMs),
           request: data.request && requestInfo(data.request),
@@ -128,6 +130,7 @@ export function invocationEnvelope(event: InvocationEvent): Envelope {
         payload: create(InvocationTimedOutSchema, {
           errorMessage: data.errorMessage,
           stepsJson: json(data.steps),
+          messagesJson: messagesJson(data.messages),
           traceJson: json(data.trace),
           durationMs: BigInt(data.durationMs),
         }),
@@ -138,6 +141,7 @@ export function invocationEnvelope(event: InvocationEvent): Envelope {
         type: EVENT_TYPES.INVOCATION_SUSPENDED,
         payload: create(InvocationSuspendedSchema, {
           stepsJson: json(data.steps),
+          messagesJson: messagesJson(data.messages),
           traceJson: json(data.trace),
           pendingApprovalJson: data.pendingApproval === null ? '' : json(data.pendingApproval),
           resumeAt: data.resumeAt === null ? undefined : timestampFromDate(new Date(data.resumeAt)),
@@ -152,6 +156,7 @@ export function invocationEnvelope(event: InvocationEvent): Envelope {
           errorMessage: data.errorMessage,
           retryAt: timestampFromDate(new Date(data.retryAt)),
           stepsJson: json(data.steps),
+          messagesJson: messagesJson(data.messages),
           traceJson: json(data.trace),
         }),
       });
@@ -182,6 +187,11 @@ export function invocationEnvelope(event: InvocationEvent): Envelope {
         }),
       });
   }
+}
+
+/** An attempt's messages as the events carry them: empty text for an event recorded before they were (the streams then fall back on the result). */
+function messagesJson(messages: string[] | undefined): string {
+  return messages === undefined ? '' : JSON.stringify(messages);
 }
 
 function requestInfo(request: RequestInfo): InvocationRequestInfo {

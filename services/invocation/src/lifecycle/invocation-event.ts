@@ -34,6 +34,11 @@ export interface AttemptRecord {
   steps: JsonValue[];
   trace: JsonValue;
   durationMs: number;
+  /**
+   * The messages the attempt said so far (a resumed run's carried ones included), redacted: the
+   * run streams replay them where they were said. Absent on events recorded before it.
+   */
+  messages?: string[];
 }
 
 export type InvocationEventData =

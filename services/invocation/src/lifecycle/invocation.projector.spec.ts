@@ -48,9 +48,27 @@ describe('invocation projector', () => {
       onErrorPolicy: 'ABORT',
       attempts: 0,
       maxAttempts: 2,
+      definitionVersion: 3,
       createdAt: '2026-01-01T00:00:00.000Z',
       updatedAt: '2026-01-01T00:00:00.000Z',
     });
+  });
+
+  it('records the definition version in force when accepted, then the one each executed attempt ran (its trace says); a draft run has none', () => {
+    const queued = event({ type: 'InvocationQueued', request }, '2026-01-01T00:00:00.000Z');
+    expect(projectInvocation([queued])?.definitionVersion).toBe(3);
+    // Published again between acceptance and execution: the attempt ran version 4.
+    const ranNewer = projectInvocation([
+      queued,
+      event({ type: 'InvocationStarted', attempt: 1 }, '2026-01-01T00:00:01.000Z'),
+      event({ type: 'InvocationSuspended', pendingApproval: null, resumeAt: '2026-01-01T00:01:00.000Z', steps: [], trace: { runtime: 'runline-engine/1', definitionVersion: 4 } }, '2026-01-01T00:00:02.000Z'),
+    ]);
+    expect(ranNewer).toMatchObject({ definitionVersion: 4, trace: { definitionVersion: 4 } });
+    // An attempt whose trace names no version (it failed before running) keeps what was known.
+    const unknown = applyInvocationEvent(ranNewer, event({ type: 'InvocationFailed', errorMessage: 'Run could not be executed: x', kind: 'RUN', attempt: 1, steps: [], trace: null, durationMs: 0 }, '2026-01-01T00:00:03.000Z'));
+    expect(unknown.definitionVersion).toBe(4);
+    const draft = projectInvocation([event({ type: 'InvocationQueued', request: { ...request, environment: 'TEST', definitionVersion: 0 } }, '2026-01-01T00:00:00.000Z')]);
+    expect(draft?.definitionVersion).toBeNull();
   });
 
   it('follows a retried run to success: duration from the first start, error cleared', () => {

@@ -32,6 +32,12 @@ export interface InvocationDocument {
   onErrorPolicy: string;
   attempts: number;
   maxAttempts: number;
+  /**
+   * The published definition version the run used: the one its latest executed segment ran
+   * (its trace's `definitionVersion`), else the one in force when it was accepted; null for a
+   * draft test run or a run with no published definition. Absent on runs recorded before it.
+   */
+  definitionVersion?: number | null;
   sessionId?: string;
   createdAt: string;
   updatedAt: string;
@@ -41,7 +47,14 @@ export class ProjectionError extends Error {}
 
 /** Applies one event. `document` is null only for a run's first event. */
 export function applyInvocationEvent(document: InvocationDocument | null, event: InvocationEvent): InvocationDocument {
-  return withScheduleTrace(foldEvent(document, event));
+  return withScheduleTrace(withDefinitionVersion(foldEvent(document, event), event));
+}
+
+/** The version an attempt's trace says it executed (the invocation service stamps it); else the document's as it was. */
+function withDefinitionVersion(document: InvocationDocument, event: InvocationEvent): InvocationDocument {
+  const trace = 'trace' in event.data ? event.data.trace : null;
+  const executed = trace !== null && typeof trace === 'object' && !Array.isArray(trace) ? trace.definitionVersion : undefined;
+  return typeof executed === 'number' ? { ...document, definitionVersion: executed } : document;
 }
 
 function foldEvent(document: InvocationDocument | null, event: InvocationEvent): InvocationDocument {
@@ -179,6 +192,8 @@ function firstDocument(event: InvocationEvent): InvocationDocument {
     onErrorPolicy: request.onErrorPolicy,
     attempts: 0,
     maxAttempts: request.maxAttempts,
+    // Version 0 is the draft (a test run), or no published version at all.
+    definitionVersion: request.definitionVersion > 0 ? request.definitionVersion : null,
     ...(request.sessionId === null ? {} : { sessionId: request.sessionId }),
     createdAt: event.occurredAt,
     updatedAt: event.occurredAt,

@@ -56,7 +56,11 @@ export interface SuspendedState {
 /** How an attempt ended: see the file comment for what follows which outcome. */
 export function endingOf(row: AttemptOf, plan: RunPlan, outcome: RunOutcome, secrets: SecretBox, now: number = Date.now()): Ending {
   const attempt = row.attempt;
-  const record = { steps: redactSecrets(outcome.steps) as unknown as JsonValue[], trace: redactSecrets(outcome.trace) as unknown as JsonValue };
+  const record = {
+    steps: redactSecrets(outcome.steps) as unknown as JsonValue[],
+    trace: redactSecrets(outcome.trace) as unknown as JsonValue,
+    messages: outcome.messages.map((text) => redactSecrets(text)),
+  };
   const durationMs = outcome.trace.durationMs;
   const failed = outcome.status === 'FAILED' || outcome.status === 'TIMEOUT';
   const retries = retriesAutomatically(plan);
@@ -113,6 +117,7 @@ export function endingOf(row: AttemptOf, plan: RunPlan, outcome: RunOutcome, sec
         resumeAt: outcome.suspension?.kind === 'wait' ? outcome.suspension.resumeAt : null,
         steps: record.steps,
         trace: record.trace,
+        messages: record.messages,
       });
       break;
   }

@@ -263,7 +263,7 @@ describe('run lifecycle: an attempt ends', () => {
     const ending = endingOf(attempt(2), planOf(), outcomeOf({ status: 'FAILED', errorMessage: 'boom', result: null }), secrets, now);
     const retryAt = new Date(now + 4000);
     expect(ending.change).toEqual({ status: 'QUEUED', lease: null, runAfter: retryAt, waitingJob: `retry-${run.id}-3` });
-    expect(ending.events).toEqual([{ type: 'InvocationRetryScheduled', failedAttempt: 2, errorMessage: 'boom', retryAt: retryAt.toISOString(), steps: [], trace: expect.anything() }]);
+    expect(ending.events).toEqual([{ type: 'InvocationRetryScheduled', failedAttempt: 2, errorMessage: 'boom', retryAt: retryAt.toISOString(), steps: [], messages: [], trace: expect.anything() }]);
     const job = unpackPayloadAs(envelopeOf(ending.messages[0]!), EVENT_TYPES.SCHEDULE_JOB);
     expect({ name: job.name, kind: job.kind }).toEqual({ name: `retry-${run.id}-3`, kind: JobKind.RETRY_RUN });
     expect(ending.liveResult).toBeNull();

@@ -17,7 +17,8 @@ import { findRunEvents } from './run-events.repository.js';
 /**
  * A run's recorded events after a sequence, as they went out on the bus (the same envelopes,
  * ids and sequences): the gateway's run streams replay them after Last-Event-ID and fill gaps
- * in what they heard live. Scoped to the caller's organization like GET.
+ * in what they heard live. Scoped to the caller's organization like GET; with who started the
+ * run (the stream checks its caller with it) and, once it ended, the run as GET reads it.
  */
 @Controller()
 export class ListRunEventsHandler {
@@ -26,11 +27,17 @@ export class ListRunEventsHandler {
   @MessagePattern(INVOCATION_QUERY_SUBJECTS.LIST_INVOCATION_EVENTS)
   async execute(@Payload() data: Uint8Array): Promise<Uint8Array> {
     const request = fromBinary(ListInvocationEventsRequestSchema, data);
-    const events = isUuid(request.invocationId)
+    const run = isUuid(request.invocationId)
       ? await findRunEvents(this.dataSource, request.invocationId, request.orgId, Number(request.afterSequence))
       : null;
-    const reply = events
-      ? create(ListInvocationEventsReplySchema, { found: true, envelopes: events.map((event) => encodeEnvelope(invocationEnvelope(event))) })
+    const reply = run
+      ? create(ListInvocationEventsReplySchema, {
+          found: true,
+          envelopes: run.events.map((event) => encodeEnvelope(invocationEnvelope(event))),
+          startedByTokenId: run.startedByTokenId ?? '',
+          targetType: run.targetType,
+          finalInvocationJson: run.finalDocument ? JSON.stringify(run.finalDocument) : '',
+        })
       : create(ListInvocationEventsReplySchema, { found: false });
     return toBinary(ListInvocationEventsReplySchema, reply);
   }

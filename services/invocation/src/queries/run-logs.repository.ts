@@ -1,4 +1,5 @@
 import { isUuid } from '@runline/contracts';
+import { WAIT_REASONS, type WaitReason } from '../lifecycle/flow-decision.js';
 
 /**
  * The console's logs and invocation health, read from the read model (`invocation_views`) with
@@ -95,6 +96,8 @@ export async function listRunLogs(db: Queryable, filter: RunLogFilter, limit: nu
 export interface RunMetrics {
   /** `waiting`: runs flow control holds back now, whatever the window (DESIGN section 13). */
   totals: { triggered: number; succeeded: number; failed: number; timeout: number; cancelled: number; inProgress: number; waiting: number };
+  /** `totals.waiting` by what each run waits for (`trace.flowControl.waitingFor`). */
+  waitingByReason: Record<WaitReason, number>;
   medianDurationMs: number | null;
   p95DurationMs: number | null;
   callbacks: { delivered: number; failed: number };
@@ -170,7 +173,7 @@ export async function runMetrics(
   if (!figures) throw new Error('runMetrics: the statement returned no row');
   const recent = await listRunLogs(db, filter, 10, null);
   const schedules = scope.projectId === undefined ? undefined : await scheduleFigures(db, filter);
-  const waiting = await waitingRuns(db, scope);
+  const waitingByReason = await waitingRuns(db, scope);
   return {
     totals: {
       triggered: figures.triggered as number,
@@ -179,8 +182,9 @@ export async function runMetrics(
       timeout: figures.timeout as number,
       cancelled: figures.cancelled as number,
       inProgress: figures.in_progress as number,
-      waiting,
+      waiting: WAIT_REASONS.reduce((sum, reason) => sum + waitingByReason[reason], 0),
     },
+    waitingByReason,
     medianDurationMs: numberOrNull(figures.median),
     p95DurationMs: numberOrNull(figures.p95),
     callbacks: { delivered: figures.callbacks_delivered as number, failed: figures.callbacks_failed as number },
@@ -190,14 +194,16 @@ export async function runMetrics(
   };
 }
 
-/** Runs of the organization (or project) that flow control holds back now (flow_waits of runs still waiting). */
-async function waitingRuns(db: Queryable, scope: { orgId: string; projectId?: string }): Promise<number> {
-  const [row] = (await db.query(
-    `SELECT count(*)::int AS waiting FROM flow_waits w JOIN invocations i ON i.id = w.invocation_id AND i.status = w.from_status
-      WHERE i.org_id = $1 AND ($2::uuid IS NULL OR w.project_id = $2::uuid)`,
+/** Runs of the organization (or project) that flow control holds back now (flow_waits of runs still waiting), by reason. */
+async function waitingRuns(db: Queryable, scope: { orgId: string; projectId?: string }): Promise<Record<WaitReason, number>> {
+  const rows = (await db.query(
+    `SELECT w.reason, count(*)::int AS waiting FROM flow_waits w JOIN invocations i ON i.id = w.invocation_id AND i.status = w.from_status
+      WHERE i.org_id = $1 AND ($2::uuid IS NULL OR w.project_id = $2::uuid) GROUP BY w.reason`,
     [scope.orgId, scope.projectId ?? null],
-  )) as Array<{ waiting: number }>;
-  return row?.waiting ?? 0;
+  )) as Array<{ reason: WaitReason; waiting: number }>;
+  const counts = Object.fromEntries(WAIT_REASONS.map((reason) => [reason, 0])) as Record<WaitReason, number>;
+  for (const row of rows) if (row.reason in counts) counts[row.reason] = row.waiting;
+  return counts;
 }
 
 /** The runs of each Schedule trigger (`schedulerJobName` `schedule:<id>`) among those `filter` selects, by schedule id. */

@@ -58,6 +58,8 @@ const PROJECT_TTL_MS = 1000;
 @Injectable()
 export class DefinitionCatalog {
   private readonly compiled = boundedCache<string, CompiledDefinition>({ maxEntries: CACHE_LIMIT });
+  /** The published version each compiled definition handed out came from (`versionOf`). */
+  private readonly versions = new WeakMap<CompiledDefinition, number>();
   private readonly projects = boundedCache<string, ProjectCopy>({ maxEntries: CACHE_LIMIT, ttlMs: PROJECT_TTL_MS });
   private readonly reads = new GroupCommit<string, ProjectCopy | null>((projectIds) => this.readProjects(projectIds), 2);
 
@@ -103,8 +105,17 @@ export class DefinitionCatalog {
     const definition = rows[0]?.published_definition;
     if (!definition) throw new DefinitionUnavailableError('The project has no published definition; publish it first');
     const compiled = compileDefinition(definition);
+    this.versions.set(compiled, rows[0].published_version);
     this.compiled.set(`${project.projectId}:${rows[0].published_version}`, compiled);
     return compiled;
+  }
+
+  /**
+   * The published version `compiled` was read as (it may be newer than the copy `published` was
+   * asked with: the row is read as it stands); null for a definition not from `published` (a draft).
+   */
+  versionOf(compiled: CompiledDefinition): number | null {
+    return this.versions.get(compiled) ?? null;
   }
 
   /** The copies of `projectIds` (repeats allowed), in their order; null for a project unknown here. */

@@ -16,7 +16,7 @@ import { BotSessions, SessionTurnTimeoutError, type BotSessionState } from './bo
 import { DefinitionCatalog } from './definition-catalog.js';
 import { claimEnrollment } from './enrollments.repository.js';
 import { engineRunPorts } from './engine-ports.js';
-import type { InvocationRow } from './run-reads.repository.js';
+import { runningSequence, type InvocationRow } from './run-reads.repository.js';
 import { RunLease } from './run-lease.js';
 import { RunRecorder } from './run-recorder.js';
 import { RunProgressPublisher } from './run-progress.publisher.js';
@@ -113,10 +113,25 @@ export class RunExecutor implements OnApplicationShutdown {
     }));
   }
 
-  /** The engine's onStep port that says this segment's steps live; none when the run's sequence is not known here. */
+  /**
+   * The engine's onStep port that says this segment's steps live: the one place every execution
+   * of a recorded run (queued, sync, gated by flow control, resumed) gets it from. The segment
+   * follows the claim's event; its sequence is read here when the claim did not say it (a gated
+   * start), while the run goes on.
+   */
   private liveProgressOf(row: InvocationRow): RunPorts['onStep'] {
-    const sequence = row.known?.sequence ?? row.claimedSequence;
-    return sequence === undefined ? undefined : this.progress.reporterFor({ id: row.id, orgId: row.orgId, projectId: row.projectId, sequence });
+    const sequence = row.known?.sequence ?? row.claimedSequence ?? this.claimedSequenceOf(row.id);
+    return this.progress.reporterFor({ id: row.id, orgId: row.orgId, projectId: row.projectId, sequence });
+  }
+
+  /** The sequence of a run this process holds RUNNING (its claim's event); null when it cannot be read. */
+  private async claimedSequenceOf(id: string): Promise<number | null> {
+    try {
+      return await runningSequence(this.dataSource.manager, id, this.lease.owner);
+    } catch (error) {
+      this.logger.debug({ err: error, invocationId: id }, 'the run sequence could not be read; its steps are not said live');
+      return null;
+    }
   }
 
   /**
@@ -272,7 +287,7 @@ export class RunExecutor implements OnApplicationShutdown {
     timeoutMs?: number,
     onStep?: RunPorts['onStep'],
   ): Promise<RunOutcome> {
-    return runGraph(
+    const outcome = runGraph(
       compiled,
       {
         graph: plan.graph,
@@ -286,6 +301,9 @@ export class RunExecutor implements OnApplicationShutdown {
       },
       onStep ? { ...this.ports, onStep } : this.ports,
     );
+    // The run records the published version it executed (the console draws that graph).
+    const definitionVersion = this.catalog.versionOf(compiled);
+    return definitionVersion === null ? outcome : outcome.then((ran) => ({ ...ran, trace: { ...ran.trace, definitionVersion } }));
   }
 
   /**

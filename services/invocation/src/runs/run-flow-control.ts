@@ -26,7 +26,7 @@ const NO_FLOW_CONTROL: CompiledFlowControl = { concurrency: [], priority: 0 };
 
 @Injectable()
 export class FlowControl {
-  /** Emits 'released' when a gated run this process ran has stopped (ended or paused): a slot may be free. */
+  /** Emits 'released' when a gated run this process ran has stopped (ended or paused): a slot may be free; and `stopped:<id>` for that run. */
   readonly events = new EventEmitter();
 
   constructor(
@@ -82,7 +82,30 @@ export class FlowControl {
     });
   }
 
-  released(): void {
+  /** A gated run this process ran (`invocationId`) has stopped: its slots may be free, and a request holding it may answer. */
+  released(invocationId: string): void {
     this.events.emit('released');
+    this.events.emit(stoppedEvent(invocationId));
   }
+
+  /**
+   * Resolves when this process's execution of `invocationId` stops, or after `ms` at the latest
+   * (the run may start and end on another replica, which says nothing here).
+   */
+  stoppedOrAfter(invocationId: string, ms: number): Promise<void> {
+    return new Promise((resolve) => {
+      const event = stoppedEvent(invocationId);
+      const done = () => {
+        clearTimeout(timer);
+        this.events.off(event, done);
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      this.events.once(event, done);
+    });
+  }
+}
+
+function stoppedEvent(invocationId: string): string {
+  return `stopped:${invocationId}`;
 }

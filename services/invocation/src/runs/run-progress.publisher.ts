@@ -9,7 +9,12 @@ export interface ProgressOwner {
   id: string;
   orgId: string;
   projectId: string;
-  sequence: number;
+  /**
+   * The sequence of the segment's Started or Resumed; a promise of it when it is being read (a
+   * run claimed where the sequence is not returned): items said meanwhile wait for it, and are
+   * dropped if it cannot be had (null), as live items may be.
+   */
+  sequence: number | Promise<number | null>;
 }
 
 /**
@@ -25,14 +30,34 @@ export class RunProgressPublisher {
 
   /** The engine's `onStep` port for one segment of `run`. */
   reporterFor(run: ProgressOwner): NonNullable<RunPorts['onStep']> {
+    type Item = { case: 'stepJson' | 'messageText'; value: string };
     let index = 0;
-    const base = { orgId: run.orgId, projectId: run.projectId, invocationId: run.id, afterSequence: BigInt(run.sequence) };
-    const publish = (item: { case: 'stepJson' | 'messageText'; value: string }) => {
+    let afterSequence: bigint | null = typeof run.sequence === 'number' ? BigInt(run.sequence) : null;
+    /** Items said before the sequence is known, in order. */
+    let waiting: Item[] | null = afterSequence === null ? [] : null;
+    const send = (item: Item) => {
       try {
-        this.bus.publishLive(INVOCATION_LIVE_SUBJECTS.RUN_PROGRESS, toBinary(RunProgressSchema, create(RunProgressSchema, { ...base, index: ++index, item })));
+        const progress = create(RunProgressSchema, { orgId: run.orgId, projectId: run.projectId, invocationId: run.id, afterSequence: afterSequence!, index: ++index, item });
+        this.bus.publishLive(INVOCATION_LIVE_SUBJECTS.RUN_PROGRESS, toBinary(RunProgressSchema, progress));
       } catch {
         // Live only: a closed bus loses the item, which the segment's record still holds.
       }
+    };
+    if (typeof run.sequence !== 'number') {
+      void run.sequence.then(
+        (sequence) => {
+          const said = waiting ?? [];
+          waiting = null;
+          if (sequence === null) return;
+          afterSequence = BigInt(sequence);
+          for (const item of said) send(item);
+        },
+        () => (waiting = null),
+      );
+    }
+    const publish = (item: Item) => {
+      if (waiting) waiting.push(item);
+      else if (afterSequence !== null) send(item);
     };
     return (step: StepRecord, messages: readonly string[]) => {
       // As the fold pairs them: a message, then the step of the node that said it.

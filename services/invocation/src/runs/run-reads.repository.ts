@@ -41,6 +41,12 @@ export async function readInvocation(manager: EntityManager, id: string): Promis
   return row ? invocationRowOf(row) : null;
 }
 
+/** The sequence of a run RUNNING under `leaseOwner`'s lease; null when it is not (any more). */
+export async function runningSequence(manager: EntityManager, id: string, leaseOwner: string): Promise<number | null> {
+  const rows: Array<{ sequence: number }> = await manager.query(`SELECT sequence FROM invocations WHERE id = $1 AND status = 'RUNNING' AND lease_owner = $2`, [id, leaseOwner]);
+  return rows[0]?.sequence ?? null;
+}
+
 /** `readInvocation` with the run's sequence and document (`known`), in one read. */
 export async function readKnownInvocation(manager: EntityManager, id: string): Promise<InvocationRow | null> {
   return (await readKnownInvocations(manager, [id]))[0] ?? null;

@@ -48,4 +48,19 @@ describe('RunSlots', () => {
     await slots.drain();
     expect(slots.tryAcquire()).toBe(true);
   });
+
+  it('says how many slots are free, and calls onFree when a slot frees, not when a release goes straight to a waiter', async () => {
+    let freed = 0;
+    const slots = new RunSlots(2, () => freed++);
+    expect(slots.available).toBe(2);
+    await slots.acquire();
+    await slots.acquire();
+    expect(slots.available).toBe(0);
+    const waiter = slots.acquire();
+    slots.release();
+    await waiter;
+    expect([slots.available, freed]).toEqual([0, 0]);
+    slots.release();
+    expect([slots.available, freed]).toEqual([1, 1]);
+  });
 });

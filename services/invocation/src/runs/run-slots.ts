@@ -4,8 +4,17 @@ export class RunSlots {
   private readonly waiting: Array<() => void> = [];
   private readonly running = new Set<Promise<unknown>>();
 
-  constructor(private readonly size: number) {
+  /** @param onFree called each time a slot becomes free (not when it goes straight to a waiter). */
+  constructor(
+    private readonly size: number,
+    private readonly onFree?: () => void,
+  ) {
     this.free = size;
+  }
+
+  /** Slots free now. */
+  get available(): number {
+    return this.free;
   }
 
   /** Slots held now. */
@@ -54,7 +63,10 @@ export class RunSlots {
   release(): void {
     const next = this.waiting.shift();
     if (next) next();
-    else this.free++;
+    else {
+      this.free++;
+      this.onFree?.();
+    }
   }
 
   /** Runs `work` in the slot already acquired, releasing it when `work` settles. */

@@ -64,6 +64,8 @@ export class RunStarter implements OnApplicationShutdown {
   private readonly reads: RunSlots;
   /** Reads of runs about to start, many per query. */
   private readonly runReads: GroupCommit<string, InvocationRow | null>;
+  /** Called when one of the run slots frees (the fair start queue takes its next run then). */
+  private slotFreed: () => void = () => {};
 
   constructor(
     private readonly transactions: TransactionRunner,
@@ -77,7 +79,7 @@ export class RunStarter implements OnApplicationShutdown {
     @Inject(LOGGER) private readonly logger: Logger,
     @Inject(METRICS_REGISTRY) registry: Registry,
   ) {
-    this.slots = new RunSlots(config.RUN_CONCURRENCY);
+    this.slots = new RunSlots(config.RUN_CONCURRENCY, () => this.slotFreed());
     this.reads = new RunSlots(config.RUN_CONCURRENCY);
     this.runReads = new GroupCommit((ids) => readKnownInvocations(transactions.dataSource.manager, ids), 2);
     const slots = this.slots;
@@ -101,6 +103,21 @@ export class RunStarter implements OnApplicationShutdown {
 
   async onApplicationShutdown(): Promise<void> {
     await this.slots.drain();
+  }
+
+  /** Run slots free now. */
+  get freeSlots(): number {
+    return this.slots.available;
+  }
+
+  /** Starts here waiting for a run slot now. */
+  get startsWaitingForSlot(): number {
+    return this.slots.queued;
+  }
+
+  /** `listener` is called each time a run slot frees (one listener: the fair start queue's). */
+  onSlotFreed(listener: () => void): void {
+    this.slotFreed = listener;
   }
 
   /**
@@ -139,7 +156,7 @@ export class RunStarter implements OnApplicationShutdown {
     return () =>
       this.executor
         .execute({ ...row, status: 'RUNNING', attempt: claim.change.attempt!, known: null, lease: claim.change.lease }, plan, null)
-        .finally(() => this.flow.released());
+        .finally(() => this.flow.released(row.id));
   }
 
   /** Why the run may not start (it fails instead), or null. */

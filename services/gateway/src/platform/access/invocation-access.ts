@@ -40,10 +40,15 @@ export class InvocationAccess {
    */
   async authorized(query: { caller: InvocationCaller; invocationId: string }): Promise<GetInvocationReply> {
     const reply = await this.inOrganization(query.caller.orgId, query.invocationId);
-    if (reply.startedByTokenId !== query.caller.tokenId) throw new DomainError('forbidden', API_ERRORS.tokenMismatch);
-    const scope = SCOPE_OF_TARGET[reply.targetType];
-    if (!scope || !query.caller.scopes.includes(scope)) throw new DomainError('forbidden', API_ERRORS.insufficientScope);
+    this.check(query.caller, reply);
     return reply;
+  }
+
+  /** `authorized`'s checks of a run read elsewhere (a run stream's one read): forbidden as `authorized` says. */
+  check(caller: InvocationCaller, run: { startedByTokenId: string; targetType: string }): void {
+    if (run.startedByTokenId !== caller.tokenId) throw new DomainError('forbidden', API_ERRORS.tokenMismatch);
+    const scope = SCOPE_OF_TARGET[run.targetType];
+    if (!scope || !caller.scopes.includes(scope)) throw new DomainError('forbidden', API_ERRORS.insufficientScope);
   }
 
   /**

@@ -109,6 +109,13 @@ export const ANSWER_SCHEMAS: Record<string, Schema> = {
       onErrorPolicy: { type: 'string', enum: ['ABORT', 'CONTINUE'] },
       attempts: integer,
       maxAttempts: integer,
+      definitionVersion: {
+        type: ['integer', 'null'],
+        minimum: 1,
+        description:
+          'The published definition version the run used: the one its latest executed attempt ran (also in `trace.definitionVersion`), else the one in force when it was accepted. ' +
+          'Null for a draft test run (`runtimeStage: app`) or a project with nothing published; absent on runs recorded before this field existed.',
+      },
       sessionId: string,
     },
     ['invocationId', 'status', 'triggerSource', 'mode', 'targetType', 'createdAt'],
@@ -217,6 +224,8 @@ export const ANSWER_SCHEMAS: Record<string, Schema> = {
       bucket: { type: 'string', enum: ['hour', 'day'] },
       // waiting: runs flow control holds back now, whatever from and to say (DESIGN section 13).
       totals: counts(['triggered', 'succeeded', 'failed', 'timeout', 'cancelled', 'inProgress', 'waiting']),
+      // totals.waiting by what each run waits for (trace.flowControl.waitingFor).
+      waitingByReason: counts(['concurrency', 'throttle', 'debounce', 'project']),
       medianDurationMs: { type: ['number', 'null'] },
       p95DurationMs: { type: ['number', 'null'] },
       callbacks: counts(['delivered', 'failed']),
@@ -236,7 +245,7 @@ export const ANSWER_SCHEMAS: Record<string, Schema> = {
         }),
       },
     },
-    ['from', 'to', 'totals', 'callbacks', 'series', 'recent'],
+    ['from', 'to', 'totals', 'waitingByReason', 'callbacks', 'series', 'recent'],
   ),
   Template: obj({ id: uuid, name: string, endpoint: string, body: object, createdAt: dateTime, updatedAt: dateTime }),
   RequestExample: obj({

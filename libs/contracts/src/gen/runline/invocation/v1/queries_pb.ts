@@ -17,7 +17,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file runline/invocation/v1/queries.proto.
  */
 export const file_runline_invocation_v1_queries: GenFile = /*@__PURE__*/
-  fileDesc("CiNydW5saW5lL2ludm9jYXRpb24vdjEvcXVlcmllcy5wcm90bxIVcnVubGluZS5pbnZvY2F0aW9uLnYxIj0KFEdldEludm9jYXRpb25SZXF1ZXN0Eg4KBm9yZ19pZBgBIAEoCRIVCg1pbnZvY2F0aW9uX2lkGAIgASgJIm4KEkdldEludm9jYXRpb25SZXBseRINCgVmb3VuZBgBIAEoCBIXCg9pbnZvY2F0aW9uX2pzb24YAiABKAkSGwoTc3RhcnRlZF9ieV90b2tlbl9pZBgDIAEoCRITCgt0YXJnZXRfdHlwZRgEIAEoCSImChRHZXRRdW90YVVzYWdlUmVxdWVzdBIOCgZvcmdfaWQYASABKAkiOAoSR2V0UXVvdGFVc2FnZVJlcGx5EhQKDHBlcmlvZF9zdGFydBgBIAEoCRIMCgR1c2VkGAIgASgDIuoBChlMaXN0SW52b2NhdGlvbkxvZ3NSZXF1ZXN0Eg4KBm9yZ19pZBgBIAEoCRISCgpwcm9qZWN0X2lkGAIgASgJEg4KBnN0YXR1cxgDIAEoCRITCgt0YXJnZXRfdHlwZRgEIAEoCRIMCgRtb2RlGAUgASgJEhYKDnRyaWdnZXJfc291cmNlGAYgASgJEgwKBGZyb20YByABKAkSCgoCdG8YCCABKAkSCQoBcRgJIAEoCRINCgVsaW1pdBgKIAEoBRIYChBhZnRlcl9jcmVhdGVkX2F0GAsgASgJEhAKCGFmdGVyX2lkGAwgASgJIlYKF0xpc3RJbnZvY2F0aW9uTG9nc1JlcGx5EhEKCXJvd3NfanNvbhgBIAEoCRIXCg9uZXh0X2NyZWF0ZWRfYXQYAiABKAkSDwoHbmV4dF9pZBgDIAEoCSJrChtHZXRJbnZvY2F0aW9uTWV0cmljc1JlcXVlc3QSDgoGb3JnX2lkGAEgASgJEhIKCnByb2plY3RfaWQYAiABKAkSDAoEZnJvbRgDIAEoCRIKCgJ0bxgEIAEoCRIOCgZidWNrZXQYBSABKAkiMQoZR2V0SW52b2NhdGlvbk1ldHJpY3NSZXBseRIUCgxtZXRyaWNzX2pzb24YASABKAkiXAobTGlzdEludm9jYXRpb25FdmVudHNSZXF1ZXN0Eg4KBm9yZ19pZBgBIAEoCRIVCg1pbnZvY2F0aW9uX2lkGAIgASgJEhYKDmFmdGVyX3NlcXVlbmNlGAMgASgDIj0KGUxpc3RJbnZvY2F0aW9uRXZlbnRzUmVwbHkSDQoFZm91bmQYASABKAgSEQoJZW52ZWxvcGVzGAIgAygMYgZwcm90bzM");
+  fileDesc("CiNydW5saW5lL2ludm9jYXRpb24vdjEvcXVlcmllcy5wcm90bxIVcnVubGluZS5pbnZvY2F0aW9uLnYxIj0KFEdldEludm9jYXRpb25SZXF1ZXN0Eg4KBm9yZ19pZBgBIAEoCRIVCg1pbnZvY2F0aW9uX2lkGAIgASgJIm4KEkdldEludm9jYXRpb25SZXBseRINCgVmb3VuZBgBIAEoCBIXCg9pbnZvY2F0aW9uX2pzb24YAiABKAkSGwoTc3RhcnRlZF9ieV90b2tlbl9pZBgDIAEoCRITCgt0YXJnZXRfdHlwZRgEIAEoCSImChRHZXRRdW90YVVzYWdlUmVxdWVzdBIOCgZvcmdfaWQYASABKAkiOAoSR2V0UXVvdGFVc2FnZVJlcGx5EhQKDHBlcmlvZF9zdGFydBgBIAEoCRIMCgR1c2VkGAIgASgDIuoBChlMaXN0SW52b2NhdGlvbkxvZ3NSZXF1ZXN0Eg4KBm9yZ19pZBgBIAEoCRISCgpwcm9qZWN0X2lkGAIgASgJEg4KBnN0YXR1cxgDIAEoCRITCgt0YXJnZXRfdHlwZRgEIAEoCRIMCgRtb2RlGAUgASgJEhYKDnRyaWdnZXJfc291cmNlGAYgASgJEgwKBGZyb20YByABKAkSCgoCdG8YCCABKAkSCQoBcRgJIAEoCRINCgVsaW1pdBgKIAEoBRIYChBhZnRlcl9jcmVhdGVkX2F0GAsgASgJEhAKCGFmdGVyX2lkGAwgASgJIlYKF0xpc3RJbnZvY2F0aW9uTG9nc1JlcGx5EhEKCXJvd3NfanNvbhgBIAEoCRIXCg9uZXh0X2NyZWF0ZWRfYXQYAiABKAkSDwoHbmV4dF9pZBgDIAEoCSJrChtHZXRJbnZvY2F0aW9uTWV0cmljc1JlcXVlc3QSDgoGb3JnX2lkGAEgASgJEhIKCnByb2plY3RfaWQYAiABKAkSDAoEZnJvbRgDIAEoCRIKCgJ0bxgEIAEoCRIOCgZidWNrZXQYBSABKAkiMQoZR2V0SW52b2NhdGlvbk1ldHJpY3NSZXBseRIUCgxtZXRyaWNzX2pzb24YASABKAkiXAobTGlzdEludm9jYXRpb25FdmVudHNSZXF1ZXN0Eg4KBm9yZ19pZBgBIAEoCRIVCg1pbnZvY2F0aW9uX2lkGAIgASgJEhYKDmFmdGVyX3NlcXVlbmNlGAMgASgDIo4BChlMaXN0SW52b2NhdGlvbkV2ZW50c1JlcGx5Eg0KBWZvdW5kGAEgASgIEhEKCWVudmVsb3BlcxgCIAMoDBIbChNzdGFydGVkX2J5X3Rva2VuX2lkGAMgASgJEhMKC3RhcmdldF90eXBlGAQgASgJEh0KFWZpbmFsX2ludm9jYXRpb25fanNvbhgFIAEoCWIGcHJvdG8z");
 
 /**
  * Reads one invocation from the read model. Subject `invocation.qry.get-invocation`.
@@ -402,6 +402,27 @@ export type ListInvocationEventsReply = Message<"runline.invocation.v1.ListInvoc
    * @generated from field: repeated bytes envelopes = 2;
    */
   envelopes: Uint8Array[];
+
+  /**
+   * Who may read the run, as GetInvocationReply says (a run stream checks its caller with
+   * this reply alone, one round trip instead of two).
+   *
+   * @generated from field: string started_by_token_id = 3;
+   */
+  startedByTokenId: string;
+
+  /**
+   * @generated from field: string target_type = 4;
+   */
+  targetType: string;
+
+  /**
+   * The run's read model (JSON) when its status is final, so a finished run's stream sends `end`
+   * without another read; empty while it is not.
+   *
+   * @generated from field: string final_invocation_json = 5;
+   */
+  finalInvocationJson: string;
 };
 
 /**
