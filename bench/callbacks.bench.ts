@@ -24,6 +24,7 @@ import type * as Runtime from '@runline/runtime';
 import { openBenchDatabase } from './support/bench-database.js';
 import { cpuProfileFlags, profileFiles, summarizeProfile } from './support/cpu-profile.js';
 import type { ClockWindow } from './support/measurement.js';
+import { printFigure } from './support/figures.js';
 import { indent } from './support/report.js';
 import { monotonicMicros } from './support/rounds.js';
 import { callbackBody, signedPostLoop } from './support/callback-load.js';
@@ -163,6 +164,7 @@ try {
   // Steadier than the rate on a shared machine: what one delivery costs the service itself.
   if (cpuBefore !== undefined && cpuAfter !== undefined) console.log(`  callback service CPU per delivery: ${(((cpuAfter - cpuBefore) * 1e6) / count).toFixed(0)} µs`);
   console.log(`  ratio: ${((system / baselineRate) * 100).toFixed(1)}% of the baseline (goal ≥ 30% and ≥ 1000/s)`);
+  printFigure({ benchmark: 'callbacks', figure: 'deliveries/s (baseline: raw signed-POST loop)', value: Math.round(system), baseline: Math.round(baselineRate), goal: '>= 30% of baseline and >= 1000', met: system >= 1000 && system / baselineRate >= 0.3 });
   console.log(
     `  retry lateness (second attempt after the 0.5 s wait, ${lateness.count} callbacks): p50 ${lateness.p50.toFixed(1)} ms, p99 ${lateness.p99.toFixed(1)} ms, max ${lateness.max.toFixed(1)} ms (goal: max ≤ 250 ms)`,
   );

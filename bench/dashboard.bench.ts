@@ -21,6 +21,7 @@ import { openBenchDatabase } from './support/bench-database.js';
 import { chromiumAvailable, CONSOLE_GOALS, measureConsole } from './support/console-browser-figures.js';
 import { formatUsage, parseArgsOrExplain, REPO_ROOT, UsageError } from './support/cli.js';
 import { distributionOf, type Distribution } from './support/distribution.js';
+import { printFigure } from './support/figures.js';
 import { printTable } from './support/report.js';
 import { hasBuild } from './support/servers.js';
 import { runBench, type BenchSession } from './support/session.js';
@@ -177,6 +178,12 @@ async function main(session: BenchSession): Promise<number> {
       ];
     }),
   ]);
+  for (const { name, distribution } of results) {
+    const goal = GOALS[name];
+    if (goal !== undefined) {
+      printFigure({ benchmark: 'dashboard', figure: `${name}, p99 ms (baseline: primary-key lookup)`, value: Number(distribution.p99.toFixed(2)), baseline: Number(baseline.p99.toFixed(2)), goal: `<= ${goal}`, met: distribution.p99 <= goal });
+    }
+  }
   const plans = await explain(pool, deepCursors[0]!, projects[0]!);
   console.log(`\nPlans (EXPLAIN ANALYZE, one call each):\n${plans}`);
   if (options.console) await reportConsole(session, options);

@@ -26,6 +26,7 @@ import { authorizedJson, checkAnswers, pipelineProbes, setUpFlowTrigger } from '
 import { profileFiles, summarizeProfile } from './support/cpu-profile.js';
 import type { LoadTarget } from './support/load.js';
 import { PostgresBackendsCpu } from './support/postgres-cpu.js';
+import { printFigure } from './support/figures.js';
 import { indent, percent, printComparison, throughputRatios } from './support/report.js';
 import { measured, runRounds, type Measured } from './support/rounds.js';
 import { hasBuild, startExpressHello, startSystem } from './support/servers.js';
@@ -99,9 +100,10 @@ async function main(session: BenchSession): Promise<number> {
   await runRounds(entries, options.settings, options.rounds, options.warmup);
 
   console.log();
-  const { clean } = printComparison(entries);
+  const { baseline, subject, clean } = printComparison(entries);
   const { ratio, perRound, cpuRatio } = throughputRatios(entries);
   console.log(`\nratio gateway / express: ${percent(ratio)}  goal >= ${percent(GOAL)}: ${ratio >= GOAL ? 'MET' : 'NOT MET'}`);
+  printFigure({ benchmark: 'gateway', figure: `dry run, req/s (${options.bus}; baseline: express hello)`, value: Math.round(subject.requestsPerSecond), baseline: Math.round(baseline.requestsPerSecond), goal: `>= ${percent(GOAL)} of baseline`, met: ratio >= GOAL });
   console.log(`ratio per round: ${perRound.map(percent).join(', ')}`);
   if (Number.isFinite(cpuRatio)) console.log(`CPU per request, express / gateway: ${percent(cpuRatio)}`);
   if (!clean) {

@@ -25,6 +25,7 @@ import { authorizedJson, checkAnswers, pipelineProbes, setUpFlowTrigger, type Fl
 import type { LoadTarget } from './support/load.js';
 import { PostgresBackendsCpu } from './support/postgres-cpu.js';
 import { startLimitedSystem, type LimitedSystem } from './support/rate-limit-system.js';
+import { printFigure } from './support/figures.js';
 import { indent, percent, printComparison, throughputRatios } from './support/report.js';
 import { measured, runRounds, type Measured } from './support/rounds.js';
 import { hasBuild } from './support/servers.js';
@@ -95,9 +96,10 @@ async function main(session: BenchSession): Promise<number> {
   await runRounds(pair, options.settings, options.rounds, options.warmup);
 
   console.log();
-  const { clean } = printComparison(pair);
+  const { baseline, subject, clean } = printComparison(pair);
   const { ratio, perRound, cpuRatio } = throughputRatios(pair);
   const overhead = 1 - ratio;
+  printFigure({ benchmark: 'rate-limits', figure: 'limiter on, req/s (baseline: RATE_LIMITS=off)', value: Math.round(subject.requestsPerSecond), baseline: Math.round(baseline.requestsPerSecond), goal: `overhead <= ${percent(GOAL_OVERHEAD)}`, met: overhead <= GOAL_OVERHEAD });
   console.log(`\nthroughput on / off: ${percent(ratio)}  overhead ${percent(overhead)}  goal <= ${percent(GOAL_OVERHEAD)}: ${overhead <= GOAL_OVERHEAD ? 'MET' : 'NOT MET'}`);
   console.log(`ratio per round: ${perRound.map(percent).join(', ')}`);
   if (Number.isFinite(cpuRatio)) console.log(`CPU per request, off / on: ${percent(cpuRatio)}`);

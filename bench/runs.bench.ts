@@ -26,6 +26,7 @@ import {
 } from './support/cli.js';
 import { authorizedJson, checkAnswers, setUpFlowTrigger, type FlowTrigger, type Probe } from './support/console-setup.js';
 import { profileFiles, summarizeProfile } from './support/cpu-profile.js';
+import { printFigure } from './support/figures.js';
 import type { LoadTarget } from './support/load.js';
 import { PostgresBackendsCpu, type CpuMeter } from './support/postgres-cpu.js';
 import { indent, ms, percent, printComparison, throughputRatios } from './support/report.js';
@@ -192,11 +193,13 @@ async function latencyPhase(context: PhaseContext): Promise<[Measured, Measured]
 
 function reportAccept(entries: [Measured, Measured], options: Options, backlog: Backlog): Result[] {
   console.log(`\n(a) async accept, ${options.settings.connections} connections, ${options.rounds} rounds:`);
-  const { subject, clean } = printComparison(entries);
+  const { baseline, subject, clean } = printComparison(entries);
   const { ratio, perRound, cpuRatio } = throughputRatios(entries);
   console.log(`ratio per round: ${perRound.map(percent).join(', ')}; CPU per request, express / system: ${percent(cpuRatio)}`);
   console.log(backlog.report());
   const p99 = subject.latencyMs.p99;
+  printFigure({ benchmark: 'runs', figure: 'async accept, req/s (baseline: express hello)', value: Math.round(subject.requestsPerSecond), baseline: Math.round(baseline.requestsPerSecond), goal: `>= ${percent(ACCEPT_RATIO_GOAL)} of baseline`, met: ratio >= ACCEPT_RATIO_GOAL });
+  printFigure({ benchmark: 'runs', figure: 'async accept p99, ms', value: Number(ms(p99)), goal: `<= ${ACCEPT_P99_GOAL_MS}`, met: p99 <= ACCEPT_P99_GOAL_MS });
   return [
     { line: `(a) async accept ${percent(ratio)} of express hello's req/s (goal >= ${percent(ACCEPT_RATIO_GOAL)})`, met: ratio >= ACCEPT_RATIO_GOAL, clean },
     { line: `    async accept p99 ${ms(p99)} ms (goal <= ${ACCEPT_P99_GOAL_MS} ms)`, met: p99 <= ACCEPT_P99_GOAL_MS, clean },
@@ -207,6 +210,7 @@ function reportLatency(entries: [Measured, Measured], options: Options): Result[
   console.log(`\n(b) sync run latency, ${options.latencyConnections} connection(s), ${options.rounds} rounds:`);
   const { baseline, subject, clean } = printComparison(entries);
   const added = subject.latencyMs.p50 - baseline.latencyMs.p50;
+  printFigure({ benchmark: 'runs', figure: 'sync run p50, ms (baseline: express hello)', value: Number(ms(subject.latencyMs.p50)), baseline: Number(ms(baseline.latencyMs.p50)), goal: `<= baseline + ${SYNC_P50_BUDGET_MS}`, met: added <= SYNC_P50_BUDGET_MS });
   return [
     {
       line:

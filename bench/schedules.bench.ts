@@ -26,6 +26,7 @@ import { openBenchDatabase } from './support/bench-database.js';
 import { logTail } from './support/child-server.js';
 import { COMMON_OPTION_SPECS, formatUsage, parseArgsOrExplain, positiveInteger } from './support/cli.js';
 import { distributionOf, type Distribution } from './support/distribution.js';
+import { printFigure } from './support/figures.js';
 import { indent, printTable } from './support/report.js';
 import { megabytes, RssSampler } from './support/rss-sampler.js';
 import { hasBuild, startScheduler, startSystem } from './support/servers.js';
@@ -181,6 +182,8 @@ async function main(session: BenchSession): Promise<number> {
   console.log(`  publish of ${options.perProject} schedules p99 ${publishP99.toFixed(0)} ms (goal <= ${GOALS.publishP99}): ${publishP99 <= GOALS.publishP99 ? 'PASS' : 'MISS'}`);
   console.log(`  scheduler RSS ${megabytes(overallRss)} MB (goal <= ${GOALS.rssMb} MB): ${overallRss <= GOALS.rssMb * 1024 * 1024 ? 'PASS' : 'MISS'}`);
   console.log(`  missed 0 and doubled 0: ${missed === 0 && doubled === 0 ? 'PASS' : 'MISS'}`);
+  printFigure({ benchmark: 'schedules', figure: 'fire lateness p99, ms (baseline: setTimeout)', value: fires.p99, baseline: timer.p99, goal: `<= ${GOALS.lateP99}`, met: fires.p99 <= GOALS.lateP99 });
+  printFigure({ benchmark: 'schedules', figure: 'scheduler RSS, MB', value: Number(megabytes(overallRss)), goal: `<= ${GOALS.rssMb}`, met: overallRss <= GOALS.rssMb * 1024 * 1024 });
 
   const invalid = stored !== total ? `the scheduler holds ${stored} schedules, not ${total}` : fired instanceof Error ? `the setTimeout baseline failed: ${fired.message}` : undefined;
   if (invalid !== undefined) {

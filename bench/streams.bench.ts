@@ -9,7 +9,10 @@
 // streams against polling, net of the runs' own cost (a round with no client measured first);
 // RSS per idle open stream (--idle streams opened on one held run). Smoke size by default.
 //
-//   npm run build && npm run bench:streams -- [--rate 20] [--seconds 20] [--hold 10] [--idle 200]
+// With --per-run n each run is followed by n clients of each kind (the goal's 5,000 streams are
+// spread over the runs in flight: rate × hold × n).
+//
+//   npm run build && npm run bench:streams -- [--rate 20] [--seconds 20] [--hold 10] [--per-run 1] [--idle 200]
 //
 // bench/README.md "Run streams" explains what is measured and the goals.
 import { createServer } from 'node:http';
@@ -20,6 +23,7 @@ import jwt from 'jsonwebtoken';
 import { openBenchDatabase } from './support/bench-database.js';
 import { formatUsage, parseArgsOrExplain, positiveInteger, REPO_ROOT } from './support/cli.js';
 import { distributionOf } from './support/distribution.js';
+import { printFigure } from './support/figures.js';
 import { printTable } from './support/report.js';
 import { residentBytes } from './support/rss-sampler.js';
 import { hasBuild, startSystem } from './support/servers.js';
@@ -32,6 +36,7 @@ ${formatUsage([
   ['--rate <n>', 'runs started a second (default 20; the goal is measured at 200)'],
   ['--seconds <n>', 'seconds each round starts runs (default 20)'],
   ['--hold <n>', 'seconds each run waits in its http node (default 10): rate × hold runs in flight'],
+  ['--per-run <n>', 'clients following each run, streams or pollers (default 1): rate × hold × n followers'],
   ['--idle <n>', 'idle streams opened on one held run for the RSS figure (default 200; the goal: 5000)'],
   ['--poll-ms <n>', 'the polling baseline\'s interval (default 1000: 1 s freshness)'],
   ['--dist <dir>', 'the build to measure (default dist/ of this repository)'],
@@ -41,6 +46,7 @@ interface Options {
   rate: number;
   seconds: number;
   hold: number;
+  perRun: number;
   idle: number;
   pollMs: number;
   dist: string;
@@ -55,6 +61,8 @@ interface Round {
   requests: number;
   cpuSeconds: number;
   delaysMs: number[];
+  /** Runs that could not be started or followed (a connection reset): counted, not retried. */
+  errors: number;
 }
 
 async function main(session: BenchSession): Promise<number> {
@@ -63,6 +71,7 @@ async function main(session: BenchSession): Promise<number> {
       rate: { type: 'string', default: '20' },
       seconds: { type: 'string', default: '20' },
       hold: { type: 'string', default: '10' },
+      'per-run': { type: 'string', default: '1' },
       idle: { type: 'string', default: '200' },
       'poll-ms': { type: 'string', default: '1000' },
       dist: { type: 'string', default: path.join(REPO_ROOT, 'dist') },
@@ -72,6 +81,7 @@ async function main(session: BenchSession): Promise<number> {
     rate: positiveInteger('--rate', values.rate),
     seconds: positiveInteger('--seconds', values.seconds),
     hold: positiveInteger('--hold', values.hold),
+    perRun: positiveInteger('--per-run', values['per-run']),
     idle: positiveInteger('--idle', values.idle),
     pollMs: positiveInteger('--poll-ms', values['poll-ms']),
     dist: values.dist,
@@ -99,16 +109,20 @@ async function main(session: BenchSession): Promise<number> {
   const database = await openBenchDatabase(process.env);
   session.onCleanup('drop the database', () => database.drop());
   process.env.OUTBOUND_ALLOWED_CIDRS = '127.0.0.0/8';
-  process.env.RUN_CONCURRENCY ??= String(Math.max(200, options.rate * (options.hold + 2) * 2));
+  // Every run in flight holds a slot (they wait in their http node), up to the service's maximum.
+  process.env.RUN_CONCURRENCY ??= String(Math.min(1000, Math.max(200, options.rate * (options.hold + 2) * 2)));
   const system = await startSystem(session, { bus: 'nats', profile: false, dist: options.dist, databaseUrl: database.url });
   const gateway = system.server.url;
   const setup = await setUp(gateway, system.consoleJwtSecret, endpointUrl);
-  console.log(`gateway + invocation (pid ${system.server.pid}) at ${gateway}; ${options.rate} runs/s for ${options.seconds} s, each held ${options.hold} s`);
+  console.log(
+    `gateway + invocation (pid ${system.server.pid}) at ${gateway}; ${options.rate} runs/s for ${options.seconds} s, each held ${options.hold} s and followed by ${options.perRun} client(s)`,
+  );
 
   const rounds: Round[] = [];
   for (const name of ['runs only', 'streams', 'polling'] as const) {
     rounds.push(await round(name, system.server, gateway, setup, options));
-    console.log(`  ${name}: ${rounds.at(-1)!.runs} runs, ${rounds.at(-1)!.updates} updates, ${rounds.at(-1)!.requests} requests, ${rounds.at(-1)!.cpuSeconds.toFixed(2)} CPU s`);
+    const last = rounds.at(-1)!;
+    console.log(`  ${name}: ${last.runs} runs, ${last.updates} updates, ${last.requests} requests, ${last.cpuSeconds.toFixed(2)} CPU s, ${last.errors} errors`);
   }
 
   // RSS per idle stream: --idle streams on one run held until the end.
@@ -137,6 +151,10 @@ async function main(session: BenchSession): Promise<number> {
     [`RSS per idle stream (KB, ${options.idle} streams)`, ((after - before) / options.idle / 1024).toFixed(1), '', '', '≤ 20'],
   ]);
   console.log('\nThe system child runs the invocation service too: its CPU is net of a round with no client (runs only).');
+  const rss = (after - before) / options.idle / 1024;
+  printFigure({ benchmark: 'streams', figure: 'event delay p99 (ms)', value: delays.p99, baseline: pollDelays.p99, goal: '<= 50', met: delays.p99 <= 50 });
+  printFigure({ benchmark: 'streams', figure: 'gateway CPU per update (µs)', value: perUpdate(streams), baseline: perUpdate(polling), goal: '<= 0.1 x', met: perUpdate(streams) <= perUpdate(polling) / 10 });
+  printFigure({ benchmark: 'streams', figure: 'RSS per idle stream (KB)', value: rss, goal: '<= 20', met: rss <= 20 });
   await session.finish({ clean: true, keepWork: false });
   return 0;
 }
@@ -227,7 +245,7 @@ async function openStream(gateway: string, setup: Setup, id: string, onStatus: (
 const FINAL = new Set(['SUCCEEDED', 'FAILED', 'TIMEOUT', 'CANCELLED']);
 
 async function round(name: 'runs only' | 'streams' | 'polling', server: { cpuSeconds(): number | undefined }, gateway: string, setup: Setup, options: Options): Promise<Round> {
-  const result: Round = { name, runs: 0, updates: 0, requests: 0, cpuSeconds: 0, delaysMs: [] };
+  const result: Round = { name, runs: 0, updates: 0, requests: 0, cpuSeconds: 0, delaysMs: [], errors: 0 };
   const following: Array<Promise<unknown>> = [];
   const cpuBefore = server.cpuSeconds() ?? 0;
   const started = Date.now();
@@ -239,37 +257,45 @@ async function round(name: 'runs only' | 'streams' | 'polling', server: { cpuSec
       startRun(gateway, setup).then(async (id) => {
         result.runs += 1;
         if (name === 'streams') {
-          result.requests += 1;
-          // Only live transitions count for the delay: the replay at the start is history.
-          const openedAt = Date.now();
-          const stream = await openStream(gateway, setup, id, (at, receivedAt) => {
-            result.updates += 1;
-            if (at >= openedAt) result.delaysMs.push(receivedAt - at);
-          });
-          await stream.done;
+          await Promise.all(
+            Array.from({ length: options.perRun }, async () => {
+              result.requests += 1;
+              // Only live transitions count for the delay: the replay at the start is history.
+              const openedAt = Date.now();
+              const stream = await openStream(gateway, setup, id, (at, receivedAt) => {
+                result.updates += 1;
+                if (at >= openedAt) result.delaysMs.push(receivedAt - at);
+              });
+              await stream.done;
+            }),
+          );
         } else if (name === 'polling') {
-          let last = '';
-          for (;;) {
-            result.requests += 1;
-            const response = await fetch(`${gateway}/v1/orgs/${setup.orgId}/external-invocations/${id}`, { headers: { authorization: `Bearer ${setup.token}` } });
-            const run = (await response.json()) as { status: string; updatedAt: string };
-            if (run.status !== last) {
-              result.updates += 1;
-              if (last) result.delaysMs.push(Date.now() - Date.parse(run.updatedAt));
-              last = run.status;
-            }
-            if (FINAL.has(run.status)) break;
-            await new Promise((resolve) => setTimeout(resolve, options.pollMs));
-          }
+          await Promise.all(Array.from({ length: options.perRun }, () => poll(id)));
         } else {
           await new Promise((resolve) => setTimeout(resolve, (options.hold + 1) * 1000));
         }
-      }),
+      }).catch(() => void (result.errors += 1)),
     );
   }
   await Promise.all(following);
   result.cpuSeconds = (server.cpuSeconds() ?? 0) - cpuBefore;
   return result;
+
+  async function poll(id: string): Promise<void> {
+    let last = '';
+    for (;;) {
+      result.requests += 1;
+      const response = await fetch(`${gateway}/v1/orgs/${setup.orgId}/external-invocations/${id}`, { headers: { authorization: `Bearer ${setup.token}` } });
+      const run = (await response.json()) as { status: string; updatedAt: string };
+      if (run.status !== last) {
+        result.updates += 1;
+        if (last) result.delaysMs.push(Date.now() - Date.parse(run.updatedAt));
+        last = run.status;
+      }
+      if (FINAL.has(run.status)) break;
+      await new Promise((resolve) => setTimeout(resolve, options.pollMs));
+    }
+  }
 }
 
 await runBench(USAGE, main);

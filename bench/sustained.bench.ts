@@ -13,6 +13,7 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { formatUsage, parseArgsOrExplain, positiveInteger, REPO_ROOT, UsageError } from './support/cli.js';
 import { percentile, runAtRate } from './support/constant-rate.js';
 import { CPU_PROFILE_REQUESTED } from './support/cpu-profile.js';
+import { printFigure } from './support/figures.js';
 import {
   ACCEPT_P99_LIMIT_MS,
   BACKLOG_LIMIT_SECONDS,
@@ -167,10 +168,13 @@ async function compare(session: BenchSession, options: Options): Promise<number>
   await session.finish({ clean, keepWork: CPU_PROFILE_REQUESTED });
   if (runline && peer) {
     const ratio = heldRate(runline.result) / heldRate(peer.result);
+    printFigure({ benchmark: 'sustained', figure: 'held rate, runs/s (baseline: pg-boss)', value: heldRate(runline.result), baseline: heldRate(peer.result), goal: `>= ${RATIO_GOAL} x baseline`, met: ratio >= RATIO_GOAL });
+    printFigure({ benchmark: 'sustained', figure: 'highest rate kept up with, p99 aside, runs/s (baseline: pg-boss)', value: keptUpRate(runline.result), baseline: keptUpRate(peer.result) });
     console.log(`held rate ratio: ${Number.isFinite(ratio) ? ratio.toFixed(2) : 'n/a'}`);
   }
   if (embedded && peer) {
     const ratio = heldRate(embedded.result) / heldRate(peer.result);
+    printFigure({ benchmark: 'sustained', figure: 'one-process held rate, runs/s (baseline: pg-boss)', value: heldRate(embedded.result), baseline: heldRate(peer.result), goal: `>= ${EMBEDDED_RATIO_GOAL} x baseline`, met: ratio >= EMBEDDED_RATIO_GOAL });
     console.log(`embedded held rate ratio: ${Number.isFinite(ratio) ? ratio.toFixed(2) : 'n/a'}`);
   }
   return clean ? 0 : 1;

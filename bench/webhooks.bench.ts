@@ -31,6 +31,7 @@ import { createBenchHook, type BenchHook } from './support/hook-setup.js';
 import { percentile, runAtRate, type RateRun } from './support/constant-rate.js';
 import { summarize, type LoadTarget } from './support/load.js';
 import { PostgresBackendsCpu } from './support/postgres-cpu.js';
+import { printFigure } from './support/figures.js';
 import { indent, ms, percent, printComparison, throughputRatios } from './support/report.js';
 import { measured, runRounds, type Measured } from './support/rounds.js';
 import { hasBuild, startSystem } from './support/servers.js';
@@ -175,6 +176,8 @@ async function main(session: BenchSession): Promise<number> {
   ];
   console.log(`  (at saturation, for information: inbound hook p99 ${ms(subject.latencyMs.p99)} ms, async trigger p99 ${ms(summarize(asyncTarget, entries[0].results).latencyMs.p99)} ms)`);
   for (const result of results) console.log(`  ${result.line}: ${result.met ? 'PASS' : 'MISS'}`);
+  printFigure({ benchmark: 'webhooks', figure: "inbound hook, req/s (baseline: async trigger)", value: Math.round(subject.requestsPerSecond), baseline: Math.round(summarize(asyncTarget, entries[0].results).requestsPerSecond), goal: `>= ${percent(RATIO_GOAL)} of baseline`, met: ratio >= RATIO_GOAL });
+  printFigure({ benchmark: 'webhooks', figure: `inbound hook p99 at ${latencyRate} req/s, ms`, value: Number(ms(hookP99AtRate)), baseline: Number(ms(percentile(latency.async.latenciesMs, 0.99))), goal: `<= ${P99_GOAL_MS}`, met: hookP99AtRate <= P99_GOAL_MS });
   console.log(`  async runs at the end: ${final.succeeded} succeeded, ${final.failed} failed, ${final.open} queued or running, ${final.other} other`);
   console.log(
     `  hook deliveries: ${hookAccepted + 1} answered 202, ${recorded.runs} runs started by a hook and ${recorded.deliveryIds} delivery keys recorded ` +

@@ -5,6 +5,8 @@ export interface Distribution {
   p50: number;
   p90: number;
   p99: number;
+  /** The 99.9th percentile: with fewer than 1,000 values it is the max. */
+  p999: number;
   max: number;
 }
 
@@ -17,6 +19,7 @@ export function distributionOf(values: Iterable<number>): Distribution {
     p50: percentile(sorted, 0.5),
     p90: percentile(sorted, 0.9),
     p99: percentile(sorted, 0.99),
+    p999: percentile(sorted, 0.999),
     max: sorted[sorted.length - 1] ?? Number.NaN,
   };
 }

@@ -44,6 +44,8 @@ export interface SystemOptions {
   databaseUrl: string;
   /** Also run the webhook service in the system's process (the inbound hooks' verifier). */
   webhook?: boolean;
+  /** Service variables for this system only (on top of the benchmark's environment). */
+  env?: Record<string, string>;
 }
 
 export interface RunningSystem {
@@ -96,7 +98,7 @@ export async function startSystem(session: BenchSession, options: SystemOptions)
     name: 'system',
     args: [...profiling, '--import', REGISTER_HOOKS, path.join(BENCH_DIR, 'servers', 'system.server.ts')],
     env: { ...process.env, ...shared, RUNLINE_DIST: options.dist, BENCH_BUS: options.bus, PORT: String(port), CONSOLE_JWT_SECRET: consoleJwtSecret,
-      ...(options.webhook ? { BENCH_WEBHOOK: 'on' } : {}) },
+      ...(options.webhook ? { BENCH_WEBHOOK: 'on' } : {}), ...options.env },
     port,
     readyPath: '/health/ready',
     logFile: path.join(session.workDir, 'system.log'),
