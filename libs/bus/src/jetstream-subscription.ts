@@ -76,7 +76,8 @@ export class JetStreamSubscription implements Subscription {
 
   private async run(): Promise<void> {
     while (!this.stopping && !this.nc.isClosed()) {
-      const pulled = new PulledMessages(this.ackWaitMs);
+      // A slow handler ends the pull under way, so it takes no redelivery of its own message.
+      const pulled = new PulledMessages(this.ackWaitMs, () => void this.pull?.close());
       this.pulled = pulled;
       const handling = this.handleEach(pulled);
       try {

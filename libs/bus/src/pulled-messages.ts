@@ -8,7 +8,11 @@ import type { JsMsg } from '@nats-io/jetstream';
  * is marked in progress (`working()`), and its ack wait runs from when its handling starts, as
  * the in-process bus counts it. The message being handled is not kept alive: a handler that
  * outlives ack wait is presumed stuck, its message goes to another subscriber, and so do the
- * ones waiting behind it (handed back), and nothing more is pulled until it returns.
+ * ones waiting behind it (handed back). Nothing more is pulled once the handler has been slow
+ * for a third of ack wait (`onSlow` ends the pull under way): its message may be redelivered
+ * from two thirds of ack wait on, and a pull still open here would take that redelivery, hand
+ * it back unhandled and spend one of its deliveries (CI saw the second handling come as the
+ * third delivery).
  */
 export class PulledMessages {
   private readonly waiting: JsMsg[] = [];
@@ -17,14 +21,28 @@ export class PulledMessages {
   private waiters: Array<() => void> = [];
   /** When the handler took the message it is handling; null while it waits for one. */
   private handlingSince: number | null = null;
+  /** `onSlow` was called for the message in hand. */
+  private slowSignalled = false;
+  private ticks = 0;
 
-  constructor(private readonly ackWaitMs: number) {
+  constructor(
+    private readonly ackWaitMs: number,
+    private readonly onSlow: () => void = () => undefined,
+  ) {
+    // Ticks every sixth of ack wait: a slow handler is seen by half of it; waiting messages are
+    // kept alive every other tick (a third).
     this.keepAlive = setInterval(() => {
-      if (this.stuck()) this.handBack();
-      else for (const message of this.waiting) message.working();
+      if (this.slow() && !this.slowSignalled) {
+        this.slowSignalled = true;
+        this.onSlow();
+      }
+      if (++this.ticks % 2 === 0) {
+        if (this.stuck()) this.handBack();
+        else for (const message of this.waiting) message.working();
+      }
       // Wakes a puller that waits for the handler to come back.
       this.changed();
-    }, Math.max(100, Math.floor(ackWaitMs / 3)));
+    }, Math.max(50, Math.floor(ackWaitMs / 6)));
     this.keepAlive.unref();
   }
 
@@ -40,6 +58,7 @@ export class PulledMessages {
   /** The next message to handle; undefined once `end` was called and none is left. */
   async next(): Promise<JsMsg | undefined> {
     this.handlingSince = null;
+    this.slowSignalled = false;
     while (this.waiting.length === 0 && !this.ended) await this.change();
     const message = this.waiting.shift();
     if (message) this.handlingSince = Date.now();
@@ -47,9 +66,14 @@ export class PulledMessages {
     return message;
   }
 
-  /** Resolves once at most `count` messages wait and the handler is not stuck (or it ended). */
+  /** Resolves once at most `count` messages wait and the handler is not slow (or it ended). */
   async atMost(count: number): Promise<void> {
-    while ((this.waiting.length > count || this.stuck()) && !this.ended) await this.change();
+    while ((this.waiting.length > count || this.slow()) && !this.ended) await this.change();
+  }
+
+  /** The message in hand has been handled for a third of ack wait: pull nothing more until it returns. */
+  private slow(): boolean {
+    return this.handlingSince !== null && Date.now() - this.handlingSince > this.ackWaitMs / 3;
   }
 
   /** The message in hand has been handled for longer than ack wait: presumed stuck. */
