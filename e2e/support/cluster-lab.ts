@@ -449,23 +449,30 @@ export class ClusterLab {
     const refusedKeys = new Set<string>();
     let turn = 0;
     const send = async (key: string, scheduled: boolean): Promise<void> => {
-      const runAt = scheduled ? new Date(Date.now() + load.scheduleAheadMs) : undefined;
-      const body = { event: 'e', customerId: key, k: key, ...(runAt ? { runAt: runAt.toISOString() } : {}) };
       // An attempt whose answer was lost (its gateway died) may have been accepted: the run's
-      // clock starts then. A resend of an accepted key answers 202 again, or 200 with the result
-      // once the run has ended (an idempotent replay).
+      // clock starts then (a scheduled run's: the time that attempt asked for). A resend of an
+      // accepted key answers 202 again, or 200 with the result once the run has ended (an
+      // idempotent replay). A resend asks for a time still in the future, as a client must
+      // (the same time again is refused once it passed: 400 runAt must be in the future).
       let unansweredSince: number | undefined;
+      let unansweredRunAt: number | undefined;
       for (let attempt = 0; attempt < 1200; attempt++) {
         const gateway = this.gateways[turn++ % 2]!;
         const sentAt = Date.now();
+        const runAt = scheduled ? sentAt + load.scheduleAheadMs : undefined;
+        const body = { event: 'e', customerId: key, k: key, ...(runAt === undefined ? {} : { runAt: new Date(runAt).toISOString() }) };
         const answer: HttpResult<{ invocationId?: string }> | undefined = await gateway
           .post<{ invocationId?: string }>(`${this.flows()}/trigger-async`, body, { bearer: this.token, headers: { 'x-idempotency-key': key } })
           .catch(() => undefined);
         if (answer && (answer.status === 202 || answer.status === 200) && answer.body.invocationId) {
-          accepted.set(key, { id: answer.body.invocationId, dueAt: runAt ? runAt.getTime() : (unansweredSince ?? Date.now()), scheduled });
+          const dueAt = runAt === undefined ? (unansweredSince ?? Date.now()) : (unansweredRunAt ?? runAt);
+          accepted.set(key, { id: answer.body.invocationId, dueAt, scheduled });
           return;
         }
-        if (!answer) unansweredSince ??= sentAt;
+        if (!answer) {
+          unansweredSince ??= sentAt;
+          unansweredRunAt ??= runAt;
+        }
         if (answer?.status === 503) refusedKeys.add(key);
         else if (answer) note(String(answer.status), answer.body);
         await sleep(100);
