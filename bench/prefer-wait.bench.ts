@@ -14,7 +14,6 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import jwt from 'jsonwebtoken';
 import { openBenchDatabase } from './support/bench-database.js';
 import { formatUsage, parseArgsOrExplain, positiveInteger, REPO_ROOT } from './support/cli.js';
 import { distributionOf } from './support/distribution.js';
@@ -22,6 +21,7 @@ import { printFigure, type Figure } from './support/figures.js';
 import { printTable } from './support/report.js';
 import { hasBuild, startSystem } from './support/servers.js';
 import { runBench, type BenchSession } from './support/session.js';
+import { consoleApi } from './support/console-api.js';
 
 const USAGE = `Usage: npm run bench:prefer-wait -- [options]
    or: node --import ./bench/register.mjs bench/prefer-wait.bench.ts [options]
@@ -110,17 +110,7 @@ interface Target {
 }
 
 async function setUp(gateway: string, secret: string, endpointUrl: string): Promise<{ inline: Target; queued: Target }> {
-  const consoleJwt = jwt.sign({ sub: 'bench-owner', roles: [] }, secret, { algorithm: 'HS256', expiresIn: 3600 });
-  const call = async (method: string, route: string, body?: unknown): Promise<Record<string, unknown>> => {
-    const response = await fetch(gateway + route, {
-      method,
-      headers: { authorization: `Bearer ${consoleJwt}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await response.text();
-    if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${text}`);
-    return text ? (JSON.parse(text) as Record<string, unknown>) : {};
-  };
+  const call = consoleApi(gateway, secret);
   const orgId = String((await call('POST', '/v1/orgs', { name: 'Prefer wait benchmark' })).orgId);
   const project = async (name: string, nodes: object, start: string): Promise<Target> => {
     const projectId = String((await call('POST', `/v1/orgs/${orgId}/projects`, { name, type: 'AUTOMATION' })).projectId);

@@ -19,7 +19,6 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import os from 'node:os';
 import path from 'node:path';
-import jwt from 'jsonwebtoken';
 import { openBenchDatabase } from './support/bench-database.js';
 import { formatUsage, parseArgsOrExplain, positiveInteger, REPO_ROOT } from './support/cli.js';
 import { distributionOf } from './support/distribution.js';
@@ -28,6 +27,7 @@ import { printTable } from './support/report.js';
 import { residentBytes } from './support/rss-sampler.js';
 import { hasBuild, startSystem } from './support/servers.js';
 import { runBench, type BenchSession } from './support/session.js';
+import { consoleApi } from './support/console-api.js';
 
 const USAGE = `Usage: npm run bench:streams -- [options]
    or: node --import ./bench/register.mjs bench/streams.bench.ts [options]
@@ -167,17 +167,7 @@ interface Setup {
 }
 
 async function setUp(gateway: string, secret: string, endpointUrl: string): Promise<Setup> {
-  const consoleJwt = jwt.sign({ sub: 'bench-owner', roles: [] }, secret, { algorithm: 'HS256', expiresIn: 3600 });
-  const call = async (method: string, route: string, body?: unknown): Promise<Record<string, unknown>> => {
-    const response = await fetch(gateway + route, {
-      method,
-      headers: { authorization: `Bearer ${consoleJwt}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await response.text();
-    if (!response.ok) throw new Error(`${method} ${route}: ${response.status} ${text}`);
-    return text ? (JSON.parse(text) as Record<string, unknown>) : {};
-  };
+  const call = consoleApi(gateway, secret);
   const orgId = String((await call('POST', '/v1/orgs', { name: 'Streams benchmark' })).orgId);
   const projectId = String((await call('POST', `/v1/orgs/${orgId}/projects`, { name: 'Held automation', type: 'AUTOMATION' })).projectId);
   const base = `/v1/orgs/${orgId}/projects/${projectId}`;

@@ -1,4 +1,4 @@
-import jwt from 'jsonwebtoken';
+import { consoleApi } from './console-api.js';
 
 /** The automation the scheduling benchmark schedules runs of, and the token that may. */
 export interface AutomationTrigger {
@@ -30,17 +30,8 @@ const TRIVIAL_AUTOMATION = {
  * limit the API allows, and an API token with scope automation:trigger.
  */
 export async function setUpAutomationTrigger(gatewayUrl: string, consoleJwtSecret: string): Promise<AutomationTrigger> {
-  const consoleJwt = jwt.sign({ sub: 'bench-owner', roles: [] }, consoleJwtSecret, { algorithm: 'HS256', expiresIn: 3600 });
-  const call = async (method: string, path: string, expected: number, body?: unknown): Promise<Record<string, unknown>> => {
-    const response = await fetch(gatewayUrl + path, {
-      method,
-      headers: { authorization: `Bearer ${consoleJwt}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await response.text();
-    if (response.status !== expected) throw new Error(`${method} ${path}: expected ${expected}, got ${response.status} ${text}`);
-    return text ? (JSON.parse(text) as Record<string, unknown>) : {};
-  };
+  const api = consoleApi(gatewayUrl, consoleJwtSecret);
+  const call = (method: string, path: string, expected: number, body?: unknown) => api(method, path, body, expected);
   const org = await call('POST', '/v1/orgs', 201, { name: 'Scheduling benchmark organization' });
   const orgId = String(org.orgId);
   const project = await call('POST', `/v1/orgs/${orgId}/projects`, 201, { name: 'Scheduling benchmark automation', type: 'AUTOMATION' });

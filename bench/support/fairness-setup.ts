@@ -1,5 +1,5 @@
 import { Agent, request } from 'node:http';
-import jwt from 'jsonwebtoken';
+import { consoleApi } from './console-api.js';
 
 /** One project of the fairness benchmark: its async automation trigger and the token that may call it. */
 export interface FairnessProject {
@@ -38,17 +38,8 @@ function callingAutomation(receiverUrl: string, name: string) {
  * external API on with every run enrolled and the highest rate limit the API allows, and a token.
  */
 export async function setUpFairnessProjects(gatewayUrl: string, consoleJwtSecret: string, receiverUrl: string, names: readonly string[]): Promise<FairnessProject[]> {
-  const consoleJwt = jwt.sign({ sub: 'bench-owner', roles: [] }, consoleJwtSecret, { algorithm: 'HS256', expiresIn: 3600 });
-  const call = async (method: string, path: string, expected: number, body?: unknown): Promise<Record<string, unknown>> => {
-    const response = await fetch(gatewayUrl + path, {
-      method,
-      headers: { authorization: `Bearer ${consoleJwt}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await response.text();
-    if (response.status !== expected) throw new Error(`${method} ${path}: expected ${expected}, got ${response.status} ${text}`);
-    return text ? (JSON.parse(text) as Record<string, unknown>) : {};
-  };
+  const api = consoleApi(gatewayUrl, consoleJwtSecret);
+  const call = (method: string, path: string, expected: number, body?: unknown) => api(method, path, body, expected);
   const projects: FairnessProject[] = [];
   for (const name of names) {
     const org = await call('POST', '/v1/orgs', 201, { name: `Fairness benchmark ${name}` });
