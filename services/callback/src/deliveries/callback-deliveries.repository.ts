@@ -134,17 +134,8 @@ export async function claimDelivery(manager: EntityManager, id: string, now: Dat
  * Returns how many were given back.
  */
 export async function releaseDeliveries(manager: EntityManager, claims: ReadonlyArray<{ id: string; attemptsMade: number; leaseUntil: Date }>, now = new Date()): Promise<number> {
-  if (claims.length === 0) return 0;
-  const rows = returningRows<{ id: string }>(
-    await manager.query(
-      `UPDATE callback_deliveries d SET next_attempt_at = $4::timestamptz, updated_at = $4::timestamptz
-         FROM unnest($1::uuid[], $2::int[], $3::timestamptz[]) AS c(id, attempts_made, lease_until)
-        WHERE d.id = c.id AND d.status = 'PENDING' AND d.attempts_made = c.attempts_made AND d.next_attempt_at = c.lease_until
-        RETURNING d.id`,
-      [claims.map((c) => c.id), claims.map((c) => c.attemptsMade), claims.map((c) => c.leaseUntil), now],
-    ),
-  );
-  return rows.length;
+  // A claim given back is one renewed to end now.
+  return (await renewClaims(manager, claims, now, now)).size;
 }
 
 /**
