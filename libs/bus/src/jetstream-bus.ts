@@ -182,6 +182,8 @@ export class JetStreamBus implements Bus {
   private connected = true;
   /** Resolves at the next reconnect; replaced at each disconnect. */
   private reconnected: { promise: Promise<void>; resolve: () => void } | undefined;
+  /** Told of the next disconnect: the requests in flight. */
+  private readonly inFlight = new Set<() => void>();
 
   private constructor(
     private readonly nc: NatsConnection,
@@ -200,9 +202,8 @@ export class JetStreamBus implements Bus {
     for await (const status of this.nc.status()) {
       if (status.type === 'disconnect') {
         this.connected = false;
-        let resolve = () => {};
-        const promise = new Promise<void>((done) => (resolve = done));
-        this.reconnected = { promise, resolve };
+        this.reconnected = signal();
+        for (const dropped of [...this.inFlight]) dropped();
       } else if (status.type === 'reconnect') {
         this.connected = true;
         this.reconnected?.resolve();
@@ -403,10 +404,28 @@ export class JetStreamBus implements Bus {
     }
     let reply: Msg;
     try {
-      reply = await this.nc.request(this.wireSubject(subject), data, {
+      const answered = this.nc.request(this.wireSubject(subject), data, {
         timeout: Math.max(1, Math.round(options.timeoutMs - (performance.now() - started))),
         headers: toNatsHeaders(withTraceHeaders(options.headers)),
       });
+      // The connection dropped with the request in flight (NATS killed as it went out): it
+      // waits for the reconnect as briefly as a new one, then fails, rather than for its deadline.
+      let onDrop = () => {};
+      const dropped = new Promise<Msg>((resolve, reject) => {
+        onDrop = () => {
+          const remaining = options.timeoutMs - (performance.now() - started);
+          void this.awaitReconnect(Math.max(0, Math.min(this.reconnectGraceMs, remaining))).then((back) =>
+            back ? answered.then(resolve, reject) : reject(new BusUnavailableError(subject)),
+          );
+        };
+      });
+      this.inFlight.add(onDrop);
+      answered.catch(() => undefined);
+      try {
+        reply = await Promise.race([answered, dropped]);
+      } finally {
+        this.inFlight.delete(onDrop);
+      }
     } catch (err) {
       if (err instanceof errors.TimeoutError) throw new BusTimeoutError(subject, options.timeoutMs);
       if (err instanceof errors.NoRespondersError) throw new BusNoRespondersError(subject);
@@ -595,4 +614,11 @@ class JetStreamResponder implements Subscription {
       this.logger?.warn({ subject: this.subject, err: errorMessage(err) }, 'bus could not send a reply');
     }
   }
+}
+
+/** A promise with its resolve, for the connection's state changes. */
+function signal(): { promise: Promise<void>; resolve: () => void } {
+  let resolve = () => {};
+  const promise = new Promise<void>((done) => (resolve = done));
+  return { promise, resolve };
 }
