@@ -303,7 +303,7 @@ describe('schedule triggers', () => {
     const [fire] = (await sql(`SELECT run_status FROM scheduler.schedule_fires WHERE invocation_id = $1`, [first!.invocationId])) as Array<{ run_status: string }>;
     expect(fire?.run_status).toBe('SUCCEEDED');
   }, 30_000);
-  it('a 600-fire backfill starts each fire once, and a publish meanwhile is answered at once', async () => {
+  it('a 600-fire backfill starts each fire once, oldest first, and a publish meanwhile is answered at once', async () => {
     const project = await publish(scheduledAutomation([{ id: 'minutely', every: '1m', payload: { n: 1 } }]));
     const to = new Date(Math.floor(Date.now() / 60_000) * 60_000);
     const from = new Date(to.getTime() - 600 * 60_000);
@@ -325,6 +325,21 @@ describe('schedule triggers', () => {
       return rows.length === 600 && rows.every((row) => row.invocation_id !== null) ? rows : undefined;
     }, 60_000);
     expect(new Set(started.map((row) => row.invocation_id)).size).toBe(600);
+    // Oldest first (DESIGN section 12), across batches, both replicas and the publish: a fire's
+    // start is sent only after the one before it was answered, so in fire order neither the
+    // starts' times nor the runs' creation times (the invocation service's, what the API shows)
+    // go back, and each run was asked for no later than the next fire's start was sent.
+    const order = (await sql(
+      `SELECT f.scheduled_time, f.started_at, i.created_at FROM scheduler.schedule_fires f JOIN invocation.invocations i ON i.id = f.invocation_id
+        WHERE f.project_id = $1 AND f.schedule_id = 'minutely' AND f.kind = 'BACKFILL' ORDER BY f.scheduled_time`,
+      [project.projectId],
+    )) as Array<{ scheduled_time: Date; started_at: Date; created_at: Date }>;
+    expect(order).toHaveLength(600);
+    const backwards = order.filter((row, index) => {
+      const previous = order[index - 1];
+      return previous !== undefined && (row.started_at < previous.started_at || row.created_at < previous.created_at || row.started_at < previous.created_at);
+    });
+    expect(backwards).toEqual([]);
   }, 90_000);
   // Last: it stops every scheduler replica for a while.
   it('catch-up after an outage: NONE drops the missed fires, LATEST runs the latest once, ALL runs each', async () => {

@@ -11,7 +11,7 @@
 import type { EntityManager } from 'typeorm';
 import type { ScheduleDefinition } from '@runline/engine';
 import { returningRows } from '@runline/db';
-import type { FireKind } from './schedule-fire-decisions.js';
+import { scheduleKey, type FireKind } from './schedule-fire-decisions.js';
 import type { PublishPlan } from './schedule-publish-plan.js';
 
 /** A schedule row as read back. */
@@ -229,32 +229,65 @@ export const PENDING_FIRES_PER_SCHEDULE_PER_BATCH = 20;
 
 /**
  * Claims up to `limit` PENDING fires due by `horizon`, oldest first, at most
- * PENDING_FIRES_PER_SCHEDULE_PER_BATCH of one schedule, each with its schedule row (both
- * locked). The oldest of a schedule that another batch holds are skipped, and so are the
- * later ones: a schedule's fires start in order.
+ * PENDING_FIRES_PER_SCHEDULE_PER_BATCH of one schedule, each with its schedule row (locked).
+ *
+ * A schedule's waiting fires start strictly in order (a backfill's oldest first, DESIGN section
+ * 12) because the schedule's row is their lock: a claim takes the row (`SKIP LOCKED`: a schedule
+ * that another batch, a publish or a backfill holds is left whole), and only then, in a
+ * statement of its own that sees every change committed before the lock was granted, the
+ * schedule's first waiting fires. Everything that writes a schedule's waiting fires holds its row
+ * (a backfill, run-now, a publish, a project's deletion, the batch that starts them), so the
+ * fires need no lock of their own.
+ *
+ * One statement that joined the fires to their schedule and locked both `SKIP LOCKED` broke the
+ * order: PostgreSQL keeps the lock on a fire it took before finding the schedule's row held (by
+ * a publish, another replica's claim), so that claim kept fires it did not return, and the
+ * next claim skipped them and started later fires before them.
  */
 export async function claimPendingFires(manager: EntityManager, horizon: Date, limit: number): Promise<PendingFire[]> {
-  const rows = returningRows<RawScheduleRow & { f_scheduled_time: Date; f_due_at: Date; f_kind: FireKind }>(
+  const schedules = await claimSchedulesWithDueFires(manager, horizon, limit);
+  if (schedules.length === 0) return [];
+  const byKey = new Map(schedules.map((schedule) => [scheduleKey(schedule.projectId, schedule.scheduleId), schedule]));
+  const rows = returningRows<{ project_id: string; schedule_id: string; scheduled_time: Date; due_at: Date; kind: FireKind }>(
     await manager.query(
-      `SELECT ${SCHEDULE_COLUMNS.split(', ').map((column) => `s.${column}`).join(', ')},
-              f.scheduled_time AS f_scheduled_time, f.due_at AS f_due_at, f.kind AS f_kind
-         FROM schedule_fires f JOIN schedules s USING (project_id, schedule_id)
-        WHERE f.status = 'PENDING'
-          AND (f.project_id, f.schedule_id, f.scheduled_time) IN (
-                SELECT project_id, schedule_id, scheduled_time FROM (
-                  SELECT project_id, schedule_id, scheduled_time, due_at,
+      `SELECT project_id, schedule_id, scheduled_time, due_at, kind FROM (
+         SELECT project_id, schedule_id, scheduled_time, due_at, kind,
+                row_number() OVER (PARTITION BY project_id, schedule_id ORDER BY due_at, scheduled_time) AS place
+           FROM schedule_fires
+          WHERE status = 'PENDING' AND due_at <= $1
+            AND (project_id, schedule_id) IN (SELECT * FROM unnest($2::uuid[], $3::text[]))) due
+        WHERE place <= $4
+        ORDER BY due_at, scheduled_time
+        LIMIT $5`,
+      [horizon, schedules.map((schedule) => schedule.projectId), schedules.map((schedule) => schedule.scheduleId), PENDING_FIRES_PER_SCHEDULE_PER_BATCH, limit],
+    ),
+  );
+  return rows.map((row) => ({ schedule: byKey.get(scheduleKey(row.project_id, row.schedule_id))!, scheduledTime: row.scheduled_time, dueAt: row.due_at, kind: row.kind }));
+}
+
+/**
+ * Locks the schedules of the first `limit` waiting fires due by `horizon` (at most
+ * PENDING_FIRES_PER_SCHEDULE_PER_BATCH counted of one schedule), skipping those another
+ * transaction holds. Locks nothing else.
+ */
+async function claimSchedulesWithDueFires(manager: EntityManager, horizon: Date, limit: number): Promise<ScheduleRow[]> {
+  const rows = returningRows<RawScheduleRow>(
+    await manager.query(
+      `SELECT ${SCHEDULE_COLUMNS} FROM schedules
+        WHERE (project_id, schedule_id) IN (
+                SELECT project_id, schedule_id FROM (
+                  SELECT project_id, schedule_id, due_at, scheduled_time,
                          row_number() OVER (PARTITION BY project_id, schedule_id ORDER BY due_at, scheduled_time) AS place
                     FROM schedule_fires
                    WHERE status = 'PENDING' AND due_at <= $1) due
                  WHERE place <= $3
                  ORDER BY due_at, scheduled_time
                  LIMIT $2)
-        ORDER BY f.due_at, f.scheduled_time
-        FOR UPDATE SKIP LOCKED`,
+        FOR UPDATE OF schedules SKIP LOCKED`,
       [horizon, limit, PENDING_FIRES_PER_SCHEDULE_PER_BATCH],
     ),
   );
-  return rows.map((row) => ({ schedule: scheduleOf(row), scheduledTime: row.f_scheduled_time, dueAt: row.f_due_at, kind: row.f_kind }));
+  return rows.map(scheduleOf);
 }
 
 /** What a firing pass decided for one schedule row. */
