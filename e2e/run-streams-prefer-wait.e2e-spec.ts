@@ -1,9 +1,10 @@
+import { fromBinary, GetInvocationRequestSchema, INVOCATION_QUERY_SUBJECTS } from '@runline/contracts';
 import { gatewayService } from '@runline/gateway-service';
 import { invocationService } from '@runline/invocation-service';
 import { HttpClient, queryDatabase, startTestSystem, type TestSystem } from '@runline/testing';
 import { createPublishedProject, issueToken, type ProjectFixture } from './gateway-fixtures.js';
 import { gate, startLocalServer, type LocalServer } from './support/lifecycle-support.js';
-import { automationDefinition, chatbotDefinition, failingSetFlow, runPath, type Json, type RunEndpoint } from './support/runs-support.js';
+import { automationDefinition, chatbotDefinition, failingSetFlow, invocationPath, runPath, type Json, type RunEndpoint } from './support/runs-support.js';
 
 /** Async runs time out after this long here, so a held run ends TIMEOUT within a test. */
 const ASYNC_RUN_TIMEOUT_MS = 1500;
@@ -24,6 +25,10 @@ describe('Prefer: wait on the async run endpoints', () => {
   let failingToken: string;
   let slow: ProjectFixture;
   let slowToken: string;
+  let inline: ProjectFixture;
+  let inlineToken: string;
+  /** Reads of each run from the invocation service (GET's request/reply), as the bus carries them. */
+  const reads = new Map<string, number>();
 
   const sql = (query: string, parameters: unknown[]) => queryDatabase(system.database.url, query, parameters);
 
@@ -53,6 +58,23 @@ describe('Prefer: wait on the async run endpoints', () => {
       }),
     );
     slowToken = (await issueToken(http, slow, ['automation:trigger'])).token;
+    // Self-contained: executed as the request waits, recorded once ended. Its result's keys are
+    // not in the read model's order (jsonb: shorter keys first), so an answer in another order shows.
+    inline = await createPublishedProject(
+      http,
+      'AUTOMATION',
+      automationDefinition({
+        trigger: { externalEnabled: true, key: 'external_event' },
+        start: 'done',
+        nodes: { done: { type: 'return', value: "{ 'orderId': payload.orderId, 'ok': true, 'detail': { 'alpha': 2, 'zz': 1 } }" } },
+      }),
+    );
+    inlineToken = (await issueToken(http, inline, ['automation:trigger'])).token;
+    // A copy of every read request: a plain subscriber beside the invocation service's queue group.
+    await system.bus.listen(INVOCATION_QUERY_SUBJECTS.GET_INVOCATION, ({ data }) => {
+      const { invocationId } = fromBinary(GetInvocationRequestSchema, data);
+      reads.set(invocationId, (reads.get(invocationId) ?? 0) + 1);
+    });
   }, 60_000);
 
   afterAll(async () => {
@@ -86,6 +108,64 @@ describe('Prefer: wait on the async run endpoints', () => {
     expect(waited.status).toBe(200);
     expect(waited.headers.get('preference-applied')).toBe('wait=10');
     expect(waited.body).toMatchObject({ status: 'SUCCEEDED', sessionId: 's-1', result: { messages: ['Hi Ada'] } });
+    // A queued run (bots never run inline), its end heard on the bus: the body still reads as GET's.
+    const read = await http.get<Json>(invocationPath(chatbot.orgId, waited.body.invocationId as string), { bearer: chatbotToken });
+    const { invocationId, status, result } = read.body;
+    expect(JSON.stringify(waited.body)).toBe(JSON.stringify({ invocationId, status, result, sessionId: 's-1' }));
+  });
+
+  /** Whether the run was executed as its request waited: recorded ended, with no RunInvocation command ever queued for it. */
+  const ranInline = async (invocationId: string) => {
+    const [row] = await sql(
+      `SELECT count(*)::int AS commands FROM invocation.outbox WHERE subject = 'invocation.cmd.run-invocation' AND position(convert_to($1, 'UTF8') IN data) > 0`,
+      [invocationId],
+    );
+    return row?.commands === 0;
+  };
+
+  /**
+   * Prefer: wait on a run executed inline: answered from the StartInvocation reply, so the run is
+   * never read for it; the one read (the GET after, which the listener must see) is the
+   * baseline the body must equal, byte for byte, in the fields it holds.
+   */
+  async function answeredWithoutRead(endpointName: RunEndpoint, project: ProjectFixture, token: string, body: Json) {
+    const waited = await post(endpointName, project, token, body, 'wait=10');
+    expect(waited.status).toBe(200);
+    expect(waited.headers.get('preference-applied')).toBe('wait=10');
+    const invocationId = waited.body.invocationId as string;
+    expect(await ranInline(invocationId)).toBe(true);
+    expect(reads.get(invocationId) ?? 0).toBe(0);
+    const read = await http.get<Json>(invocationPath(project.orgId, invocationId), { bearer: token });
+    expect(read.status).toBe(200);
+    expect(reads.get(invocationId)).toBe(1);
+    return { raw: JSON.stringify(waited.body), run: read.body };
+  }
+
+  it('an inline automation run: answered from its start’s reply with no read of the run, the body GET’s byte for byte', async () => {
+    const { raw, run } = await answeredWithoutRead('automationTriggerAsync', inline, inlineToken, { payload: { orderId: '7' }, enrollmentPolicy: 'EVERY_MATCH' });
+    expect(run).toMatchObject({ status: 'SUCCEEDED', mode: 'ASYNC', result: { orderId: '7', ok: true, detail: { alpha: 2, zz: 1 } } });
+    expect(raw).toBe(JSON.stringify({ invocationId: run.invocationId, status: run.status, result: run.result }));
+  });
+
+  it('an inline flow run: the same, its result {messages, actions} as GET orders it', async () => {
+    // EVERY_MATCH: a ONE_TIME run (the project's policy) is never executed inline.
+    const { raw, run } = await answeredWithoutRead('flowTriggerAsync', chatbot, chatbotToken, { ...flowBodyOf(), enrollmentPolicy: 'EVERY_MATCH' });
+    expect(run).toMatchObject({ status: 'SUCCEEDED', mode: 'ASYNC', result: { messages: ['Order 42'] } });
+    expect(raw).toBe(JSON.stringify({ invocationId: run.invocationId, status: run.status, result: run.result }));
+  });
+
+  it('an inline FAILED run: {error, invocationId, status} from its start’s reply, with no read of the run', async () => {
+    const { raw, run } = await answeredWithoutRead('flowTriggerAsync', failing, failingToken, { ...flowBodyOf(), enrollmentPolicy: 'EVERY_MATCH' });
+    expect(run.status).toBe('FAILED');
+    expect(raw).toBe(JSON.stringify({ error: run.errorMessage, invocationId: run.invocationId, status: run.status }));
+  });
+
+  it('without the preference an inline run is answered as the spec says: 202 QUEUED, nothing of its end', async () => {
+    const answer = await post('automationTriggerAsync', inline, inlineToken, { payload: { orderId: '8' }, enrollmentPolicy: 'EVERY_MATCH' });
+    expect(answer.status).toBe(202);
+    expect(answer.headers.get('preference-applied')).toBeNull();
+    expect(JSON.stringify(answer.body)).toBe(JSON.stringify({ invocationId: answer.body.invocationId, status: 'QUEUED', scheduledFor: null }));
+    expect(await ranInline(answer.body.invocationId as string)).toBe(true);
   });
 
   it('a FAILED run: 200 with {error, invocationId, status}', async () => {

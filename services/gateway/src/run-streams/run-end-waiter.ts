@@ -9,8 +9,9 @@ import { endsRun, FINAL_STATUSES, statusAfter } from './run-stream-events.js';
  * answer goes out as soon as the final event arrives, not at a polling tick, and is made from that
  * event (what the answer needs of an ended run: its status, result or error), not from a read after
  * it, which would add a round trip to the invocation service and its database. The run is read
- * once after the feed is followed (it may have ended before) and once at the deadline (its end
- * may have been missed on the feed), so neither race loses an end.
+ * once after the feed is followed (it may have ended before; an end heard meanwhile does not wait
+ * for that read) and once at the deadline (its end may have been missed on the feed), so neither
+ * race loses an end.
  */
 @Injectable()
 export class RunEndWaiter {
@@ -33,8 +34,12 @@ export class RunEndWaiter {
     });
     let timer: NodeJS.Timeout | undefined;
     try {
-      const now = await this.finished(orgId, invocationId);
-      if (now) return now;
+      // An end heard while this read is under way answers at once, not once the read is back
+      // (the read, overtaken, may then fail with no one to hear it).
+      const read = this.finished(orgId, invocationId);
+      read.catch(() => undefined);
+      const first = await Promise.race([ended, read]);
+      if (first) return first;
       const deadline = new Promise<'deadline'>((resolve) => (timer = setTimeout(() => resolve('deadline'), timeoutMs)));
       const heard = await Promise.race([ended, deadline]);
       if (heard !== 'deadline' && heard !== null) return heard;

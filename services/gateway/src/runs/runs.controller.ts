@@ -9,7 +9,7 @@ import { automationOnly, chatbotOnlyForBots, chatbotOnlyForFlows } from '../plat
 import { ExternalRoute } from '../platform/http-guards/external-route.decorator.js';
 import { RateLimited } from '../platform/http-guards/rate-limited.decorator.js';
 import { RunEndWaiter, waitPreferenceOf } from '../run-streams/index.js';
-import { endedRunAnswer } from './ended-run-answer.js';
+import { endedInlineRun, endedRunAnswer } from './ended-run-answer.js';
 
 const IDEMPOTENCY_HEADER = 'x-idempotency-key';
 /** `Prefer: wait=N` on the async endpoints (DESIGN section 14, RFC 7240). */
@@ -138,7 +138,9 @@ export class RunsController {
     const waitSeconds = waitPreferenceOf(prefer);
     // A scheduled run starts later: a wait for it would only hold the connection (DESIGN section 14).
     if (waitSeconds !== null && result.outcome === 'accepted' && result.run.status !== 'SCHEDULED') {
-      const ended = await this.endWaiter.endedWithin(req.caller.orgId, result.run.invocationId as string, waitSeconds * 1000);
+      const invocationId = result.run.invocationId as string;
+      // A run executed inline has ended by the reply, which says how: no read, no wait.
+      const ended = result.ended ? endedInlineRun(invocationId, result.ended) : await this.endWaiter.endedWithin(req.caller.orgId, invocationId, waitSeconds * 1000);
       if (ended) {
         void reply.header('preference-applied', `wait=${waitSeconds}`);
         void reply.status(200);

@@ -46,8 +46,12 @@ export interface StartRunCommand {
 export type StartRunResult =
   /** The run (or dry run) finished and succeeded: its result. */
   | { outcome: 'finished'; run: Record<string, unknown> }
-  /** Queued, scheduled, or paused (a wait, an approval): the result comes later. */
-  | { outcome: 'accepted'; run: Record<string, unknown> }
+  /**
+   * Queued, scheduled, or paused (a wait, an approval): the result comes later. `ended`: an async
+   * run the invocation service executed inline had ended by its reply (its end, for a `Prefer:
+   * wait` answer; the 202 still says QUEUED).
+   */
+  | { outcome: 'accepted'; run: Record<string, unknown>; ended?: EndedRun }
   /** The run ran and failed or timed out. */
   | { outcome: 'failed'; run: Record<string, unknown> }
   /** No run: the request was refused, the quota is used up, or the run could not be started. */
@@ -55,6 +59,9 @@ export type StartRunResult =
 
 /** The spec's limit; a longer key is ignored (the request runs as if it had none). */
 export const MAX_IDEMPOTENCY_KEY_LENGTH = 128;
+
+/** An async run's end, when the invocation service ran it inline (`StartInvocationReply.ended_run`). */
+export type EndedRun = NonNullable<StartInvocationReply['endedRun']>;
 
 const TARGETS: Record<TargetName, RunTarget> = { BOT: RunTarget.BOT, FLOW: RunTarget.FLOW, AUTOMATION: RunTarget.AUTOMATION };
 const FINAL = new Set(['SUCCEEDED', 'FAILED', 'TIMEOUT', 'CANCELLED']);
@@ -170,9 +177,11 @@ export function resultOf(reply: StartInvocationReply, target: TargetName, mode: 
   if (mode === 'ASYNC') {
     // Bots/invoke never schedules: its answer has no scheduledFor at all.
     const schedule = target === 'BOT' ? {} : { scheduledFor };
-    return { outcome: 'accepted', run: { invocationId: reply.invocationId, status: reply.status, ...schedule, ...session } };
+    const run = { invocationId: reply.invocationId, status: reply.status, ...schedule, ...session };
+    return reply.endedRun ? { outcome: 'accepted', run, ended: reply.endedRun } : { outcome: 'accepted', run };
   }
   // A sync run that paused (wait, approval) goes on later: accepted, not finished.
   if (reply.status !== 'SUCCEEDED') return { outcome: 'accepted', run: { invocationId: reply.invocationId, status: reply.status, ...session } };
   return { outcome: 'finished', run: { invocationId: reply.invocationId, status: reply.status, result, ...session } };
 }
+

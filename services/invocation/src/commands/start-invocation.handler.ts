@@ -21,6 +21,7 @@ import type { Logger } from '@runline/observability';
 import { LOGGER, SecretBox } from '@runline/runtime';
 import { InvocationConfig } from '../config.js';
 import type { RunModeName, TargetType } from '../lifecycle/invocation-event.js';
+import type { InvocationDocument } from '../lifecycle/invocation.projector.js';
 import type { QuotaFigures } from '../lifecycle/monthly-quota.js';
 import { endedFirstRecordOf, firstRecordOf, heldSyncRecordOf, recordsOnceEnded, waitTimedOut } from '../lifecycle/run-lifecycle.js';
 import { withHistory } from '../lifecycle/run-history.js';
@@ -59,7 +60,8 @@ export const DATABASE_UNAVAILABLE = 'The run could not be recorded right now; re
  * delaySeconds) it is recorded SCHEDULED with a ScheduleJob command for the scheduler instead.
  * Sync: recorded RUNNING, executed here, and the reply carries the result. A run of a
  * self-contained graph that starts now (sync, or async up to ASYNC_INLINE_RUNS at once) is
- * executed first and recorded once, ended (`RunExecutor.runBeforeRecording`).
+ * executed first and recorded once, ended (`RunExecutor.runBeforeRecording`); an async one is
+ * still answered QUEUED, with its end beside it (`ended_run`) for a `Prefer: wait` answer.
  *
  * One way through: the lifecycle core plans the run (`run-plan.ts`) and decides what is
  * recorded (`firstRecordOf`, `endedFirstRecordOf`), the recorder writes it with the monthly
@@ -199,8 +201,7 @@ export class StartInvocationHandler {
       return replayReply(settled.earlier);
     }
     const recorded = settled.document;
-    // An inline async run still answers QUEUED (the spec's 202); its later states are read with GET.
-    if (ran) return sync ? answer(id, recorded.status, ran.ending.liveResult, recorded.errorMessage, session) : answer(id, 'QUEUED', null, null, null);
+    if (ran) return sync ? answer(id, recorded.status, ran.ending.liveResult, recorded.errorMessage, session) : endedInlineReply(recorded);
     if (!sync) {
       const reply = answer(id, recorded.status, null, recorded.errorMessage, session);
       if (recorded.scheduledFor !== null) reply.scheduledFor = timestampFromDate(new Date(recorded.scheduledFor));
@@ -255,6 +256,23 @@ function answer(invocationId: string, status: string, result: JsonValue, errorMe
     resultJson: result === null ? '' : JSON.stringify(result),
     errorMessage: errorMessage ?? '',
     sessionId: session?.id ?? '',
+  });
+}
+
+/**
+ * An async run executed inline, recorded ended: still QUEUED, as the spec's 202 says (its later
+ * states are read with GET), with its end as recorded for a `Prefer: wait` answer, which would
+ * otherwise read the run right after this reply.
+ */
+function endedInlineReply(recorded: InvocationDocument): StartInvocationReply {
+  return create(StartInvocationReplySchema, {
+    invocationId: recorded.invocationId,
+    status: 'QUEUED',
+    endedRun: {
+      status: recorded.status,
+      resultJson: recorded.result === null ? '' : JSON.stringify(recorded.result),
+      errorMessage: recorded.errorMessage ?? '',
+    },
   });
 }
 

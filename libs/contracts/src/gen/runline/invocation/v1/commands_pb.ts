@@ -23,7 +23,7 @@ import type { Message } from "@bufbuild/protobuf";
  * Describes the file runline/invocation/v1/commands.proto.
  */
 export const file_runline_invocation_v1_commands: GenFile = /*@__PURE__*/
-  fileDesc("CiRydW5saW5lL2ludm9jYXRpb24vdjEvY29tbWFuZHMucHJvdG8SFXJ1bmxpbmUuaW52b2NhdGlvbi52MSLdAwoWU3RhcnRJbnZvY2F0aW9uUmVxdWVzdBIOCgZvcmdfaWQYASABKAkSEgoKcHJvamVjdF9pZBgCIAEoCRIQCgh0b2tlbl9pZBgDIAEoCRIwCgZ0YXJnZXQYBCABKA4yIC5ydW5saW5lLmludm9jYXRpb24udjEuUnVuVGFyZ2V0EiwKBG1vZGUYBSABKA4yHi5ydW5saW5lLmludm9jYXRpb24udjEuUnVuTW9kZRIRCglib2R5X2pzb24YBiABKAkSFwoPaWRlbXBvdGVuY3lfa2V5GAcgASgJEhkKEXB1Ymxpc2hlZF92ZXJzaW9uGAggASgFEh0KFWRyYWZ0X2RlZmluaXRpb25fanNvbhgJIAEoCRIvCgtyZWNlaXZlZF9hdBgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFgoOY29uZmlnX3ZlcnNpb24YDCABKAMSKgoGcnVuX2F0GAsgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIWCg50cmlnZ2VyX3NvdXJjZRgeIAEoCRI6Cg1zY2hlZHVsZV9maXJlGB8gASgLMiMucnVubGluZS5pbnZvY2F0aW9uLnYxLlNjaGVkdWxlRmlyZSJXCgxTY2hlZHVsZUZpcmUSEwoLc2NoZWR1bGVfaWQYASABKAkSMgoOc2NoZWR1bGVkX3RpbWUYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIoMDChRTdGFydEludm9jYXRpb25SZXBseRIVCg1pbnZvY2F0aW9uX2lkGAEgASgJEg4KBnN0YXR1cxgCIAEoCRITCgtyZXN1bHRfanNvbhgDIAEoCRIVCg1lcnJvcl9tZXNzYWdlGAQgASgJEhkKEWlkZW1wb3RlbnRfcmVwbGF5GAUgASgIEg8KB2RyeV9ydW4YBiABKAgSEgoKc2Vzc2lvbl9pZBgHIAEoCRIxCg1zY2hlZHVsZWRfZm9yGAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIaChJ1bmF2YWlsYWJsZV9yZWFzb24YCSABKAkSMAoMa2V5X3Rha2VuX2F0GAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI8Cg5xdW90YV9leGNlZWRlZBgUIAEoCzIkLnJ1bmxpbmUuaW52b2NhdGlvbi52MS5RdW90YUV4Y2VlZGVkEhkKEXF1b3RhX3VuYXZhaWxhYmxlGBUgASgIIl4KDVF1b3RhRXhjZWVkZWQSDQoFbGltaXQYASABKAMSDAoEdXNlZBgCIAEoAxIwCgxwZXJpb2Rfc3RhcnQYAyABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIiYKDVJ1bkludm9jYXRpb24SFQoNaW52b2NhdGlvbl9pZBgBIAEoCSLSAQoXTW9kaWZ5SW52b2NhdGlvblJlcXVlc3QSDgoGb3JnX2lkGAEgASgJEhUKDWludm9jYXRpb25faWQYAiABKAkSMwoGYWN0aW9uGAMgASgOMiMucnVubGluZS5pbnZvY2F0aW9uLnYxLk1vZGlmeUFjdGlvbhIqCgZydW5fYXQYBCABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wEi8KC3JlY2VpdmVkX2F0GAUgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCJnChVNb2RpZnlJbnZvY2F0aW9uUmVwbHkSNQoHb3V0Y29tZRgBIAEoDjIkLnJ1bmxpbmUuaW52b2NhdGlvbi52MS5Nb2RpZnlPdXRjb21lEhcKD2ludm9jYXRpb25fanNvbhgCIAEoCSKvAQoVRGVjaWRlQXBwcm92YWxSZXF1ZXN0Eg4KBm9yZ19pZBgBIAEoCRIVCg1pbnZvY2F0aW9uX2lkGAIgASgJEjkKCGRlY2lzaW9uGAMgASgOMicucnVubGluZS5pbnZvY2F0aW9uLnYxLkFwcHJvdmFsRGVjaXNpb24SEgoKZGVjaWRlZF9ieRgEIAEoCRIUCgdjb21tZW50GAUgASgJSACIAQFCCgoIX2NvbW1lbnQibQoTRGVjaWRlQXBwcm92YWxSZXBseRI9CgdvdXRjb21lGAEgASgOMiwucnVubGluZS5pbnZvY2F0aW9uLnYxLkRlY2lkZUFwcHJvdmFsT3V0Y29tZRIXCg9pbnZvY2F0aW9uX2pzb24YAiABKAkqawoJUnVuVGFyZ2V0EhoKFlJVTl9UQVJHRVRfVU5TUEVDSUZJRUQQABISCg5SVU5fVEFSR0VUX0JPVBABEhMKD1JVTl9UQVJHRVRfRkxPVxACEhkKFVJVTl9UQVJHRVRfQVVUT01BVElPThADKkoKB1J1bk1vZGUSGAoUUlVOX01PREVfVU5TUEVDSUZJRUQQABIRCg1SVU5fTU9ERV9TWU5DEAESEgoOUlVOX01PREVfQVNZTkMQAiplCgxNb2RpZnlBY3Rpb24SHQoZTU9ESUZZX0FDVElPTl9VTlNQRUNJRklFRBAAEhgKFE1PRElGWV9BQ1RJT05fQ0FOQ0VMEAESHAoYTU9ESUZZX0FDVElPTl9SRVNDSEVEVUxFEAIq/AEKDU1vZGlmeU91dGNvbWUSHgoaTU9ESUZZX09VVENPTUVfVU5TUEVDSUZJRUQQABIbChdNT0RJRllfT1VUQ09NRV9NT0RJRklFRBABEhwKGE1PRElGWV9PVVRDT01FX05PVF9GT1VORBACEhwKGE1PRElGWV9PVVRDT01FX05PVF9BU1lOQxADEiAKHE1PRElGWV9PVVRDT01FX05PVF9TQ0hFRFVMRUQQBBImCiJNT0RJRllfT1VUQ09NRV9OT19MT05HRVJfU0NIRURVTEVEEAUSKAokTU9ESUZZX09VVENPTUVfU0NIRURVTEVSX1VOQVZBSUxBQkxFEAYqcgoQQXBwcm92YWxEZWNpc2lvbhIhCh1BUFBST1ZBTF9ERUNJU0lPTl9VTlNQRUNJRklFRBAAEh0KGUFQUFJPVkFMX0RFQ0lTSU9OX0FQUFJPVkUQARIcChhBUFBST1ZBTF9ERUNJU0lPTl9SRUpFQ1QQAiroAQoVRGVjaWRlQXBwcm92YWxPdXRjb21lEicKI0RFQ0lERV9BUFBST1ZBTF9PVVRDT01FX1VOU1BFQ0lGSUVEEAASIwofREVDSURFX0FQUFJPVkFMX09VVENPTUVfUkVTVU1FRBABEiUKIURFQ0lERV9BUFBST1ZBTF9PVVRDT01FX05PVF9GT1VORBACEjEKLURFQ0lERV9BUFBST1ZBTF9PVVRDT01FX05PVF9BV0FJVElOR19BUFBST1ZBTBADEicKI0RFQ0lERV9BUFBST1ZBTF9PVVRDT01FX05PVF9SRVNVTUVEEARiBnByb3RvMw", [file_google_protobuf_timestamp]);
+  fileDesc("CiRydW5saW5lL2ludm9jYXRpb24vdjEvY29tbWFuZHMucHJvdG8SFXJ1bmxpbmUuaW52b2NhdGlvbi52MSLdAwoWU3RhcnRJbnZvY2F0aW9uUmVxdWVzdBIOCgZvcmdfaWQYASABKAkSEgoKcHJvamVjdF9pZBgCIAEoCRIQCgh0b2tlbl9pZBgDIAEoCRIwCgZ0YXJnZXQYBCABKA4yIC5ydW5saW5lLmludm9jYXRpb24udjEuUnVuVGFyZ2V0EiwKBG1vZGUYBSABKA4yHi5ydW5saW5lLmludm9jYXRpb24udjEuUnVuTW9kZRIRCglib2R5X2pzb24YBiABKAkSFwoPaWRlbXBvdGVuY3lfa2V5GAcgASgJEhkKEXB1Ymxpc2hlZF92ZXJzaW9uGAggASgFEh0KFWRyYWZ0X2RlZmluaXRpb25fanNvbhgJIAEoCRIvCgtyZWNlaXZlZF9hdBgKIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXASFgoOY29uZmlnX3ZlcnNpb24YDCABKAMSKgoGcnVuX2F0GAsgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIWCg50cmlnZ2VyX3NvdXJjZRgeIAEoCRI6Cg1zY2hlZHVsZV9maXJlGB8gASgLMiMucnVubGluZS5pbnZvY2F0aW9uLnYxLlNjaGVkdWxlRmlyZSJXCgxTY2hlZHVsZUZpcmUSEwoLc2NoZWR1bGVfaWQYASABKAkSMgoOc2NoZWR1bGVkX3RpbWUYAiABKAsyGi5nb29nbGUucHJvdG9idWYuVGltZXN0YW1wIrcDChRTdGFydEludm9jYXRpb25SZXBseRIVCg1pbnZvY2F0aW9uX2lkGAEgASgJEg4KBnN0YXR1cxgCIAEoCRITCgtyZXN1bHRfanNvbhgDIAEoCRIVCg1lcnJvcl9tZXNzYWdlGAQgASgJEhkKEWlkZW1wb3RlbnRfcmVwbGF5GAUgASgIEg8KB2RyeV9ydW4YBiABKAgSEgoKc2Vzc2lvbl9pZBgHIAEoCRIxCg1zY2hlZHVsZWRfZm9yGAggASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIaChJ1bmF2YWlsYWJsZV9yZWFzb24YCSABKAkSMAoMa2V5X3Rha2VuX2F0GAogASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBI8Cg5xdW90YV9leGNlZWRlZBgUIAEoCzIkLnJ1bmxpbmUuaW52b2NhdGlvbi52MS5RdW90YUV4Y2VlZGVkEhkKEXF1b3RhX3VuYXZhaWxhYmxlGBUgASgIEjIKCWVuZGVkX3J1bhgWIAEoCzIfLnJ1bmxpbmUuaW52b2NhdGlvbi52MS5FbmRlZFJ1biJGCghFbmRlZFJ1bhIOCgZzdGF0dXMYASABKAkSEwoLcmVzdWx0X2pzb24YAiABKAkSFQoNZXJyb3JfbWVzc2FnZRgDIAEoCSJeCg1RdW90YUV4Y2VlZGVkEg0KBWxpbWl0GAEgASgDEgwKBHVzZWQYAiABKAMSMAoMcGVyaW9kX3N0YXJ0GAMgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcCImCg1SdW5JbnZvY2F0aW9uEhUKDWludm9jYXRpb25faWQYASABKAki0gEKF01vZGlmeUludm9jYXRpb25SZXF1ZXN0Eg4KBm9yZ19pZBgBIAEoCRIVCg1pbnZvY2F0aW9uX2lkGAIgASgJEjMKBmFjdGlvbhgDIAEoDjIjLnJ1bmxpbmUuaW52b2NhdGlvbi52MS5Nb2RpZnlBY3Rpb24SKgoGcnVuX2F0GAQgASgLMhouZ29vZ2xlLnByb3RvYnVmLlRpbWVzdGFtcBIvCgtyZWNlaXZlZF9hdBgFIAEoCzIaLmdvb2dsZS5wcm90b2J1Zi5UaW1lc3RhbXAiZwoVTW9kaWZ5SW52b2NhdGlvblJlcGx5EjUKB291dGNvbWUYASABKA4yJC5ydW5saW5lLmludm9jYXRpb24udjEuTW9kaWZ5T3V0Y29tZRIXCg9pbnZvY2F0aW9uX2pzb24YAiABKAkirwEKFURlY2lkZUFwcHJvdmFsUmVxdWVzdBIOCgZvcmdfaWQYASABKAkSFQoNaW52b2NhdGlvbl9pZBgCIAEoCRI5CghkZWNpc2lvbhgDIAEoDjInLnJ1bmxpbmUuaW52b2NhdGlvbi52MS5BcHByb3ZhbERlY2lzaW9uEhIKCmRlY2lkZWRfYnkYBCABKAkSFAoHY29tbWVudBgFIAEoCUgAiAEBQgoKCF9jb21tZW50Im0KE0RlY2lkZUFwcHJvdmFsUmVwbHkSPQoHb3V0Y29tZRgBIAEoDjIsLnJ1bmxpbmUuaW52b2NhdGlvbi52MS5EZWNpZGVBcHByb3ZhbE91dGNvbWUSFwoPaW52b2NhdGlvbl9qc29uGAIgASgJKmsKCVJ1blRhcmdldBIaChZSVU5fVEFSR0VUX1VOU1BFQ0lGSUVEEAASEgoOUlVOX1RBUkdFVF9CT1QQARITCg9SVU5fVEFSR0VUX0ZMT1cQAhIZChVSVU5fVEFSR0VUX0FVVE9NQVRJT04QAypKCgdSdW5Nb2RlEhgKFFJVTl9NT0RFX1VOU1BFQ0lGSUVEEAASEQoNUlVOX01PREVfU1lOQxABEhIKDlJVTl9NT0RFX0FTWU5DEAIqZQoMTW9kaWZ5QWN0aW9uEh0KGU1PRElGWV9BQ1RJT05fVU5TUEVDSUZJRUQQABIYChRNT0RJRllfQUNUSU9OX0NBTkNFTBABEhwKGE1PRElGWV9BQ1RJT05fUkVTQ0hFRFVMRRACKvwBCg1Nb2RpZnlPdXRjb21lEh4KGk1PRElGWV9PVVRDT01FX1VOU1BFQ0lGSUVEEAASGwoXTU9ESUZZX09VVENPTUVfTU9ESUZJRUQQARIcChhNT0RJRllfT1VUQ09NRV9OT1RfRk9VTkQQAhIcChhNT0RJRllfT1VUQ09NRV9OT1RfQVNZTkMQAxIgChxNT0RJRllfT1VUQ09NRV9OT1RfU0NIRURVTEVEEAQSJgoiTU9ESUZZX09VVENPTUVfTk9fTE9OR0VSX1NDSEVEVUxFRBAFEigKJE1PRElGWV9PVVRDT01FX1NDSEVEVUxFUl9VTkFWQUlMQUJMRRAGKnIKEEFwcHJvdmFsRGVjaXNpb24SIQodQVBQUk9WQUxfREVDSVNJT05fVU5TUEVDSUZJRUQQABIdChlBUFBST1ZBTF9ERUNJU0lPTl9BUFBST1ZFEAESHAoYQVBQUk9WQUxfREVDSVNJT05fUkVKRUNUEAIq6AEKFURlY2lkZUFwcHJvdmFsT3V0Y29tZRInCiNERUNJREVfQVBQUk9WQUxfT1VUQ09NRV9VTlNQRUNJRklFRBAAEiMKH0RFQ0lERV9BUFBST1ZBTF9PVVRDT01FX1JFU1VNRUQQARIlCiFERUNJREVfQVBQUk9WQUxfT1VUQ09NRV9OT1RfRk9VTkQQAhIxCi1ERUNJREVfQVBQUk9WQUxfT1VUQ09NRV9OT1RfQVdBSVRJTkdfQVBQUk9WQUwQAxInCiNERUNJREVfQVBQUk9WQUxfT1VUQ09NRV9OT1RfUkVTVU1FRBAEYgZwcm90bzM", [file_google_protobuf_timestamp]);
 
 /**
  * Start a run from an external API call. Subject `invocation.req.start-invocation`,
@@ -269,6 +269,16 @@ export type StartInvocationReply = Message<"runline.invocation.v1.StartInvocatio
    * @generated from field: bool quota_unavailable = 21;
    */
   quotaUnavailable: boolean;
+
+  /**
+   * Set for an async run executed as the request waited (a self-contained graph: recorded once,
+   * ended) that had ended when this reply was built; unset otherwise. `status` above still says
+   * QUEUED, as the spec's 202 does: this is the run's end as its read model records it, for the
+   * gateway's `Prefer: wait` answer (DESIGN.md section 14), which then needs no read of the run.
+   *
+   * @generated from field: runline.invocation.v1.EndedRun ended_run = 22;
+   */
+  endedRun?: EndedRun | undefined;
 };
 
 /**
@@ -277,6 +287,41 @@ export type StartInvocationReply = Message<"runline.invocation.v1.StartInvocatio
  */
 export const StartInvocationReplySchema: GenMessage<StartInvocationReply> = /*@__PURE__*/
   messageDesc(file_runline_invocation_v1_commands, 2);
+
+/**
+ * The end of a run as GET /external-invocations/{id} shows it: what a `Prefer: wait` answer holds.
+ *
+ * @generated from message runline.invocation.v1.EndedRun
+ */
+export type EndedRun = Message<"runline.invocation.v1.EndedRun"> & {
+  /**
+   * SUCCEEDED, FAILED or TIMEOUT.
+   *
+   * @generated from field: string status = 1;
+   */
+  status: string;
+
+  /**
+   * The run's recorded `result` (secrets redacted) as JSON text; empty when it has none.
+   *
+   * @generated from field: string result_json = 2;
+   */
+  resultJson: string;
+
+  /**
+   * The run's recorded `errorMessage`; empty when it has none.
+   *
+   * @generated from field: string error_message = 3;
+   */
+  errorMessage: string;
+};
+
+/**
+ * Describes the message runline.invocation.v1.EndedRun.
+ * Use `create(EndedRunSchema)` to create a new message.
+ */
+export const EndedRunSchema: GenMessage<EndedRun> = /*@__PURE__*/
+  messageDesc(file_runline_invocation_v1_commands, 3);
 
 /**
  * The figures of a used-up monthly quota, for the 429 body and the X-Quota-* headers.
@@ -311,7 +356,7 @@ export type QuotaExceeded = Message<"runline.invocation.v1.QuotaExceeded"> & {
  * Use `create(QuotaExceededSchema)` to create a new message.
  */
 export const QuotaExceededSchema: GenMessage<QuotaExceeded> = /*@__PURE__*/
-  messageDesc(file_runline_invocation_v1_commands, 3);
+  messageDesc(file_runline_invocation_v1_commands, 4);
 
 /**
  * Start a QUEUED run now. Work-queue subject `invocation.cmd.run-invocation`, wire type
@@ -333,7 +378,7 @@ export type RunInvocation = Message<"runline.invocation.v1.RunInvocation"> & {
  * Use `create(RunInvocationSchema)` to create a new message.
  */
 export const RunInvocationSchema: GenMessage<RunInvocation> = /*@__PURE__*/
-  messageDesc(file_runline_invocation_v1_commands, 4);
+  messageDesc(file_runline_invocation_v1_commands, 5);
 
 /**
  * Cancel or move a SCHEDULED async run. Subject `invocation.req.modify-invocation`.
@@ -380,7 +425,7 @@ export type ModifyInvocationRequest = Message<"runline.invocation.v1.ModifyInvoc
  * Use `create(ModifyInvocationRequestSchema)` to create a new message.
  */
 export const ModifyInvocationRequestSchema: GenMessage<ModifyInvocationRequest> = /*@__PURE__*/
-  messageDesc(file_runline_invocation_v1_commands, 5);
+  messageDesc(file_runline_invocation_v1_commands, 6);
 
 /**
  * @generated from message runline.invocation.v1.ModifyInvocationReply
@@ -404,7 +449,7 @@ export type ModifyInvocationReply = Message<"runline.invocation.v1.ModifyInvocat
  * Use `create(ModifyInvocationReplySchema)` to create a new message.
  */
 export const ModifyInvocationReplySchema: GenMessage<ModifyInvocationReply> = /*@__PURE__*/
-  messageDesc(file_runline_invocation_v1_commands, 6);
+  messageDesc(file_runline_invocation_v1_commands, 7);
 
 /**
  * Approve or reject a run SUSPENDED at an Approval node (PATCH /external-invocations/{id} with a
@@ -453,7 +498,7 @@ export type DecideApprovalRequest = Message<"runline.invocation.v1.DecideApprova
  * Use `create(DecideApprovalRequestSchema)` to create a new message.
  */
 export const DecideApprovalRequestSchema: GenMessage<DecideApprovalRequest> = /*@__PURE__*/
-  messageDesc(file_runline_invocation_v1_commands, 7);
+  messageDesc(file_runline_invocation_v1_commands, 8);
 
 /**
  * @generated from message runline.invocation.v1.DecideApprovalReply
@@ -477,7 +522,7 @@ export type DecideApprovalReply = Message<"runline.invocation.v1.DecideApprovalR
  * Use `create(DecideApprovalReplySchema)` to create a new message.
  */
 export const DecideApprovalReplySchema: GenMessage<DecideApprovalReply> = /*@__PURE__*/
-  messageDesc(file_runline_invocation_v1_commands, 8);
+  messageDesc(file_runline_invocation_v1_commands, 9);
 
 /**
  * What a run executes.
