@@ -54,6 +54,8 @@ interface PhaseResult {
   bAccept: Distribution;
   /** B's 202 answered -> RUNNING, ms (negative: the run started before its 202 arrived): the wait without the acceptance itself. */
   bAfterAccept: Distribution;
+  /** B's queue wait of the runs sent after A's last was accepted (A's backlog waiting, the gateway no longer taking A's burst), ms. */
+  bWaitWhileAWaits: Distribution;
   aAcceptedSeconds: number;
   aDrainedSeconds: number;
   /** CPU the whole machine was busy, in cores, over the phase (the system, this process, PostgreSQL, NATS and anything else). */
@@ -107,6 +109,7 @@ async function runPhase(session: BenchSession, options: { order: Order; aRuns: n
     })();
     await sender.burst(a!, options.aRuns, options.connections);
     const aAcceptedSeconds = (performance.now() - startedAt) / 1000;
+    const aAcceptedEpochMs = Date.now();
     await waitUntilNoneOpen(client, [a!], 30 * 60_000);
     const aDrainedSeconds = (performance.now() - startedAt) / 1000;
     aDone = true;
@@ -124,6 +127,8 @@ async function runPhase(session: BenchSession, options: { order: Order; aRuns: n
       [accepted.map((run) => run.invocationId)],
     );
     const answeredAt = new Map(accepted.map((run) => [run.invocationId, run.answeredAt]));
+    // Sent once A's last run was accepted: A's backlog waits, and the gateway takes B's requests alone.
+    const sentWhileAWaits = new Set(accepted.filter((run) => run.answeredAt - run.acceptMs >= aAcceptedEpochMs).map((run) => run.invocationId));
     if (rows.length !== accepted.length) throw new Error(`${accepted.length} runs of B accepted, ${rows.length} found`);
     const failed = await client.query<{ n: number }>(`SELECT count(*)::int AS n FROM invocation.invocation_views WHERE status <> 'SUCCEEDED'`);
     if (failed.rows[0]!.n > 0) throw new Error(`${failed.rows[0]!.n} runs did not succeed:\n${logTail(system.server.logFile)}`);
@@ -132,6 +137,7 @@ async function runPhase(session: BenchSession, options: { order: Order; aRuns: n
       bWait: distributionOf(rows.map((row) => Number(row.wait_ms))),
       bAccept: distributionOf(accepted.map((run) => run.acceptMs)),
       bAfterAccept: distributionOf(rows.map((row) => Number(row.started_ms) - answeredAt.get(row.id)!)),
+      bWaitWhileAWaits: distributionOf(rows.filter((row) => sentWhileAWaits.has(row.id)).map((row) => Number(row.wait_ms))),
       aAcceptedSeconds,
       aDrainedSeconds,
       machineCores: busyBefore === undefined || busyAfter === undefined ? undefined : (busyAfter - busyBefore) / elapsed,
@@ -226,7 +232,7 @@ await runBench(USAGE, async (session) => {
 
   console.log('');
   printTable([
-    ['order', 'B runs', 'B wait p50 ms', 'B wait p99 ms', 'B wait max ms', 'B 202 p99 ms', '202->RUNNING p50/p99 ms', 'A accepted', 'A ended', 'machine busy', 'load avg'],
+    ['order', 'B runs', 'B wait p50 ms', 'B wait p99 ms', 'B wait max ms', 'B 202 p99 ms', '202->RUNNING p50/p99 ms', 'once A accepted: B runs, wait p50/p99 ms', 'A accepted', 'A ended', 'machine busy', 'load avg'],
     ...results.map((result) => [
       result.order,
       String(result.bWait.count),
@@ -235,6 +241,7 @@ await runBench(USAGE, async (session) => {
       ms(result.bWait.max),
       ms(result.bAccept.p99),
       `${ms(result.bAfterAccept.p50)} / ${ms(result.bAfterAccept.p99)}`,
+      `${result.bWaitWhileAWaits.count}: ${ms(result.bWaitWhileAWaits.p50)} / ${ms(result.bWaitWhileAWaits.p99)}`,
       `${result.aAcceptedSeconds.toFixed(1)} s`,
       `${result.aDrainedSeconds.toFixed(1)} s`,
       result.machineCores === undefined ? 'n/a' : `${result.machineCores.toFixed(2)} cores`,

@@ -45,7 +45,7 @@ const USAGE = `Usage: npm run bench:sustained -- [options]
    or: node --import ./bench/register.mjs bench/sustained.bench.ts [options]
 
 ${formatUsage([
-  ['--system <which>', 'both (default: runline and pg-boss), runline, pg-boss, or runline-embedded (the one-process mode, then pg-boss)'],
+  ['--system <which>', 'both (default: runline and pg-boss), runline, pg-boss, runline-embedded (the one-process mode, then\npg-boss), or flow-control (runline, then runline with flow control configured but not binding)'],
   ['--step-seconds <s>', 'length of each load of the rate search (default 30)'],
   ['--hold-seconds <s>', 'length of the final hold at the rate found (default 120)'],
   ['--start-rate <n>', 'first rate of the search, requests/s (default 200); it doubles while held'],
@@ -80,10 +80,12 @@ interface Options {
   dist: string;
 }
 
-type SystemName = 'runline' | 'runline-embedded' | 'pg-boss';
+type SystemName = 'runline' | 'runline-embedded' | 'runline-flow-control' | 'pg-boss';
 
 /** The one-process mode's held rate against pg-boss's (issue 34); its RSS goal is MEMORY_PEAK_GOAL_MB. */
 const EMBEDDED_RATIO_GOAL = 1.3;
+/** Flow control that does not bind costs at most 5% of the held rate (issue 32). */
+const FLOW_CONTROL_RATIO_GOAL = 0.95;
 
 interface Outcome {
   system: SustainedSystem;
@@ -113,7 +115,11 @@ async function compare(session: BenchSession, options: Options): Promise<number>
   const outcomes = new Map<SystemName, Outcome>();
   for (const which of options.systems) {
     const start = (scope: SystemScope) =>
-      which === 'runline' ? startRunline(scope, options.dist) : which === 'runline-embedded' ? startOneProcess(scope, options.dist) : startPgBossPeer(scope, options.dist, options.peer);
+      which === 'runline' || which === 'runline-flow-control'
+        ? startRunline(scope, options.dist, { flowControl: which === 'runline-flow-control' })
+        : which === 'runline-embedded'
+          ? startOneProcess(scope, options.dist)
+          : startPgBossPeer(scope, options.dist, options.peer);
     let scope = new SystemScope(session.workDir);
     session.onCleanup(`stop ${which}`, () => scope.close());
     let system = await start(scope);
@@ -150,6 +156,7 @@ async function compare(session: BenchSession, options: Options): Promise<number>
 
   const runline = outcomes.get('runline');
   const embedded = outcomes.get('runline-embedded');
+  const flowControlled = outcomes.get('runline-flow-control');
   const peer = outcomes.get('pg-boss');
   console.log('\nResults');
   const clean = [...outcomes.values()].every(({ result }) => result.aborted === undefined && result.steps.every((step) => step.notSucceeded === 0));
@@ -177,6 +184,7 @@ async function compare(session: BenchSession, options: Options): Promise<number>
     printFigure({ benchmark: 'sustained', figure: 'one-process held rate, runs/s (baseline: pg-boss)', value: heldRate(embedded.result), baseline: heldRate(peer.result), goal: `>= ${EMBEDDED_RATIO_GOAL} x baseline`, met: ratio >= EMBEDDED_RATIO_GOAL });
     console.log(`embedded held rate ratio: ${Number.isFinite(ratio) ? ratio.toFixed(2) : 'n/a'}`);
   }
+  if (runline && flowControlled) printFlowControlCost(runline, flowControlled);
   return clean ? 0 : 1;
 }
 
@@ -245,6 +253,32 @@ function printEmbeddedGoals(embedded: SearchResult, peer: SearchResult | undefin
   }
   const peak = Math.max(0, ...embedded.steps.map((step) => step.peakRss[0] ?? 0));
   console.log(`  one process's peak RSS over the search: ${megabytes(peak)} MB (goal <= ${MEMORY_PEAK_GOAL_MB} MB): ${verdict(peak > 0 && peak <= MEMORY_PEAK_GOAL_MB * MB)}`);
+}
+
+/**
+ * Issue 32's no-binding cost: the held rate with flow control configured against without, and
+ * the CPU a run cost each at its hold (the steadier figure on a shared machine).
+ */
+function printFlowControlCost(plain: Outcome, controlled: Outcome): void {
+  const ratio = heldRate(plain.result) > 0 ? heldRate(controlled.result) / heldRate(plain.result) : Number.NaN;
+  printFigure({
+    benchmark: 'sustained',
+    figure: 'held rate with flow control not binding, runs/s (baseline: without flow control)',
+    value: heldRate(controlled.result),
+    baseline: heldRate(plain.result),
+    goal: `>= ${FLOW_CONTROL_RATIO_GOAL} x baseline`,
+    met: ratio >= FLOW_CONTROL_RATIO_GOAL,
+  });
+  const cpu = (outcome: Outcome) => (outcome.result.hold ? systemCpuMsPerRequest(outcome.result.hold) : Number.NaN);
+  console.log(
+    `  CPU ms per accepted request at the hold, the system's processes: ${cpu(controlled).toFixed(2)} with flow control, ${cpu(plain).toFixed(2)} without ` +
+      `(${(cpu(controlled) / cpu(plain)).toFixed(2)} x; at ${heldRate(controlled.result)}/s and ${heldRate(plain.result)}/s)`,
+  );
+  console.log(`flow control held rate ratio: ${Number.isFinite(ratio) ? ratio.toFixed(2) : 'n/a'}`);
+}
+
+function systemCpuMsPerRequest(step: Step): number {
+  return (step.cpuSeconds.processes.reduce((sum, seconds) => sum + seconds, 0) * 1000) / step.run.expected;
 }
 
 /** The step that left the most work behind: its drain is the longest, so its rate the surest. */
@@ -374,6 +408,15 @@ function describeBuild(dist: string): string {
   }
 }
 
+/** What each `--system` runs, in order: the first of a pair is measured against the second, or the second against the first. */
+const SYSTEMS_COMPARED: Record<string, SystemName[]> = {
+  both: ['runline', 'pg-boss'],
+  runline: ['runline'],
+  'pg-boss': ['pg-boss'],
+  'runline-embedded': ['runline-embedded', 'pg-boss'],
+  'flow-control': ['runline', 'runline-flow-control'],
+};
+
 function parseOptions(argv: string[]): Options {
   const { values } = parseArgsOrExplain({
     args: argv,
@@ -406,14 +449,14 @@ function parseOptions(argv: string[]): Options {
   }
   const quick = values.quick;
   const system = values.system;
-  if (system !== 'both' && system !== 'runline' && system !== 'pg-boss' && system !== 'runline-embedded') {
-    throw new UsageError('--system must be both, runline, pg-boss or runline-embedded');
+  if (system !== 'both' && system !== 'runline' && system !== 'pg-boss' && system !== 'runline-embedded' && system !== 'flow-control') {
+    throw new UsageError('--system must be both, runline, pg-boss, runline-embedded or flow-control');
   }
   const rates = values.rates?.split(',').map((rate) => positiveInteger('--rates', rate.trim())).sort((a, b) => a - b);
   const bisections = values.bisections === undefined ? (quick ? 1 : 2) : Number(values.bisections);
   if (!Number.isInteger(bisections) || bisections < 0) throw new UsageError('--bisections must be a whole number');
   return {
-    systems: system === 'both' ? ['runline', 'pg-boss'] : system === 'runline-embedded' ? ['runline-embedded', 'pg-boss'] : [system],
+    systems: SYSTEMS_COMPARED[system],
     search: {
       stepSeconds: positiveInteger('--step-seconds', values['step-seconds'] ?? (quick ? '10' : '30')),
       holdSeconds: positiveInteger('--hold-seconds', values['hold-seconds'] ?? (quick ? '20' : '120')),

@@ -25,11 +25,24 @@ const CHATBOT_DEFINITION = {
 };
 
 /**
+ * Flow control that never binds at the benchmark's rates (issue 32's no-binding cost): every
+ * kind that holds state per key (concurrency, throttle) and the project's `maxConcurrentRuns`,
+ * each far above what the load reaches, on the key every benchmark call shares. The starts
+ * still go through the flow-controlled path: the slots, the throttle's state and the checks.
+ */
+const UNBINDING_FLOW_CONTROL = {
+  concurrency: [{ limit: 100_000, key: 'payload.customerId' }],
+  throttle: { limit: 100_000, periodSeconds: 1, key: 'payload.customerId' },
+};
+const UNBINDING_MAX_CONCURRENT_RUNS = 100_000;
+
+/**
  * Sets up what a customer would have, through the console API like any client: an
  * organization, a chatbot project with a published definition and the external API on, and an
- * API token with scope flow:trigger.
+ * API token with scope flow:trigger. With `flowControl`, the flow trigger and the project carry
+ * UNBINDING_FLOW_CONTROL.
  */
-export async function setUpFlowTrigger(gatewayUrl: string, consoleJwtSecret: string): Promise<FlowTrigger> {
+export async function setUpFlowTrigger(gatewayUrl: string, consoleJwtSecret: string, { flowControl = false } = {}): Promise<FlowTrigger> {
   const consoleJwt = jwt.sign({ sub: 'bench-owner', roles: [] }, consoleJwtSecret, { algorithm: 'HS256', expiresIn: 3600 });
   const call = async (method: string, path: string, expected: number, body?: unknown): Promise<Record<string, unknown>> => {
     const response = await send(gatewayUrl + path, method, { authorization: `Bearer ${consoleJwt}` }, body);
@@ -40,11 +53,15 @@ export async function setUpFlowTrigger(gatewayUrl: string, consoleJwtSecret: str
   const orgId = String(org.orgId);
   const project = await call('POST', `/v1/orgs/${orgId}/projects`, 201, { name: 'Benchmark chatbot', type: 'CHATBOT' });
   const projectId = String(project.projectId);
-  await call('PUT', `/v1/orgs/${orgId}/projects/${projectId}/definition`, 200, { definition: CHATBOT_DEFINITION });
+  const definition = flowControl ? { ...CHATBOT_DEFINITION, flow: { ...CHATBOT_DEFINITION.flow, trigger: { ...CHATBOT_DEFINITION.flow.trigger, flowControl: UNBINDING_FLOW_CONTROL } } } : CHATBOT_DEFINITION;
+  await call('PUT', `/v1/orgs/${orgId}/projects/${projectId}/definition`, 200, { definition });
   await call('POST', `/v1/orgs/${orgId}/projects/${projectId}/publish`, 200);
   // The highest limit the API allows: once rate limiting exists it stays on the measured path
   // without refusing the benchmark's calls.
-  await call('PATCH', `/v1/orgs/${orgId}/projects/${projectId}/api-settings`, 200, { rateLimitPerMinute: 1_000_000 });
+  await call('PATCH', `/v1/orgs/${orgId}/projects/${projectId}/api-settings`, 200, {
+    rateLimitPerMinute: 1_000_000,
+    ...(flowControl ? { maxConcurrentRuns: UNBINDING_MAX_CONCURRENT_RUNS } : {}),
+  });
   const issued = await call('POST', `/v1/orgs/${orgId}/projects/${projectId}/api-tokens`, 201, { name: 'benchmark', scopes: ['flow:trigger'] });
   return { orgId, projectId, token: String(issued.token), path: `/v1/orgs/${orgId}/flows/${projectId}/trigger` };
 }

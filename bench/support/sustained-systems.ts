@@ -92,7 +92,7 @@ const PEER_COUNTS_SQL = `
  * fresh database (or DATABASE_URL), each service migrated first with `main.js migrate`. The
  * organization, project and token are made through the console API.
  */
-export async function startRunline(scope: SystemScope, dist: string): Promise<SustainedSystem> {
+export async function startRunline(scope: SystemScope, dist: string, { flowControl = false } = {}): Promise<SustainedSystem> {
   const database = await openBenchDatabase(process.env);
   scope.onCleanup('drop the Runline database', () => database.drop());
   const natsUrl = process.env.NATS_URL ?? 'nats://127.0.0.1:4222';
@@ -126,10 +126,10 @@ export async function startRunline(scope: SystemScope, dist: string): Promise<Su
     }),
   );
   const gateway = servers[0]!;
-  const target = await flowTriggerTarget(gateway.url, consoleJwtSecret);
+  const target = await flowTriggerTarget(gateway.url, consoleJwtSecret, flowControl);
   const counter = await countingClient(scope, database.url, RUNLINE_COUNTS_SQL);
   return {
-    label: `Runline (${RUNLINE_SERVICES.length} services, each in its own process, on NATS)`,
+    label: `Runline (${RUNLINE_SERVICES.length} services, each in its own process, on NATS${flowControl ? '; flow control configured, not binding' : ''})`,
     target,
     processes: servers.map(({ name, pid }) => ({ name, pid })),
     counts: counter,
@@ -283,8 +283,8 @@ function embeddedDatabaseUrl(pgdata: string): string {
 }
 
 /** The async flow trigger of a fresh organization's chatbot project, checked before any load. */
-async function flowTriggerTarget(gatewayUrl: string, consoleJwtSecret: string): Promise<LoadTarget> {
-  const trigger = await setUpFlowTrigger(gatewayUrl, consoleJwtSecret);
+async function flowTriggerTarget(gatewayUrl: string, consoleJwtSecret: string, flowControl = false): Promise<LoadTarget> {
+  const trigger = await setUpFlowTrigger(gatewayUrl, consoleJwtSecret, { flowControl });
   const url = `${gatewayUrl}${trigger.path}-async`;
   await checkAnswers([
     { what: 'async trigger, no token', url, headers: { 'content-type': 'application/json' }, body: TRIGGER_BODY, expectedStatus: 401 },
