@@ -2,7 +2,7 @@ import { JetStreamBus } from '@runline/bus';
 import { gatewayService } from '@runline/gateway-service';
 import { invocationService } from '@runline/invocation-service';
 import { createLogger } from '@runline/observability';
-import { startService, type RunningService } from '@runline/runtime';
+import { startService, type RunningService, type ServiceDefinition } from '@runline/runtime';
 import { schedulerService } from '@runline/scheduler-service';
 import { consoleJwt, HttpClient, queryDatabase, startTestSystem, testNatsUrl, type TestSystem } from '@runline/testing';
 import { createProject, publishDefinition, type ProjectFixture } from './gateway-fixtures.js';
@@ -72,23 +72,28 @@ describe('schedule triggers', () => {
     await startSchedulerReplica('scheduler-2');
   }, 120_000);
   afterAll(async () => {
-    for (const replica of extraReplicas) await replica.service.stop().catch(() => undefined);
-    for (const replica of extraReplicas) await replica.bus.close().catch(() => undefined);
+    for (const replica of [...extraReplicas, ...otherReplicas]) await replica.service.stop().catch(() => undefined);
+    for (const replica of [...extraReplicas, ...otherReplicas]) await replica.bus.close().catch(() => undefined);
     await system?.stop();
   });
 
   const extraReplicas: Array<{ bus: JetStreamBus; service: RunningService }> = [];
   /** Another scheduler replica in this process: its own bus connection, the system's environment, database and prefix. */
-  async function startSchedulerReplica(name: string): Promise<{ bus: JetStreamBus; service: RunningService }> {
+  function startSchedulerReplica(name: string): Promise<{ bus: JetStreamBus; service: RunningService }> {
+    return startReplica(schedulerService, name, extraReplicas);
+  }
+  /** Scheduler replicas go to `extraReplicas` (the last test stops them); others to `otherReplicas`. */
+  const otherReplicas: Array<{ bus: JetStreamBus; service: RunningService }> = [];
+  async function startReplica(definition: ServiceDefinition, name: string, list = otherReplicas): Promise<{ bus: JetStreamBus; service: RunningService }> {
     const bus = await JetStreamBus.connect({ url: testNatsUrl(), prefix: system.busPrefix, name });
-    const service = await startService(schedulerService, {
+    const service = await startService(definition, {
       databaseUrl: system.database.url,
       bus,
       httpPort: 0,
       environment: system.environment,
       logger: createLogger({ service: name, level: process.env.TEST_LOG_LEVEL ?? 'silent' }),
     });
-    extraReplicas.push({ bus, service });
+    list.push({ bus, service });
     return { bus, service };
   }
 
@@ -341,6 +346,35 @@ describe('schedule triggers', () => {
     });
     expect(backwards).toEqual([]);
   }, 90_000);
+  it('a fire whose start the invocation service does not confirm is sent again with its key: none lost, none twice, while the service is down for 3 s', async () => {
+    const project = await publish(scheduledAutomation([{ id: 'steady', every: '1s', overlap: 'ALLOW', catchUp: 'NONE' }]));
+    await eventually('a first fire', async () => ((await runsOf(project, 'steady')).length > 0 ? true : undefined), 10_000);
+    await system.services.get('invocation')!.stop();
+    const stoppedAt = Date.now();
+    await sleep(3000);
+    const restartedAt = Date.now();
+    await startReplica(invocationService, 'invocation-2');
+    // Every fire due from before the stop to after the restart has a run, once.
+    const from = stoppedAt - 1000;
+    const to = restartedAt + 2000;
+    const due = Array.from({ length: Math.floor((to - from) / 1000) }, (_, k) => Math.ceil(from / 1000) * 1000 + k * 1000);
+    const runs = await eventually(
+      'a run for every fire due across the outage',
+      async () => {
+        const all = await runsOf(project, 'steady');
+        const times = new Set(all.map((run) => Date.parse(String(run.scheduledFor))));
+        return due.every((time) => [...times].some((fired) => Math.abs(fired - time) < 1000)) ? all : undefined;
+      },
+      20_000,
+    );
+    expect(new Set(runs.map((run) => run.scheduledFor)).size).toBe(runs.length);
+    const notStarted = (await sql(`SELECT count(*)::int AS n FROM scheduler.schedule_fires WHERE project_id = $1 AND status = 'NOT_STARTED'`, [project.projectId])) as Array<{ n: number }>;
+    expect(notStarted[0]!.n).toBe(0);
+    // The fires due while it was down started once it was back.
+    const late = runs.filter((run) => Date.parse(String(run.scheduledFor)) > stoppedAt + 500 && Date.parse(String(run.scheduledFor)) < restartedAt - 500);
+    expect(late.length).toBeGreaterThanOrEqual(2);
+    for (const run of late) expect(Date.parse(String(run.createdAt))).toBeGreaterThanOrEqual(restartedAt - 100);
+  }, 40_000);
   // Last: it stops every scheduler replica for a while.
   it('catch-up after an outage: NONE drops the missed fires, LATEST runs the latest once, ALL runs each', async () => {
     const project = await publish(

@@ -52,6 +52,16 @@ export class SchedulerConfig {
   SCHEDULER_RUN_REQUEST_TIMEOUT_MS: number = 5000;
 
   /**
+   * A schedule fire whose start the invocation service did not confirm (no answer within
+   * SCHEDULER_RUN_REQUEST_TIMEOUT_MS, or unavailable) is sent again a second later with the same
+   * idempotency key, for this long after the fire was recorded; after that it is NOT_STARTED. A
+   * busy moment or a restart of the invocation service, not an outage: fires missed over an
+   * outage are the catch-up policy's (SCHEDULER_MISSED_FIRE_AFTER_MS).
+   */
+  @int(0, 3_600_000)
+  SCHEDULER_FIRE_RETRY_FOR_MS: number = 60_000;
+
+  /**
    * A schedule's fire whose due time passed longer ago than this was missed (no scheduler ran,
    * DESIGN section 12): the schedule's catch-up policy decides which of the missed fires run.
    * Well above the sweep interval, so a fire delayed by a takeover or a busy moment is a fire,

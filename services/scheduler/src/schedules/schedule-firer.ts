@@ -11,6 +11,7 @@ import {
   advanceSchedule,
   claimDueSchedules,
   claimPendingFires,
+  deferFires,
   fireKeyOf,
   insertFires,
   nextDueAfter,
@@ -29,12 +30,16 @@ import { ScheduleRunStarts } from './schedule-run-starts.js';
  */
 const PASS_SPACING_DIVISOR = 2;
 
-/** A fire this batch starts: its schedule (locked), nominal and due time. */
+/** How long after an unconfirmed start a fire is sent again. */
+const FIRE_RETRY_DELAY_MS = 1000;
+
+/** A fire this batch starts: its schedule (locked), nominal and due time, and when it was recorded. */
 interface FireToStart {
   schedule: ScheduleRow;
   scheduledTime: Date;
   dueAt: Date;
   kind: FireKind;
+  recordedAt: Date;
 }
 
 /**
@@ -160,12 +165,12 @@ export class ScheduleFirer implements OnApplicationBootstrap, OnApplicationShutd
   private async fire(
     manager: EntityManager,
     schedules: ScheduleRow[],
-    pending: Array<{ schedule: ScheduleRow; scheduledTime: Date; dueAt: Date; kind: FireKind }>,
+    pending: FireToStart[],
     now: Date,
     horizon: Date,
   ): Promise<Date[]> {
     await this.refreshPreviousRuns(manager, schedules);
-    const toStart: FireToStart[] = [...pending];
+    const decided: FireToStart[] = [];
     const records: FireRecord[] = [];
     const dueTimes: Date[] = [];
     for (const schedule of schedules) {
@@ -186,7 +191,7 @@ export class ScheduleFirer implements OnApplicationBootstrap, OnApplicationShutd
       const base = { projectId: schedule.projectId, scheduleId: schedule.scheduleId, orgId: schedule.orgId };
       for (const fire of decision.start) {
         records.push({ ...base, scheduledTime: fire.scheduledTime, kind: fire.kind, status: 'STARTED', dueAt: fire.dueAt });
-        toStart.push({ schedule, ...fire });
+        decided.push({ schedule, ...fire, recordedAt: now });
       }
       for (const scheduledTime of decision.skipped) records.push({ ...base, scheduledTime, kind: 'SCHEDULED', status: 'SKIPPED', dueAt: scheduledTime });
       await advanceSchedule(manager, { ...base, nextFireAt: decision.nextFireAt, dueAt: decision.dueAt, bufferedFireAt: decision.bufferedFireAt, skipped: decision.skipped.length }, now);
@@ -194,10 +199,12 @@ export class ScheduleFirer implements OnApplicationBootstrap, OnApplicationShutd
       this.metrics.skipped(decision.skipped.length);
       this.metrics.droppedWhilePaused(decision.dropped.length);
     }
-    // A fire recorded before (by a pass that committed, a backfill, run-now) is not started again.
+    // A fire recorded before (by a pass that committed, a backfill, run-now) is not started again;
+    // a waiting one (a backfill's, a deferred one) is started now.
     const fresh = await insertFires(manager, records, now);
-    const starting = toStart.filter((fire) => fire.kind === 'BACKFILL' || fresh.has(fireKeyOf(fire.schedule.projectId, fire.schedule.scheduleId, fire.scheduledTime)));
-    await this.startAll(manager, starting);
+    const starting = [...pending, ...decided.filter((fire) => fresh.has(fireKeyOf(fire.schedule.projectId, fire.schedule.scheduleId, fire.scheduledTime)))];
+    const retryAt = await this.startAll(manager, starting);
+    if (retryAt) dueTimes.push(retryAt);
     // A schedule with more waiting fires than a batch takes of one (a backfill): the next pass,
     // once this batch has committed, takes the next ones.
     if (hasMoreWaiting(pending)) dueTimes.push(now);
@@ -221,22 +228,41 @@ export class ScheduleFirer implements OnApplicationBootstrap, OnApplicationShutd
     );
   }
 
-  /** Starts each fire at its due time: the fires of one schedule one after the other, oldest first; schedules side by side. */
-  private async startAll(manager: EntityManager, fires: FireToStart[]): Promise<void> {
+  /**
+   * Starts each fire at its due time: the fires of one schedule one after the other, oldest
+   * first; schedules side by side. A start the invocation service did not confirm (no answer in
+   * SCHEDULER_RUN_REQUEST_TIMEOUT_MS, or unavailable) may or may not have recorded its run: the
+   * fire and the later ones of its schedule wait again and are sent again FIRE_RETRY_DELAY_MS
+   * later with the same idempotency key (a run recorded meanwhile is answered as it is), for up
+   * to SCHEDULER_FIRE_RETRY_FOR_MS after the fire was recorded; then it is NOT_STARTED. Returns
+   * when the deferred fires are due, if any.
+   */
+  private async startAll(manager: EntityManager, fires: FireToStart[]): Promise<Date | null> {
     const bySchedule = new Map<string, FireToStart[]>();
     for (const fire of fires) {
       const key = scheduleKey(fire.schedule.projectId, fire.schedule.scheduleId);
       bySchedule.set(key, [...(bySchedule.get(key) ?? []), fire]);
     }
+    const deferred: FireToStart[] = [];
     const outcomes = await Promise.all(
       [...bySchedule.values()].map(async (list) => {
         const results = [];
-        for (const fire of list.sort((a, b) => a.scheduledTime.getTime() - b.scheduledTime.getTime())) {
+        const inOrder = list.sort((a, b) => a.scheduledTime.getTime() - b.scheduledTime.getTime());
+        for (const [index, fire] of inOrder.entries()) {
           const wait = fire.dueAt.getTime() - Date.now();
           if (wait > 0) await sleep(wait);
           const sentAt = Date.now();
           const answer = await this.starts.start(fire.schedule, fire.scheduledTime);
           this.metrics.started(fire.kind, sentAt - fire.dueAt.getTime());
+          if (answer.invocationId === null && answer.unavailable && Date.now() - fire.recordedAt.getTime() < this.config.SCHEDULER_FIRE_RETRY_FOR_MS) {
+            this.metrics.deferred();
+            this.logger.warn(
+              { projectId: fire.schedule.projectId, scheduleId: fire.schedule.scheduleId, scheduledTime: fire.scheduledTime, reason: answer.reason, later: inOrder.length - index - 1 },
+              'schedule fire start not confirmed; it is sent again shortly with the same key',
+            );
+            deferred.push(...inOrder.slice(index));
+            break;
+          }
           if (answer.invocationId === null) {
             this.metrics.refused();
             this.logger.info({ projectId: fire.schedule.projectId, scheduleId: fire.schedule.scheduleId, scheduledTime: fire.scheduledTime, reason: answer.reason }, 'schedule fire started no run');
@@ -258,6 +284,10 @@ export class ScheduleFirer implements OnApplicationBootstrap, OnApplicationShutd
         reason: answer.invocationId === null ? answer.reason : null,
       });
     }
+    if (deferred.length === 0) return null;
+    const retryAt = new Date(Date.now() + FIRE_RETRY_DELAY_MS);
+    await deferFires(manager, deferred.map((fire) => ({ projectId: fire.schedule.projectId, scheduleId: fire.schedule.scheduleId, scheduledTime: fire.scheduledTime })), retryAt);
+    return retryAt;
   }
 }
 

@@ -19,6 +19,7 @@ export class ScheduleMetrics {
   private readonly skips: Counter;
   private readonly dropped: Counter;
   private readonly notStarted: Counter;
+  private readonly retries: Counter;
   private readonly lateness: Histogram;
 
   constructor(@Inject(METRICS_REGISTRY) registry: Registry) {
@@ -31,6 +32,11 @@ export class ScheduleMetrics {
     this.skips = new Counter({ name: 'runline_scheduler_schedule_skips_total', help: 'Schedule fires skipped because the previous run was not final (overlap).', registers: [registry] });
     this.dropped = new Counter({ name: 'runline_scheduler_schedule_paused_drops_total', help: 'Schedule fires dropped because the schedule was paused.', registers: [registry] });
     this.notStarted = new Counter({ name: 'runline_scheduler_schedule_fires_not_started_total', help: 'Schedule fires the invocation service recorded no run for (quota, unavailable).', registers: [registry] });
+    this.retries = new Counter({
+      name: 'runline_scheduler_schedule_fire_retries_total',
+      help: 'Schedule fire starts the invocation service did not confirm (no answer in time, unavailable), deferred to be sent again with the same key.',
+      registers: [registry],
+    });
     this.lateness = new Histogram({
       name: 'runline_scheduler_schedule_fire_lateness_seconds',
       help: 'From a schedule fire’s due time (nominal time plus jitter) to the moment its start request was sent.',
@@ -55,5 +61,9 @@ export class ScheduleMetrics {
 
   refused(): void {
     this.notStarted.inc();
+  }
+
+  deferred(): void {
+    this.retries.inc();
   }
 }

@@ -217,6 +217,8 @@ export interface PendingFire {
   scheduledTime: Date;
   dueAt: Date;
   kind: FireKind;
+  /** When the fire was recorded: how long its start has been tried (a deferred fire's retries end SCHEDULER_FIRE_RETRY_FOR_MS after it). */
+  recordedAt: Date;
 }
 
 /**
@@ -248,10 +250,10 @@ export async function claimPendingFires(manager: EntityManager, horizon: Date, l
   const schedules = await claimSchedulesWithDueFires(manager, horizon, limit);
   if (schedules.length === 0) return [];
   const byKey = new Map(schedules.map((schedule) => [scheduleKey(schedule.projectId, schedule.scheduleId), schedule]));
-  const rows = returningRows<{ project_id: string; schedule_id: string; scheduled_time: Date; due_at: Date; kind: FireKind }>(
+  const rows = returningRows<{ project_id: string; schedule_id: string; scheduled_time: Date; due_at: Date; kind: FireKind; created_at: Date }>(
     await manager.query(
-      `SELECT project_id, schedule_id, scheduled_time, due_at, kind FROM (
-         SELECT project_id, schedule_id, scheduled_time, due_at, kind,
+      `SELECT project_id, schedule_id, scheduled_time, due_at, kind, created_at FROM (
+         SELECT project_id, schedule_id, scheduled_time, due_at, kind, created_at,
                 row_number() OVER (PARTITION BY project_id, schedule_id ORDER BY due_at, scheduled_time) AS place
            FROM schedule_fires
           WHERE status = 'PENDING' AND due_at <= $1
@@ -262,7 +264,33 @@ export async function claimPendingFires(manager: EntityManager, horizon: Date, l
       [horizon, schedules.map((schedule) => schedule.projectId), schedules.map((schedule) => schedule.scheduleId), PENDING_FIRES_PER_SCHEDULE_PER_BATCH, limit],
     ),
   );
-  return rows.map((row) => ({ schedule: byKey.get(scheduleKey(row.project_id, row.schedule_id))!, scheduledTime: row.scheduled_time, dueAt: row.due_at, kind: row.kind }));
+  return rows.map((row) => ({
+    schedule: byKey.get(scheduleKey(row.project_id, row.schedule_id))!,
+    scheduledTime: row.scheduled_time,
+    dueAt: row.due_at,
+    kind: row.kind,
+    recordedAt: row.created_at,
+  }));
+}
+
+/**
+ * Fires whose start was not confirmed (the invocation service did not answer in time, or said it
+ * was unavailable) wait again: PENDING, due at `dueAt` plus their place in `fires` in
+ * milliseconds (fire order, as a backfill's), to be sent again with the same idempotency key.
+ */
+export async function deferFires(manager: EntityManager, fires: ReadonlyArray<{ projectId: string; scheduleId: string; scheduledTime: Date }>, dueAt: Date): Promise<void> {
+  if (fires.length === 0) return;
+  await manager.query(
+    `UPDATE schedule_fires f SET status = 'PENDING', due_at = u.due_at
+       FROM unnest($1::uuid[], $2::text[], $3::timestamptz[], $4::timestamptz[]) AS u(project_id, schedule_id, scheduled_time, due_at)
+      WHERE f.project_id = u.project_id AND f.schedule_id = u.schedule_id AND f.scheduled_time = u.scheduled_time`,
+    [
+      fires.map((fire) => fire.projectId),
+      fires.map((fire) => fire.scheduleId),
+      fires.map((fire) => fire.scheduledTime),
+      fires.map((_, index) => new Date(dueAt.getTime() + index)),
+    ],
+  );
 }
 
 /**
