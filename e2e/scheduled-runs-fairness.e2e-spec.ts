@@ -4,6 +4,7 @@ import { schedulerService } from '@runline/scheduler-service';
 import { HttpClient, queryDatabase, startTestSystem, type TestSystem } from '@runline/testing';
 import { createPublishedProject, issueToken, type ProjectFixture } from './gateway-fixtures.js';
 import { eventually, startLocalServer, type InvocationBody, type LocalServer } from './support/lifecycle-support.js';
+import { waitingAutomation } from './support/automations.js';
 
 const RUN_CONCURRENCY = 2;
 /** Project A's runs, all due at one moment. */
@@ -35,21 +36,6 @@ function callingAutomation(url: string): object {
       nodes: {
         call: { type: 'http', method: 'POST', url: `${url}/orders`, body: "{ 'orderId': payload.orderId }", next: 'done' },
         done: { type: 'return', value: "{ 'ok': true }" },
-      },
-    },
-  };
-}
-
-/** An automation that waits `seconds` (a Wait node: SUSPENDED, resumed by its scheduler job), then returns. */
-function waitingAutomation(seconds: number): object {
-  return {
-    schemaVersion: 1,
-    workflow: {
-      trigger: { externalEnabled: true, key: 'external_event' },
-      start: 'pause',
-      nodes: {
-        pause: { type: 'wait', seconds, next: 'done' },
-        done: { type: 'return', value: "{ 'waited': true }" },
       },
     },
   };

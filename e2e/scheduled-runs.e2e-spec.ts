@@ -6,6 +6,7 @@ import { createPublishedProject, issueToken, type ProjectFixture } from './gatew
 import { eventually, startLocalServer, waitForFinalInvocation, type InvocationBody, type LocalServer } from './support/lifecycle-support.js';
 import { holdRows } from './support/row-locks.js';
 import { SPEC_INVOCATION_FIELDS } from './support/runs-support.js';
+import { waitingAutomation } from './support/automations.js';
 
 /** An automation that calls the customer endpoint with its order id, then returns. */
 function callingAutomation(url: string): object {
@@ -17,21 +18,6 @@ function callingAutomation(url: string): object {
       nodes: {
         call: { type: 'http', method: 'POST', url: `${url}/orders`, body: "{ 'orderId': payload.orderId }", saveAs: 'reply', next: 'done' },
         done: { type: 'return', value: "{ 'ok': true }" },
-      },
-    },
-  };
-}
-
-/** An automation that says hello, waits `seconds`, then returns. */
-function waitingAutomation(seconds: number): object {
-  return {
-    schemaVersion: 1,
-    workflow: {
-      trigger: { externalEnabled: true, key: 'external_event' },
-      start: 'pause',
-      nodes: {
-        pause: { type: 'wait', seconds, next: 'done' },
-        done: { type: 'return', value: "{ 'waited': true }" },
       },
     },
   };
