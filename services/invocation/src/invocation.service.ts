@@ -12,7 +12,6 @@ import { IndexRunLogs1763700000175 } from './migrations/1763700000175-index-run-
 import { AddBotSessionTurns1763700000180 } from './migrations/1763700000180-add-bot-session-turns.js';
 import { AddFlowControl1763700000320 } from './migrations/1763700000320-add-flow-control.js';
 import { AddStartQueue1763700000330 } from './migrations/1763700000330-add-start-queue.js';
-import { AddStartQueueExpectations1763700000331 } from './migrations/1763700000331-add-start-queue-expectations.js';
 
 export const invocationService: ServiceDefinition = {
   name: 'invocation',
@@ -31,7 +30,6 @@ export const invocationService: ServiceDefinition = {
     AddBotSessionTurns1763700000180,
     AddFlowControl1763700000320,
     AddStartQueue1763700000330,
-    AddStartQueueExpectations1763700000331,
     IndexInboxProcessedAt1763700000900,
   ],
 };

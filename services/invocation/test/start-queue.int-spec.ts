@@ -4,7 +4,7 @@ import { createServiceDataSource, TransactionRunner } from '@runline/db';
 import { migrateServices } from '@runline/runtime';
 import { createTestDatabase, type TestDatabase } from '@runline/testing';
 import { invocationService } from '../src/invocation.service.js';
-import { forgetStarts, pickStarts, queuedStartCount, queueStarts, type JobWait, type QueuedStart } from '../src/runs/start-queue.repository.js';
+import { forgetStarts, pickStarts, queuedStartCount, queueStarts } from '../src/runs/start-queue.repository.js';
 
 /** The fair start queue on a real PostgreSQL (DESIGN section 13, fairness between projects). */
 describe('the fair start queue', () => {
@@ -27,7 +27,7 @@ describe('the fair start queue', () => {
       const [next] = await pickStarts(dataSource.manager, 1, leaseMs);
       if (!next) return taken;
       taken.push(names.get(next.invocationId)!);
-      await forgetStarts(dataSource.manager, [next]);
+      await forgetStarts(dataSource.manager, [next.invocationId]);
     }
   };
 
@@ -46,26 +46,14 @@ describe('the fair start queue', () => {
 
   afterEach(async () => {
     await dataSource.query('DELETE FROM start_queue');
-    await dataSource.query('DELETE FROM invocations');
   });
-
-  /** A run's state row, waiting in `status` for `waitingJob` (what a queued start is checked against). */
-  const waitingRun = async (projectId: string, status: JobWait['status'], waitingJob: string | null) => {
-    const invocationId = randomUUID();
-    await dataSource.query(
-      `INSERT INTO invocations (id, org_id, project_id, target_type, mode, status, sequence, sealed_plan, waiting_job)
-       VALUES ($1, $2, $3, 'AUTOMATION', 'ASYNC', $4, 1, 'sealed', $5)`,
-      [invocationId, randomUUID(), projectId, status, waitingJob],
-    );
-    return invocationId;
-  };
 
   it("starts a project's run that arrives behind another project's backlog next, not after the backlog", async () => {
     await queueStarts(transactions, Array.from({ length: 50 }, (_, n) => runOf(projectA, `a${n}`)));
     // Two of A's runs start; then B's first run arrives.
     const first = await pickStarts(dataSource.manager, 2, 60_000);
     expect(first.map((run) => names.get(run.invocationId))).toEqual(['a0', 'a1']);
-    await forgetStarts(dataSource.manager, first);
+    await forgetStarts(dataSource.manager, first.map((run) => run.invocationId));
     await queueStarts(transactions, [runOf(projectB, 'b0')]);
 
     const taken = await takeAll();
@@ -109,77 +97,5 @@ describe('the fair start queue', () => {
     await queueStarts(transactions, [run]);
 
     expect(await queuedStartCount(dataSource.manager)).toBe(1);
-  });
-
-  describe('starts of fired scheduler jobs', () => {
-    it('carries what the start expects (status, job, due time) through the queue, and gives it out only once due', async () => {
-      const dueAt = new Date(Date.now() + 60_000);
-      const scheduled: QueuedStart = { ...runOf(projectA, 'scheduled'), job: { status: 'SCHEDULED', waitingJob: 'run-x', dueAt } };
-      const retry: QueuedStart = { ...runOf(projectA, 'retry'), job: { status: 'QUEUED', waitingJob: 'retry-x-2', dueAt: new Date(Date.now() - 1000) } };
-      const resume: QueuedStart = { ...runOf(projectB, 'resume'), job: { status: 'SUSPENDED', waitingJob: 'resume-x-3', dueAt: null } };
-      const queued = runOf(projectB, 'queued');
-      await queueStarts(transactions, [scheduled, retry, resume, queued]);
-
-      // Before the scheduled run's time: everything else, each with its expectation.
-      const early = await pickStarts(dataSource.manager, 10, 60_000);
-      // In the fair order: B's first run in the round of A's first (not due yet), then the second round.
-      expect(early).toEqual([
-        { invocationId: resume.invocationId, projectId: projectB, job: resume.job },
-        { invocationId: retry.invocationId, projectId: projectA, job: retry.job },
-        { invocationId: queued.invocationId, projectId: projectB, job: null },
-      ]);
-      expect(await pickStarts(dataSource.manager, 10, 60_000, new Date(dueAt.getTime() - 1))).toEqual([]);
-
-      expect(await pickStarts(dataSource.manager, 10, 60_000, dueAt)).toEqual([{ invocationId: scheduled.invocationId, projectId: projectA, job: scheduled.job }]);
-    });
-
-    it('gives a fired start whose replica died to another replica with its expectation, once its pick lapsed', async () => {
-      const start: QueuedStart = { ...runOf(projectA, 'scheduled'), job: { status: 'SCHEDULED', waitingJob: 'run-y', dueAt: new Date(Date.now() - 10) } };
-      await queueStarts(transactions, [start]);
-
-      const [taken] = await pickStarts(dataSource.manager, 5, 1000);
-      expect(taken).toEqual({ invocationId: start.invocationId, projectId: projectA, job: start.job });
-      expect(await pickStarts(dataSource.manager, 5, 1000)).toEqual([]);
-
-      await new Promise((resolve) => setTimeout(resolve, 1100));
-      expect(await pickStarts(dataSource.manager, 5, 1000)).toEqual([taken]);
-    });
-
-    it("replaces a run's start by its next job only while the run waits for that job, and forgets a start only as it was taken", async () => {
-      // The run's first retry was taken and started; the run failed again and waits for its second retry.
-      const invocationId = await waitingRun(projectA, 'QUEUED', 'retry-z-2');
-      names.set(invocationId, 'z');
-      const firstRetry: QueuedStart = { invocationId, projectId: projectA, job: { status: 'QUEUED', waitingJob: 'retry-z-1', dueAt: null } };
-      await queueStarts(transactions, [firstRetry, runOf(projectA, 'a0')]);
-      const [takenFirst] = await pickStarts(dataSource.manager, 1, 60_000);
-      expect(takenFirst?.job?.waitingJob).toBe('retry-z-1');
-
-      // Its second retry fires before the first one's row is forgotten: it replaces that row.
-      const secondRetry: QueuedStart = { invocationId, projectId: projectA, job: { status: 'QUEUED', waitingJob: 'retry-z-2', dueAt: null } };
-      await queueStarts(transactions, [secondRetry]);
-      await forgetStarts(dataSource.manager, [takenFirst!]);
-      // Late copies of earlier messages (the first retry's job, the run's RunInvocation) replace nothing.
-      await queueStarts(transactions, [firstRetry, { invocationId, projectId: projectA }]);
-
-      const rows = (await dataSource.query(`SELECT waiting_job, expected_status, picked_until FROM start_queue WHERE invocation_id = $1`, [invocationId])) as unknown[];
-      expect(rows).toEqual([{ waiting_job: 'retry-z-2', expected_status: 'QUEUED', picked_until: null }]);
-      // Queued anew, behind the project's run that was waiting already.
-      const taken = await pickStarts(dataSource.manager, 5, 60_000);
-      expect(taken.map((run) => [names.get(run.invocationId), run.job?.waitingJob ?? null])).toEqual([
-        ['a0', null],
-        ['z', 'retry-z-2'],
-      ]);
-      await forgetStarts(dataSource.manager, taken);
-      expect(await queuedStartCount(dataSource.manager)).toBe(0);
-    });
-
-    it('keeps one row for two starts of one run in one batch, the one the run waits for', async () => {
-      const invocationId = await waitingRun(projectA, 'SUSPENDED', 'resume-w-4');
-      const stale: QueuedStart = { invocationId, projectId: projectA, job: { status: 'SUSPENDED', waitingJob: 'resume-w-2', dueAt: null } };
-      const current: QueuedStart = { invocationId, projectId: projectA, job: { status: 'SUSPENDED', waitingJob: 'resume-w-4', dueAt: null } };
-      await queueStarts(transactions, [stale, current, stale, current]);
-
-      expect(await pickStarts(dataSource.manager, 5, 60_000)).toEqual([current]);
-    });
   });
 });

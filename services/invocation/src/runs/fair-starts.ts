@@ -6,13 +6,9 @@ import { Gauge, type Registry } from 'prom-client';
 import { InvocationConfig } from '../config.js';
 import type { Expectation } from '../lifecycle/run-lifecycle.js';
 import { RunStarter } from './run-starter.js';
-import { forgetStarts, pickStarts, queuedStartCount, queueStarts, type JobWait, type QueuedStart, type StartRef } from './start-queue.repository.js';
+import { forgetStarts, pickStarts, queuedStartCount, queueStarts, type QueuedStart } from './start-queue.repository.js';
 
-/**
- * Starts already waiting here for a run slot before the next arrivals queue in PostgreSQL
- * instead; for fired scheduler jobs, starts held here beyond the free slots (they wait for
- * their due time first, so they are not waiting for a slot yet).
- */
+/** Starts already waiting here for a run slot before the next arrivals queue in PostgreSQL instead. */
 export const QUEUE_AFTER_WAITING_STARTS = 4;
 /**
  * Queued runs taken beyond the free slots, to wait here for the next ones: one statement takes
@@ -33,36 +29,21 @@ const nothingToAcknowledge = () => Promise.resolve();
  * Where a backlog waits: a QUEUED run's RunInvocation command waits on the INVOCATION_COMMANDS
  * work queue, first in, first out, and each replica takes commands only while it has run slots
  * for them (RunInvocationHandler). 20,000 runs of project A accepted at once are 20,000
- * commands ahead of project B's next one: B's runs waited for A's whole backlog. Fired
- * scheduler jobs (a SCHEDULED run's time, a retry's, a Wait's end: ScheduledJobFiredHandler)
- * waited for a slot in the process's memory, first in, first out: thousands of A's scheduled
- * runs due at one moment were ahead of B's run due a moment later.
- *
- * Which starts take the fair order: QUEUED runs' RunInvocation commands (async runs, and so
- * schedule triggers' fires: the scheduler asks for an async run) and fired scheduler jobs:
- * START_RUN (a SCHEDULED run's time), RETRY_RUN (a retry's) and RESUME_RUN (a Wait's end, or an
- * approval whose decider found no slot in APPROVAL_SLOT_WAIT_MS). Not: sync runs (their request
- * waits for them), the decider's own resume (bounded by its wait), and runs held back by flow
- * control, which the FlowDispatcher starts in their gate's order (at most 64 per look).
+ * commands ahead of project B's next one: B's runs waited for A's whole backlog.
  *
  * The fair order, decided here and only here (`shouldQueue`): while a replica's run slots are
  * free and nothing is queued, a run starts as its command arrives, as before (no statement
  * more: the common path without a backlog is unchanged). Once QUEUE_AFTER_WAITING_STARTS
- * starts wait here for a slot, or runs are queued already, arriving runs are queued in
- * PostgreSQL (`start_queue`, start-queue.repository.ts: the backlog may be millions, and it
- * outlives any replica) and their messages acknowledged, so the work queue empties into it at
- * once. A fired job also queues once the fired starts held here outnumber the free slots by
- * QUEUE_AFTER_WAITING_STARTS: fired a little before their due time, they hold no slot and wait
- * for none until then. Its row keeps what its start expects (the status the run waits in, the
- * job) and the due time, before which no replica takes it (a timer here takes it then).
- * Freed run slots, on any replica, take the next runs in the fair order (TAKEN_AHEAD more, to
- * wait here for the next slots): start-time fair queuing by project (deficit round robin with a
- * quantum of one run), numbered under a lock per project, taken with SKIP LOCKED, so the order
- * holds across replicas. B's run is numbered right after the run that starts next, whatever A
- * has queued. A taken run is marked picked for RUN_LEASE_MS and forgotten once its start was
- * decided; a replica killed in between leaves it to be taken again, never lost and never
- * started twice (the start's claim applies only to a run still waiting as its row says; one
- * that no longer does, its job cancelled or done, is simply forgotten).
+ * starts wait here for a slot, or runs are queued already, arriving
+ * runs are queued in PostgreSQL (`start_queue`, start-queue.repository.ts: the backlog may be
+ * millions, and it outlives any replica) and their commands acknowledged, so the work queue
+ * empties into it at once. Freed run slots, on any replica, take the next runs in the fair
+ * order (TAKEN_AHEAD more, to wait here for the next slots): start-time fair queuing by project (deficit round robin with a quantum of one run),
+ * numbered under a lock per project, taken with SKIP LOCKED, so the order holds across
+ * replicas. B's run is numbered right after the run that starts next, whatever A has queued.
+ * A taken run is marked picked for RUN_LEASE_MS and forgotten once its start was decided; a
+ * replica killed in between leaves it to be taken again, never lost and never started twice
+ * (the start's claim applies only to a run still QUEUED).
  *
  * FAIR_START_ORDER=off turns this off (first in, first out), for comparison only.
  */
@@ -73,12 +54,8 @@ export class FairStarts implements OnApplicationBootstrap, OnApplicationShutdown
   /** This replica queued runs, or took some from the queue: arrivals queue behind them until it is found empty. */
   private queueInUse = false;
   private readonly queueing: GroupCommit<QueuedStart, undefined>;
-  private readonly forgetting: GroupCommit<StartRef, undefined>;
+  private readonly forgetting: GroupCommit<string, undefined>;
   private timer: NodeJS.Timeout | undefined;
-  /** Due times (epoch ms) of runs queued here and not due yet: the queue is in use until they are taken. */
-  private readonly comingDue = new Set<number>();
-  private wakeTimer: NodeJS.Timeout | undefined;
-  private wakeAt = Infinity;
   private pumping: Promise<void> | null = null;
   private again = false;
   private stopped = false;
@@ -96,9 +73,9 @@ export class FairStarts implements OnApplicationBootstrap, OnApplicationShutdown
       await queueStarts(transactions, starts);
       return starts.map(() => undefined);
     }, 2);
-    this.forgetting = new GroupCommit(async (starts) => {
-      await forgetStarts(transactions.dataSource.manager, starts);
-      return starts.map(() => undefined);
+    this.forgetting = new GroupCommit(async (ids) => {
+      await forgetStarts(transactions.dataSource.manager, ids);
+      return ids.map(() => undefined);
     }, 1);
     const manager = transactions.dataSource.manager;
     new Gauge({
@@ -122,31 +99,18 @@ export class FairStarts implements OnApplicationBootstrap, OnApplicationShutdown
   async onApplicationShutdown(): Promise<void> {
     this.stopped = true;
     clearTimeout(this.timer);
-    clearTimeout(this.wakeTimer);
     await this.pumping;
   }
 
-  /**
-   * Whether a run arriving now queues in the fair order rather than starting as it comes.
-   * `heldUntilDue`: fired jobs' starts the caller holds here now, not yet claimed (most wait for
-   * their due time, holding no slot yet).
-   */
-  shouldQueue(heldUntilDue = 0): boolean {
-    if (!this.enabled) return false;
-    if (this.queueInUse || this.starter.startsWaitingForSlot >= QUEUE_AFTER_WAITING_STARTS) return true;
-    return heldUntilDue >= this.starter.freeSlots + QUEUE_AFTER_WAITING_STARTS;
+  /** Whether a run arriving now queues in the fair order rather than starting as it comes. */
+  shouldQueue(): boolean {
+    return this.enabled && (this.queueInUse || this.starter.startsWaitingForSlot >= QUEUE_AFTER_WAITING_STARTS);
   }
 
-  /**
-   * Queues a waiting run in the fair order: QUEUED (its RunInvocation command came), or waiting
-   * for the scheduler job `job` that fired. Resolves once it is written (then its message may be
-   * acknowledged).
-   */
-  async queue(invocationId: string, projectId: string, job: JobWait | null = null): Promise<void> {
-    await this.queueing.submit({ invocationId, projectId, job });
+  /** Queues a QUEUED run in the fair order; resolves once it is written (then its command may be acknowledged). */
+  async queue(invocationId: string, projectId: string): Promise<void> {
+    await this.queueing.submit({ invocationId, projectId });
     this.queueInUse = true;
-    const dueAt = job?.dueAt?.getTime() ?? 0;
-    if (dueAt > Date.now()) this.wakeWhenDue(dueAt);
     this.pump();
   }
 
@@ -172,51 +136,23 @@ export class FairStarts implements OnApplicationBootstrap, OnApplicationShutdown
     for (let free = this.starter.freeSlots; free > 0 && !this.stopped; free = this.starter.freeSlots) {
       const taken = await pickStarts(this.transactions.dataSource.manager, free + TAKEN_AHEAD, this.leaseMs);
       if (taken.length === 0) {
-        // Runs queued here that are not due yet are still to come: arrivals queue behind them.
-        this.queueInUse = this.comingDue.size > 0;
+        this.queueInUse = false;
         return;
       }
       this.queueInUse = true;
-      // Each start takes a free run slot before it returns (a run due now: taken only once due),
-      // so the loop sees them taken; the ones taken ahead wait here for the next slots, first
-      // in, first out.
-      for (const run of taken) this.start(run);
+      // Each start takes a free run slot before it returns (a run due now), so the loop sees them
+      // taken; the ones taken ahead wait here for the next slots, first in, first out.
+      for (const run of taken) this.start(run.invocationId);
     }
   }
 
-  private start(run: QueuedStart): void {
-    const { invocationId, job } = run;
-    const started = job
-      ? this.starter.startForJob(invocationId, job, nothingToAcknowledge, job.dueAt?.getTime() ?? 0)
-      : this.starter.start(invocationId, QUEUED_RUN, nothingToAcknowledge);
-    started.then(
-      () => this.forgetting.submit(run).catch((error: unknown) => this.logger.warn({ err: error, invocationId }, 'a started run stays in the start queue; it is dropped when taken again')),
-      (error: unknown) => this.logger.warn({ err: error, invocationId }, 'a queued run could not be started; it is taken again after its pick lapses'),
-    );
-  }
-
-  /** Takes runs from the queue when the next of the due times queued here comes (the poll would be up to POLL_MS late). */
-  private wakeWhenDue(dueAt: number): void {
-    this.comingDue.add(dueAt);
-    if (dueAt < this.wakeAt) this.armWake();
-  }
-
-  private armWake(): void {
-    clearTimeout(this.wakeTimer);
-    const now = Date.now();
-    let next = Infinity;
-    for (const dueAt of this.comingDue) {
-      if (dueAt <= now) this.comingDue.delete(dueAt);
-      else next = Math.min(next, dueAt);
-    }
-    this.wakeAt = next;
-    if (next === Infinity || this.stopped) return;
-    this.wakeTimer = setTimeout(() => {
-      this.wakeAt = Infinity;
-      this.armWake();
-      this.pump();
-    }, next - now);
-    this.wakeTimer.unref();
+  private start(invocationId: string): void {
+    this.starter
+      .start(invocationId, QUEUED_RUN, nothingToAcknowledge)
+      .then(
+        () => this.forgetting.submit(invocationId).catch((error: unknown) => this.logger.warn({ err: error, invocationId }, 'a started run stays in the start queue; it is dropped when taken again')),
+        (error: unknown) => this.logger.warn({ err: error, invocationId }, 'a queued run could not be started; it is taken again after its pick lapses'),
+      );
   }
 
   private schedule(): void {

@@ -26,7 +26,6 @@ import { RunLease } from './run-lease.js';
 import { readKnownInvocations, type InvocationRow } from './run-reads.repository.js';
 import { RunRecorder } from './run-recorder.js';
 import { RunSlots } from './run-slots.js';
-import type { JobWait } from './start-queue.repository.js';
 import { transition, transitionAt, type KnownRun } from './run-transitions.repository.js';
 
 /** Settles the message that asked for the start, once the claim is committed. */
@@ -141,15 +140,6 @@ export class RunStarter implements OnApplicationShutdown {
       const claimed = await this.claim(row, claim);
       return claimed ? () => this.executor.execute({ ...row, status: 'RUNNING', attempt: claim.change.attempt!, known: claimed.known, claimedSequence: claimed.sequence, lease: claim.change.lease }, plan, null) : null;
     });
-  }
-
-  /**
-   * Starts a run whose scheduler job came due, as the job says: a SCHEDULED run or a retry
-   * (`start`), or a run SUSPENDED at a Wait (`resume`).
-   */
-  startForJob(invocationId: string, wait: Pick<JobWait, 'status' | 'waitingJob'>, acknowledge: Acknowledge, notBefore: NotBefore = 0): Promise<StartAttempt> {
-    if (wait.status === 'SUSPENDED') return this.resume(invocationId, wait.waitingJob, acknowledge, notBefore);
-    return this.start(invocationId, { status: wait.status, waitingJob: wait.waitingJob }, acknowledge, notBefore);
   }
 
   /**
