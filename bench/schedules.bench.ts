@@ -24,10 +24,10 @@
 import os from 'node:os';
 import path from 'node:path';
 import { setTimeout as sleep } from 'node:timers/promises';
-import jwt from 'jsonwebtoken';
 import pg from 'pg';
 import { fireTimesBetween, type ScheduleDefinition } from '@runline/engine';
 import { openBenchDatabase } from './support/bench-database.js';
+import { consoleApi, type ConsoleApiCall } from './support/console-api.js';
 import { logTail } from './support/child-server.js';
 import { COMMON_OPTION_SPECS, formatUsage, parseArgsOrExplain, positiveInteger } from './support/cli.js';
 import { distributionOf, type Distribution } from './support/distribution.js';
@@ -110,8 +110,9 @@ async function main(session: BenchSession): Promise<number> {
   await client.connect();
   session.onCleanup('close the reader', () => client.end());
 
-  const api = consoleApi(system.server.url, system.consoleJwtSecret);
-  const orgId = String((await api('POST', '/v1/orgs', 201, { name: 'Schedules benchmark' })).orgId);
+  // The publish of 5,000 projects and the window can take most of an hour.
+  const api = consoleApi(system.server.url, system.consoleJwtSecret, 7200);
+  const orgId = String((await api('POST', '/v1/orgs', { name: 'Schedules benchmark' }, 201)).orgId);
 
   console.log(`\nPublish: ${options.baselinePublishes} automations without schedules (baseline), then ${options.projects} with ${options.perProject} schedules each`);
   const plain = await publishAll(api, orgId, options.baselinePublishes, options.connections, () => []);
@@ -220,35 +221,18 @@ async function main(session: BenchSession): Promise<number> {
   return invalid === undefined ? 0 : 1;
 }
 
-type Api = (method: string, path: string, expected: number, body?: unknown) => Promise<Record<string, unknown>>;
-
-/** The console API as the organization's owner. */
-function consoleApi(gatewayUrl: string, secret: string): Api {
-  const token = jwt.sign({ sub: 'bench-owner', roles: [] }, secret, { algorithm: 'HS256', expiresIn: 7200 });
-  return async (method, path, expected, body) => {
-    const response = await fetch(gatewayUrl + path, {
-      method,
-      headers: { authorization: `Bearer ${token}`, ...(body === undefined ? {} : { 'content-type': 'application/json' }) },
-      body: body === undefined ? undefined : JSON.stringify(body),
-    });
-    const text = await response.text();
-    if (response.status !== expected) throw new Error(`${method} ${path}: expected ${expected}, got ${response.status} ${text}`);
-    return text ? (JSON.parse(text) as Record<string, unknown>) : {};
-  };
-}
-
 /** Creates `count` automations with the schedules `schedulesFor(i)` gives, `connections` at a time; returns each publish's latency (ms). */
-async function publishAll(api: Api, orgId: string, count: number, connections: number, schedulesFor: (index: number) => object[]): Promise<number[]> {
+async function publishAll(api: ConsoleApiCall, orgId: string, count: number, connections: number, schedulesFor: (index: number) => object[]): Promise<number[]> {
   const latencies: number[] = [];
   let next = 0;
   const worker = async () => {
     while (next < count) {
       const index = next++;
-      const project = String((await api('POST', `/v1/orgs/${orgId}/projects`, 201, { name: `Schedules ${index}`, type: 'AUTOMATION' })).projectId);
+      const project = String((await api('POST', `/v1/orgs/${orgId}/projects`, { name: `Schedules ${index}`, type: 'AUTOMATION' }, 201)).projectId);
       const base = `/v1/orgs/${orgId}/projects/${project}`;
-      await api('PUT', `${base}/definition`, 200, { definition: automation(schedulesFor(index)) });
+      await api('PUT', `${base}/definition`, { definition: automation(schedulesFor(index)) }, 200);
       const started = performance.now();
-      await api('POST', `${base}/publish`, 200);
+      await api('POST', `${base}/publish`, undefined, 200);
       latencies.push(performance.now() - started);
     }
   };
@@ -261,7 +245,7 @@ async function publishAll(api: Api, orgId: string, count: number, connections: n
  * `schedulesFor(i)` gives and without any: what a publish takes while the schedules fire.
  */
 async function publishOneAtATime(
-  api: Api,
+  api: ConsoleApiCall,
   orgId: string,
   from: number,
   to: number,

@@ -4,12 +4,13 @@ import jwt from 'jsonwebtoken';
 export type ConsoleApiCall = (method: string, path: string, body?: unknown, expected?: number) => Promise<Record<string, unknown>>;
 
 /**
- * Calls the console API as a benchmark's owner (a console JWT signed with the system's secret),
+ * Calls the console API as a benchmark's owner (a console JWT signed with the system's secret,
+ * valid `validForSeconds`: long enough for the benchmark's whole run),
  * as any client would to set up what a benchmark runs against; a call answered otherwise than
  * expected throws with the answer.
  */
-export function consoleApi(gatewayUrl: string, consoleJwtSecret: string): ConsoleApiCall {
-  const consoleJwt = jwt.sign({ sub: 'bench-owner', roles: [] }, consoleJwtSecret, { algorithm: 'HS256', expiresIn: 3600 });
+export function consoleApi(gatewayUrl: string, consoleJwtSecret: string, validForSeconds = 3600): ConsoleApiCall {
+  const consoleJwt = jwt.sign({ sub: 'bench-owner', roles: [] }, consoleJwtSecret, { algorithm: 'HS256', expiresIn: validForSeconds });
   return async (method, path, body, expected) => {
     const response = await fetch(gatewayUrl + path, {
       method,
