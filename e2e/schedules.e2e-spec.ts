@@ -354,19 +354,22 @@ describe('schedule triggers', () => {
     await sleep(3000);
     const restartedAt = Date.now();
     await startReplica(invocationService, 'invocation-2');
-    // Every fire due from before the stop to after the restart has a run, once.
-    const from = stoppedAt - 1000;
+    // Every fire due from before the stop to after the restart has a run, once. An `every`
+    // schedule's grid is anchored where it came into force, so the fires are a second apart
+    // but not on whole seconds: the runs' times must step by exactly one second, no gap.
     const to = restartedAt + 2000;
-    const due = Array.from({ length: Math.floor((to - from) / 1000) }, (_, k) => Math.ceil(from / 1000) * 1000 + k * 1000);
+    const fireTimesUpTo = (runs: Json[]) => [...new Set(runs.map((run) => Date.parse(String(run.scheduledFor))))].sort((a, b) => a - b).filter((time) => time <= to);
+    const withoutGap = (times: number[]) => times.every((time, index) => index === 0 || time - times[index - 1]! === 1000);
     const runs = await eventually(
       'a run for every fire due across the outage',
       async () => {
         const all = await runsOf(project, 'steady');
-        const times = new Set(all.map((run) => Date.parse(String(run.scheduledFor))));
-        return due.every((time) => [...times].some((fired) => Math.abs(fired - time) < 1000)) ? all : undefined;
+        const times = fireTimesUpTo(all);
+        return times.length > 0 && times.at(-1)! > to - 1000 && withoutGap(times) ? all : undefined;
       },
       20_000,
     );
+    expect(fireTimesUpTo(runs)[0]).toBeLessThan(stoppedAt);
     expect(new Set(runs.map((run) => run.scheduledFor)).size).toBe(runs.length);
     const notStarted = (await sql(`SELECT count(*)::int AS n FROM scheduler.schedule_fires WHERE project_id = $1 AND status = 'NOT_STARTED'`, [project.projectId])) as Array<{ n: number }>;
     expect(notStarted[0]!.n).toBe(0);
