@@ -11,10 +11,12 @@ import { RunStarter } from './run-starter.js';
 const POLL_MS = 100;
 /** Waiting runs tried per look. */
 const BATCH = 64;
+/** Of them, from one slot at most: the slot's first-ranked run and the next ones behind it. */
+const PER_SLOT = 16;
 
 /**
  * Starts runs held back by flow control once they may (DESIGN section 13). Every replica looks
- * at the first-ranked waiting run of each slot every POLL_MS, and at once when a gated run it
+ * at the first-ranked waiting runs of each slot every POLL_MS, and at once when a gated run it
  * ran stopped; each is started through RunStarter, whose gate decides again under the slots'
  * locks, so two replicas trying one run start it once and never beyond a limit. Nothing is held
  * in memory: a replica killed with waiting runs loses nothing, and the slots of its RUNNING
@@ -73,7 +75,7 @@ export class FlowDispatcher implements OnApplicationBootstrap, OnApplicationShut
   private async look(): Promise<void> {
     let waiting: WaitingStart[];
     try {
-      waiting = await nextWaitingStarts(this.transactions.dataSource.manager, BATCH);
+      waiting = await nextWaitingStarts(this.transactions.dataSource.manager, BATCH, PER_SLOT);
     } catch (error) {
       this.logger.warn({ err: error }, 'could not read the runs waiting for flow control; trying again shortly');
       return;

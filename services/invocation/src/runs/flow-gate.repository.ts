@@ -6,7 +6,7 @@
  * FlowDispatcher of any replica.
  */
 import type { TransactionContext } from '@runline/db';
-import { debounceStep, decideStart, startedTrace, type FlowRules, type SlotState, type WaitReason, type WaitingTrace } from '../lifecycle/flow-decision.js';
+import { debounceStep, decideStart, startedTrace, type FlowRules, type WaitReason, type WaitingTrace } from '../lifecycle/flow-decision.js';
 import { historyAppend, type HistoryAppend } from '../lifecycle/run-history.js';
 import { debounced, type Expectation, type StateChange } from '../lifecycle/run-lifecycle.js';
 import { transition } from './run-transitions.repository.js';
@@ -23,11 +23,49 @@ export interface GatedClaim {
   history: (at: Date) => HistoryAppend;
 }
 
+/**
+ * A row of a slot's state, `n` being its RUNNING holders ('c'), its throttle's time in epoch ms
+ * to the microsecond ('t'; a Date would cut it to the millisecond, and each start read so
+ * would take up to a millisecond of the throttle's spacing), or the lowest rank waiting ('w').
+ */
 interface StateRow {
   kind: 'c' | 't' | 'w';
   slot: string;
   n: number;
-  at: Date | null;
+}
+
+/** A run's start to decide, under its rules. */
+export interface GateEntry {
+  claim: GatedClaim;
+  rules: FlowRules;
+}
+
+/** A run as the gate finds it once the locks are held: whether it still waits to start, and its recorded wait. */
+interface FoundRun {
+  waiting: boolean;
+  mine: RecordedWait | null;
+}
+
+interface RecordedWait {
+  slot: string;
+  reason: WaitReason;
+  since: Date;
+  reasons: WaitReason[];
+}
+
+/**
+ * Decides and writes the starts of several runs without debounce, in one transaction: the
+ * slots of all of them are locked once and their state read once, and the runs are decided in
+ * rank order, each seeing the ones decided before it (a start takes a concurrency slot and moves
+ * its throttle on; a run held back goes ahead of the later-ranked ones waiting for its slot).
+ * The same as deciding them one after the other, at the cost of one: starts of one project
+ * under its `maxConcurrentRuns`, or of one key, otherwise wait for each other's locks in turn.
+ */
+export async function gateStarts(tx: TransactionContext, entries: readonly GateEntry[]): Promise<GateOutcome[]> {
+  if (entries.some((entry) => entry.rules.debounce)) throw new Error('gateStarts decides runs without debounce only');
+  const clock = await lockSlots(tx, entries.flatMap((entry) => entry.rules.slots.map((slot) => slot.slot)));
+  const found = await findRuns(tx, entries.map((entry) => entry.claim));
+  return decideInRankOrder(tx, entries, found, clock);
 }
 
 /**
@@ -40,60 +78,188 @@ export async function gateStart(tx: TransactionContext, claim: GatedClaim, rules
   const { manager } = tx;
   const id = claim.invocationId;
   const slots = rules.slots.map((slot) => slot.slot);
-  const concurrency = rules.slots.filter((slot) => slot.kind === 'concurrency' || slot.kind === 'project').map((slot) => slot.slot);
-  const throttles = rules.slots.filter((slot) => slot.kind === 'throttle').map((slot) => slot.slot);
-  const locked = rules.debounce ? [...slots, rules.debounce.slot] : slots;
-  // One order for every transaction, so two runs sharing slots never wait for each other's locks in a circle.
-  // The time is read once every lock is held (the aggregate needs all of them first).
-  const [clock] = (await manager.query(
-    `SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS now
-       FROM (SELECT count(*) FROM (SELECT pg_advisory_xact_lock(hashtextextended(s, 7132)) FROM unnest($1::text[]) AS s ORDER BY s) AS locks) AS locked`,
-    [locked],
-  )) as Array<{ now: number }>;
-  const now = Math.floor(clock!.now);
-  const [run]: Array<{ waiting: boolean; slot: string | null; reason: WaitReason | null; since: Date | null; reasons: WaitReason[] | null }> = await manager.query(
-    `SELECT i.status = $2 AS waiting, w.slot, w.reason, w.since, w.reasons FROM invocations i LEFT JOIN flow_waits w ON w.invocation_id = i.id WHERE i.id = $1`,
-    [id, claim.expected.status],
-  );
-  const mine = run?.slot ? { slot: run.slot, reason: run.reason!, since: run.since!, reasons: run.reasons! } : null;
-  // Another replica may have started (or ended) the run since it was read: then it waits no more.
-  if (!run?.waiting) {
-    if (mine) await forgetWait(tx, id);
-    return 'moved-on';
-  }
-  const wait = new WaitWriter(tx, claim, mine, now);
+  const clock = await lockSlots(tx, rules.debounce ? [...slots, rules.debounce.slot] : slots);
+  const found = await findRuns(tx, [claim]);
+  const { waiting, mine } = found.get(id)!;
+  if (!waiting || !rules.debounce || (mine !== null && mine.slot !== rules.debounce.slot)) return (await decideInRankOrder(tx, [{ claim, rules }], found, clock))[0]!;
+  const now = Math.floor(clock());
 
   // A run in a debounce burst (or joining one): only its last run goes on, once the burst is over.
-  if (rules.debounce && (mine === null || mine.slot === rules.debounce.slot)) {
-    const members: Array<{ invocation_id: string; since: Date }> = await manager.query(
-      `SELECT w.invocation_id, w.since FROM flow_waits w JOIN invocations i ON i.id = w.invocation_id AND i.status = w.from_status WHERE w.slot = $1`,
-      [rules.debounce.slot],
+  const wait = new WaitWriter(tx, claim, mine, now);
+  const members: Array<{ invocation_id: string; since: Date }> = await manager.query(
+    `SELECT w.invocation_id, w.since FROM flow_waits w JOIN invocations i ON i.id = w.invocation_id AND i.status = w.from_status WHERE w.slot = $1`,
+    [rules.debounce.slot],
+  );
+  const joined = mine ? mine.since.getTime() : now;
+  const step = debounceStep(
+    rules.debounce,
+    members.map((member) => ({ invocationId: member.invocation_id, joinedAt: member.invocation_id === id ? joined : member.since.getTime() })),
+    id,
+    now,
+  );
+  if (step.step === 'join') {
+    await wait.record({ reason: 'debounce', slot: rules.debounce.slot, key: rules.debounce.key, retryAt: step.retryAt }, -now);
+    return 'waiting';
+  }
+  if (step.step === 'wait') {
+    if (step.retryAt !== null) await manager.query(`UPDATE flow_waits SET retry_at = $2 WHERE invocation_id = $1`, [id, new Date(step.retryAt)]);
+    return 'waiting';
+  }
+  for (const superseded of step.superseded) {
+    const ending = debounced(id);
+    const document = await transition(tx, superseded, ending.expected, ending.change, historyAppend(ending, new Date(now)));
+    if (document) await forgetWait(tx, superseded);
+  }
+  return (await decideInRankOrder(tx, [{ claim, rules }], found, clock))[0]!;
+}
+
+/**
+ * The time of a decision, in epoch ms with a fraction: the database's, read once the locks are
+ * held (one clock for every replica, so a throttle holds across machines too), carried on by
+ * this process's monotonic clock, so each run decided in a transaction is decided at its own
+ * time. Not rounded to the millisecond: a throttle of thousands a second spaces starts a
+ * fraction of one apart, and two runs decided at one rounded time would be two starts at once
+ * (the second held back, with burst 0).
+ */
+type GateClock = () => number;
+
+/**
+ * Takes the transaction-level lock of each slot, in one order for every transaction (so two
+ * runs sharing slots never wait for each other's locks in a circle), and reads the database's
+ * time once every lock is held (the aggregate needs all of them first). The transaction that
+ * takes these locks next reads a later time than any decision of this one.
+ */
+async function lockSlots(tx: TransactionContext, slots: readonly string[]): Promise<GateClock> {
+  const [clock] = (await tx.manager.query(
+    `SELECT (extract(epoch FROM clock_timestamp()) * 1000)::float8 AS now
+       FROM (SELECT count(*) FROM (SELECT pg_advisory_xact_lock(hashtextextended(s, 7132)) FROM unnest($1::text[]) AS s ORDER BY s) AS locks) AS locked`,
+    [[...new Set(slots)]],
+  )) as Array<{ now: number }>;
+  const lockedAt = performance.now();
+  return () => clock!.now + (performance.now() - lockedAt);
+}
+
+/** Each run as it is now (another replica may have started or ended it since it was read). */
+async function findRuns(tx: TransactionContext, claims: readonly GatedClaim[]): Promise<Map<string, FoundRun>> {
+  const rows: Array<{ id: string; waiting: boolean | null; slot: string | null; reason: WaitReason | null; since: Date | null; reasons: WaitReason[] | null }> = await tx.manager.query(
+    `SELECT x.id, i.status = x.expected AS waiting, w.slot, w.reason, w.since, w.reasons
+       FROM unnest($1::uuid[], $2::text[]) AS x(id, expected)
+       LEFT JOIN invocations i ON i.id = x.id LEFT JOIN flow_waits w ON w.invocation_id = x.id`,
+    [claims.map((claim) => claim.invocationId), claims.map((claim) => claim.expected.status)],
+  );
+  return new Map(
+    rows.map((row) => [row.id, { waiting: row.waiting === true, mine: row.slot ? { slot: row.slot, reason: row.reason!, since: row.since!, reasons: row.reasons! } : null }]),
+  );
+}
+
+/**
+ * Decides the runs' starts against their slots' state, read once, in rank order; writes each
+ * run's start or wait, then what the starts took (holders, throttle times).
+ */
+async function decideInRankOrder(tx: TransactionContext, entries: readonly GateEntry[], found: ReadonlyMap<string, FoundRun>, clock: GateClock): Promise<GateOutcome[]> {
+  const { manager } = tx;
+  const outcomes = new Map<GateEntry, GateOutcome>();
+  const deciding = entries.filter((entry) => {
+    const run = found.get(entry.claim.invocationId)!;
+    if (!run.waiting) outcomes.set(entry, 'moved-on');
+    return run.waiting;
+  });
+  // A run that moved on waits no more.
+  for (const entry of entries) if (outcomes.has(entry) && found.get(entry.claim.invocationId)!.mine) await forgetWait(tx, entry.claim.invocationId);
+  const state = await readSlotState(tx, deciding);
+
+  const holders: Array<{ slot: string; invocationId: string }> = [];
+  for (const entry of [...deciding].sort((a, b) => a.rules.rank - b.rules.rank)) {
+    const { claim, rules } = entry;
+    const mine = found.get(claim.invocationId)!.mine;
+    const concurrency = rules.slots.filter((slot) => slot.kind === 'concurrency' || slot.kind === 'project').map((slot) => slot.slot);
+    const now = clock();
+    const decision = decideStart(rules, { running: state.running, throttleTat: state.throttleTat, waitedAheadOn: state.aheadOf(rules) }, now);
+    const wait = new WaitWriter(tx, claim, mine, Math.floor(now));
+    if (!decision.start) {
+      outcomes.set(entry, 'waiting');
+      state.heldBack(decision.slot, rules.rank);
+      if (mine && mine.slot === decision.slot && mine.reason === decision.reason) {
+        if (decision.retryAt !== null) await manager.query(`UPDATE flow_waits SET retry_at = $2 WHERE invocation_id = $1`, [claim.invocationId, new Date(decision.retryAt)]);
+      } else {
+        await wait.record(decision, rules.rank);
+      }
+      continue;
+    }
+    const outcome = await wait.start();
+    outcomes.set(entry, outcome);
+    if (outcome !== 'started') continue;
+    state.started(concurrency, decision.throttleTat);
+    for (const slot of concurrency) holders.push({ slot, invocationId: claim.invocationId });
+  }
+  if (holders.length > 0) {
+    await manager.query(`INSERT INTO flow_holders (slot, invocation_id) SELECT * FROM unnest($1::text[], $2::uuid[]) ON CONFLICT DO NOTHING`, [
+      holders.map((holder) => holder.slot),
+      holders.map((holder) => holder.invocationId),
+    ]);
+  }
+  if (state.throttlesMoved.size > 0) {
+    const moved = [...state.throttlesMoved].map((slot) => [slot, state.throttleTat.get(slot)!] as const);
+    await manager.query(
+      `INSERT INTO flow_throttles (slot, tat) SELECT s, to_timestamp(t / 1000.0) FROM unnest($1::text[], $2::float8[]) AS x(s, t)
+       ON CONFLICT (slot) DO UPDATE SET tat = EXCLUDED.tat`,
+      [moved.map(([slot]) => slot), moved.map(([, tat]) => tat)],
     );
-    const joined = mine ? mine.since.getTime() : now;
-    const step = debounceStep(
-      rules.debounce,
-      members.map((member) => ({ invocationId: member.invocation_id, joinedAt: member.invocation_id === id ? joined : member.since.getTime() })),
-      id,
-      now,
-    );
-    if (step.step === 'join') {
-      await wait.record({ reason: 'debounce', slot: rules.debounce.slot, key: rules.debounce.key, retryAt: step.retryAt }, -now);
-      return 'waiting';
+  }
+  return entries.map((entry) => outcomes.get(entry)!);
+}
+
+/** What the database holds for the slots of the runs being decided, kept up to date as each is decided. */
+class SlotStateInDecision {
+  /** Throttles a start moved on: their new times are written once every run is decided. */
+  readonly throttlesMoved = new Set<string>();
+
+  constructor(
+    readonly running: Map<string, number>,
+    readonly throttleTat: Map<string, number>,
+    /** Per slot, the lowest rank of a run waiting for it (not one being decided, until it is held back). */
+    private readonly waitingRank: Map<string, number>,
+  ) {}
+
+  /** A run started: it holds `concurrency` and moved its throttles to `throttleTat`. */
+  started(concurrency: readonly string[], throttleTat: ReadonlyMap<string, number>): void {
+    for (const slot of concurrency) this.running.set(slot, (this.running.get(slot) ?? 0) + 1);
+    for (const [slot, tat] of throttleTat) {
+      this.throttleTat.set(slot, tat);
+      this.throttlesMoved.add(slot);
     }
-    if (step.step === 'wait') {
-      if (step.retryAt !== null) await manager.query(`UPDATE flow_waits SET retry_at = $2 WHERE invocation_id = $1`, [id, new Date(step.retryAt)]);
-      return 'waiting';
-    }
-    for (const superseded of step.superseded) {
-      const ending = debounced(id);
-      const document = await transition(tx, superseded, ending.expected, ending.change, historyAppend(ending, new Date(now)));
-      if (document) await forgetWait(tx, superseded);
-    }
-    if (slots.length === 0) return wait.start();
   }
 
+  /** A slot a run ranked before `rules` waits for (the one whose first waiter ranks lowest), if any. */
+  aheadOf(rules: FlowRules): string | null {
+    let ahead: { slot: string; rank: number } | null = null;
+    for (const { slot } of rules.slots) {
+      const rank = this.waitingRank.get(slot);
+      if (rank !== undefined && rank < rules.rank && (ahead === null || rank < ahead.rank)) ahead = { slot, rank };
+    }
+    return ahead?.slot ?? null;
+  }
+
+  /** A run ranked `rank` was held back waiting for `slot`: it goes ahead of later ranks there. */
+  heldBack(slot: string, rank: number): void {
+    const lowest = this.waitingRank.get(slot);
+    if (lowest === undefined || rank < lowest) this.waitingRank.set(slot, rank);
+  }
+}
+
+/**
+ * Reads the slots' state under their locks: RUNNING holders per concurrency slot (those that
+ * ended give nothing back to write: they are only forgotten here), each throttle's time, and
+ * per slot the lowest rank of a run waiting for it other than the runs being decided.
+ */
+async function readSlotState(tx: TransactionContext, entries: readonly GateEntry[]): Promise<SlotStateInDecision> {
+  const { manager } = tx;
+  const all = entries.flatMap((entry) => entry.rules.slots);
+  const concurrency = [...new Set(all.filter((slot) => slot.kind === 'concurrency' || slot.kind === 'project').map((slot) => slot.slot))];
+  const throttles = [...new Set(all.filter((slot) => slot.kind === 'throttle').map((slot) => slot.slot))];
+  const slots = [...new Set(all.map((slot) => slot.slot))];
+  if (slots.length === 0) return new SlotStateInDecision(new Map(), new Map(), new Map());
   if (concurrency.length > 0) {
-    // Holders that ended give nothing back to write: they are only forgotten here, under the lock.
     await manager.query(
       `DELETE FROM flow_holders h USING invocations i
         WHERE h.slot = ANY($1::text[]) AND i.id = h.invocation_id AND i.status NOT IN ('RUNNING', 'SUSPENDED')`,
@@ -101,31 +267,21 @@ export async function gateStart(tx: TransactionContext, claim: GatedClaim, rules
     );
   }
   const rows: StateRow[] = await manager.query(
-    `SELECT 'c' AS kind, h.slot, count(*)::int AS n, NULL::timestamptz AS at
+    `SELECT 'c' AS kind, h.slot, count(*)::float8 AS n
        FROM flow_holders h JOIN invocations i ON i.id = h.invocation_id AND i.status = 'RUNNING'
       WHERE h.slot = ANY($1::text[]) GROUP BY h.slot
      UNION ALL
-     SELECT 't', slot, 0, tat FROM flow_throttles WHERE slot = ANY($2::text[])
+     SELECT 't', slot, (extract(epoch FROM tat) * 1000)::float8 FROM flow_throttles WHERE slot = ANY($2::text[])
      UNION ALL
-     (SELECT 'w', w.slot, 0, NULL FROM flow_waits w JOIN invocations i ON i.id = w.invocation_id AND i.status = w.from_status
-       WHERE w.slot = ANY($3::text[]) AND w.rank < $4 AND w.invocation_id <> $5 ORDER BY w.rank LIMIT 1)`,
-    [concurrency, throttles, slots, rules.rank, id],
+     SELECT 'w', w.slot, min(w.rank)::float8 FROM flow_waits w JOIN invocations i ON i.id = w.invocation_id AND i.status = w.from_status
+      WHERE w.slot = ANY($3::text[]) AND w.invocation_id <> ALL($4::uuid[]) GROUP BY w.slot`,
+    [concurrency, throttles, slots, entries.map((entry) => entry.claim.invocationId)],
   );
-  const state: SlotState = {
-    running: new Map(rows.filter((row) => row.kind === 'c').map((row) => [row.slot, row.n])),
-    throttleTat: new Map(rows.filter((row) => row.kind === 't').map((row) => [row.slot, row.at!.getTime()])),
-    waitedAheadOn: rows.find((row) => row.kind === 'w')?.slot ?? null,
-  };
-  const decision = decideStart(rules, state, now);
-  if (!decision.start) {
-    if (mine && mine.slot === decision.slot && mine.reason === decision.reason) {
-      if (decision.retryAt !== null) await manager.query(`UPDATE flow_waits SET retry_at = $2 WHERE invocation_id = $1`, [id, new Date(decision.retryAt)]);
-      return 'waiting';
-    }
-    await wait.record(decision, rules.rank);
-    return 'waiting';
-  }
-  return wait.start(concurrency, decision.throttleTat);
+  return new SlotStateInDecision(
+    new Map(rows.filter((row) => row.kind === 'c').map((row) => [row.slot, row.n])),
+    new Map(rows.filter((row) => row.kind === 't').map((row) => [row.slot, row.n])),
+    new Map(rows.filter((row) => row.kind === 'w').map((row) => [row.slot, row.n])),
+  );
 }
 
 /** Writes what the gate decided for one run: its wait (and what its trace says), or its start. */
@@ -133,7 +289,7 @@ class WaitWriter {
   constructor(
     private readonly tx: TransactionContext,
     private readonly claim: GatedClaim,
-    private readonly mine: { since: Date; reasons: WaitReason[] } | null,
+    private readonly mine: RecordedWait | null,
     private readonly now: number,
   ) {}
 
@@ -161,22 +317,12 @@ class WaitWriter {
     await setFlowTrace(this.tx, this.claim.invocationId, trace);
   }
 
-  async start(concurrency: string[] = [], throttleTat: ReadonlyMap<string, number> = new Map()): Promise<GateOutcome> {
-    const { manager } = this.tx;
+  /** Starts the run (what it takes of its slots is written by the caller, once for every run decided). */
+  async start(): Promise<GateOutcome> {
     const id = this.claim.invocationId;
     const document = await transition(this.tx, id, this.claim.expected, this.claim.change, this.claim.history(new Date(this.now)));
     if (this.mine) await forgetWait(this.tx, id);
     if (!document) return 'moved-on';
-    if (concurrency.length > 0) {
-      await manager.query(`INSERT INTO flow_holders (slot, invocation_id) SELECT s, $2 FROM unnest($1::text[]) AS s ON CONFLICT DO NOTHING`, [concurrency, id]);
-    }
-    if (throttleTat.size > 0) {
-      await manager.query(
-        `INSERT INTO flow_throttles (slot, tat) SELECT s, to_timestamp(t / 1000.0) FROM unnest($1::text[], $2::float8[]) AS x(s, t)
-         ON CONFLICT (slot) DO UPDATE SET tat = EXCLUDED.tat`,
-        [[...throttleTat.keys()], [...throttleTat.values()]],
-      );
-    }
     await setFlowTrace(this.tx, id, startedTrace(this.mine ? this.mine.since.getTime() : null, this.mine?.reasons ?? [], this.now));
     return 'started';
   }
@@ -216,17 +362,20 @@ export interface WaitingStart {
 }
 
 /**
- * The runs worth trying now: the first-ranked run waiting for each slot (a run behind it could
- * not start before it anyway), of throttles only once their time came. At most `limit`.
+ * The runs worth trying now, at most `limit`, lowest rank first: of each slot whose first-ranked
+ * waiting run may be tried (of a throttle, once its time came), that run and up to
+ * `perSlot - 1` behind it. They are decided together in rank order (gateStarts), so a slot that
+ * freed many places fills them in one look, not one run a look.
  */
-export async function nextWaitingStarts(manager: TransactionContext['manager'], limit: number): Promise<WaitingStart[]> {
+export async function nextWaitingStarts(manager: TransactionContext['manager'], limit: number, perSlot: number): Promise<WaitingStart[]> {
   const rows: Array<{ invocation_id: string; from_status: string; waiting_job: string | null }> = await manager.query(
-    `SELECT invocation_id, from_status, waiting_job FROM (
-       SELECT DISTINCT ON (slot) invocation_id, from_status, waiting_job, retry_at, rank FROM flow_waits ORDER BY slot, rank
+    `SELECT next.invocation_id, next.from_status, next.waiting_job FROM (
+       SELECT DISTINCT ON (slot) slot, retry_at FROM flow_waits ORDER BY slot, rank
      ) heads
-     WHERE retry_at IS NULL OR retry_at <= now()
-     ORDER BY rank LIMIT $1`,
-    [limit],
+     CROSS JOIN LATERAL (SELECT w.invocation_id, w.from_status, w.waiting_job, w.rank FROM flow_waits w WHERE w.slot = heads.slot ORDER BY w.rank LIMIT $2) next
+     WHERE heads.retry_at IS NULL OR heads.retry_at <= now()
+     ORDER BY next.rank LIMIT $1`,
+    [limit, perSlot],
   );
   return rows.map((row) => ({ invocationId: row.invocation_id, fromStatus: row.from_status, waitingJob: row.waiting_job }));
 }
