@@ -171,6 +171,18 @@ describe("flow control's gate, several starts in one transaction", () => {
     expect(outcomes.filter((outcome) => outcome !== 'started')).toEqual([]);
   });
 
+  it("writes what a run waited for into its read model's trace: waiting, then started", async () => {
+    const slot = `c0:${randomUUID()}`;
+    const [run] = await queuedRuns(1);
+    const flowTrace = async () => ((await dataSource.query(`SELECT document->'trace'->'flowControl' AS f FROM invocation_views WHERE id = $1`, [run])) as Array<{ f: unknown }>)[0]!.f;
+    await transactions.run((tx) => gateStarts(tx, [entryOf(run!, concurrency(slot, 0, 1))]));
+    expect(await flowTrace()).toEqual({ waitingFor: 'concurrency', key: 'k', since: expect.any(String) });
+
+    expect(await transactions.run((tx) => gateStarts(tx, [entryOf(run!, concurrency(slot, 1, 1))]))).toEqual(['started']);
+
+    expect(await flowTrace()).toEqual({ waitedMs: expect.any(Number), reasons: ['concurrency'] });
+  });
+
   it('says moved-on for a run no longer waiting, and forgets its wait', async () => {
     const slot = `c0:${randomUUID()}`;
     const [run] = await queuedRuns(1);

@@ -6,7 +6,8 @@
  * FlowDispatcher of any replica.
  */
 import type { TransactionContext } from '@runline/db';
-import { debounceStep, decideStart, startedTrace, type FlowRules, type WaitReason, type WaitingTrace } from '../lifecycle/flow-decision.js';
+import { debounceStep, decideStart, startedTrace, type FlowRules, type StartedTrace, type WaitReason, type WaitingTrace } from '../lifecycle/flow-decision.js';
+import { keepFlowControl } from '../lifecycle/invocation.projector.js';
 import { historyAppend, type HistoryAppend } from '../lifecycle/run-history.js';
 import { debounced, type Expectation, type StateChange } from '../lifecycle/run-lifecycle.js';
 import { transition } from './run-transitions.repository.js';
@@ -317,15 +318,30 @@ class WaitWriter {
     await setFlowTrace(this.tx, this.claim.invocationId, trace);
   }
 
-  /** Starts the run (what it takes of its slots is written by the caller, once for every run decided). */
+  /**
+   * Starts the run (what it takes of its slots is written by the caller, once for every run
+   * decided); its read model says how long it waited, in the transition's own write of it.
+   */
   async start(): Promise<GateOutcome> {
     const id = this.claim.invocationId;
-    const document = await transition(this.tx, id, this.claim.expected, this.claim.change, this.claim.history(new Date(this.now)));
+    const flowControl = startedTrace(this.mine ? this.mine.since.getTime() : null, this.mine?.reasons ?? [], this.now);
+    const document = await transition(this.tx, id, this.claim.expected, this.claim.change, withFlowTrace(this.claim.history(new Date(this.now)), flowControl));
     if (this.mine) await forgetWait(this.tx, id);
-    if (!document) return 'moved-on';
-    await setFlowTrace(this.tx, id, startedTrace(this.mine ? this.mine.since.getTime() : null, this.mine?.reasons ?? [], this.now));
-    return 'started';
+    return document ? 'started' : 'moved-on';
   }
+}
+
+/** `history`, whose read model also carries `trace.flowControl` (the trace of the attempt keeps it: invocation.projector.ts). */
+function withFlowTrace(history: HistoryAppend, flowControl: StartedTrace): HistoryAppend {
+  return {
+    eventCount: history.eventCount,
+    at: history.at,
+    onto(owner, sequenceBefore, documentBefore) {
+      const appended = history.onto(owner, sequenceBefore, documentBefore);
+      const document = appended.document && { ...appended.document, trace: keepFlowControl({ flowControl: { ...flowControl } }, appended.document.trace) };
+      return { ...appended, document };
+    },
+  };
 }
 
 /** Sets `trace.flowControl` of the run's read model (the trace of the attempt keeps it: invocation.projector.ts). */
