@@ -1,74 +1,36 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { createServiceDataSource, TransactionRunner } from '@runline/db';
-import { migrateServices } from '@runline/runtime';
-import { createTestDatabase, type TestDatabase } from '@runline/testing';
-import { invocationService } from '../src/invocation.service.js';
+import type { TransactionRunner } from '@runline/db';
 import type { FlowRules } from '../src/lifecycle/flow-decision.js';
-import type { RequestInfo } from '../src/lifecycle/invocation-event.js';
-import { historyAppend, withHistory } from '../src/lifecycle/run-history.js';
+import { historyAppend } from '../src/lifecycle/run-history.js';
 import { claimedStart } from '../src/lifecycle/run-lifecycle.js';
 import { gateStart, gateStarts, nextWaitingStarts, type GateEntry, type GateOutcome } from '../src/runs/flow-gate.repository.js';
 import { insertInvocations } from '../src/runs/new-runs.repository.js';
+import { openInvocationDatabase } from './support/invocation-database.js';
+import { newQueuedRun } from './support/queued-runs.js';
 
-const request: RequestInfo = {
-  targetType: 'FLOW',
-  mode: 'ASYNC',
-  triggerSource: 'WEBHOOK',
-  environment: 'PRODUCTION',
-  requestPayload: {},
-  enrollmentPolicy: 'ONE_TIME',
-  onErrorPolicy: 'ABORT',
-  startedByTokenId: null,
-  definitionVersion: 1,
-  sessionId: null,
-  maxAttempts: 1,
-};
 
 /**
  * Flow control's gate on a real PostgreSQL (DESIGN section 13): starts decided together in one
  * transaction (gateStarts) obey the limits as if decided one after the other, in rank order.
  */
 describe("flow control's gate, several starts in one transaction", () => {
-  let database: TestDatabase;
+  let close: (() => Promise<void>) | undefined;
   let dataSource: DataSource;
   let transactions: TransactionRunner;
   const projectId = randomUUID();
 
   beforeAll(async () => {
-    database = await createTestDatabase();
-    await migrateServices([invocationService], database.url);
-    dataSource = createServiceDataSource({ url: database.url, schema: 'invocation', migrations: [] });
-    await dataSource.initialize();
-    transactions = new TransactionRunner(dataSource, { notify: () => undefined });
+    ({ dataSource, transactions, close } = await openInvocationDatabase());
   });
 
   afterAll(async () => {
-    await dataSource?.destroy();
-    await database?.drop();
+    await close?.();
   });
 
   /** `count` QUEUED runs of the project, their ids in order. */
   const queuedRuns = async (count: number): Promise<string[]> => {
-    const runs = Array.from({ length: count }, () =>
-      withHistory({
-        id: randomUUID(),
-        orgId: randomUUID(),
-        projectId,
-        targetType: 'FLOW' as const,
-        mode: 'ASYNC' as const,
-        status: 'QUEUED' as const,
-        attempt: 0,
-        maxAttempts: 1,
-        waitingJob: null,
-        lease: null,
-        sealedPlan: 'sealed',
-        occurredAt: new Date(),
-        events: [{ type: 'InvocationQueued' as const, request }],
-        idempotency: null,
-        messages: [],
-      }),
-    );
+    const runs = Array.from({ length: count }, () => newQueuedRun(projectId));
     await transactions.run((tx) => insertInvocations(tx, runs));
     return runs.map((run) => run.id);
   };

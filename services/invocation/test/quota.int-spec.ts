@@ -1,57 +1,28 @@
 import { randomUUID } from 'node:crypto';
 import { Client } from 'pg';
 import type { DataSource } from 'typeorm';
-import { createServiceDataSource, GroupCommit, TransactionRunner } from '@runline/db';
-import { migrateServices } from '@runline/runtime';
-import { createTestDatabase, type TestDatabase } from '@runline/testing';
-import { invocationService } from '../src/invocation.service.js';
+import { GroupCommit, type TransactionRunner } from '@runline/db';
 import type { RequestInfo } from '../src/lifecycle/invocation-event.js';
 import { quotaPeriodOf } from '../src/lifecycle/monthly-quota.js';
-import { withHistory } from '../src/lifecycle/run-history.js';
 import type { NewInvocation } from '../src/runs/new-runs.repository.js';
 import { recordWithinQuota, scheduledStartVerdict, type QuotaOutcome } from '../src/runs/run-recorder.js';
 import { QUOTA_LOCK_TIMEOUT_MS } from '../src/runs/usage-counters.repository.js';
+import { openInvocationDatabase } from './support/invocation-database.js';
+import { ASYNC_FLOW_REQUEST, newQueuedRun } from './support/queued-runs.js';
 
-const request: RequestInfo = {
-  targetType: 'FLOW',
-  mode: 'ASYNC',
-  triggerSource: 'WEBHOOK',
-  environment: 'PRODUCTION',
-  requestPayload: {},
-  enrollmentPolicy: 'EVERY_MATCH',
-  onErrorPolicy: 'ABORT',
-  startedByTokenId: null,
-  definitionVersion: 1,
-  sessionId: null,
-  maxAttempts: 1,
-};
+const request: RequestInfo = { ...ASYNC_FLOW_REQUEST, enrollmentPolicy: 'EVERY_MATCH' };
 
 /** Monthly quotas on a real PostgreSQL: exact under concurrency, periods, replays, an unreachable counter. */
 describe('monthly quota ledger', () => {
-  let database: TestDatabase;
+  let close: (() => Promise<void>) | undefined;
+  let databaseUrl: string;
   let dataSource: DataSource;
   let transactions: TransactionRunner;
   let commit: GroupCommit<NewInvocation, QuotaOutcome>;
 
   const newRun = (orgId: string, options: { key?: string; at?: Date; status?: 'QUEUED' | 'SCHEDULED' } = {}): NewInvocation => {
     const projectId = `00000000-0000-4000-8000-${orgId.slice(-12)}`;
-    return withHistory({
-      id: randomUUID(),
-      orgId,
-      projectId,
-      targetType: 'FLOW',
-      mode: 'ASYNC',
-      status: options.status ?? 'QUEUED',
-      attempt: 0,
-      maxAttempts: 1,
-      waitingJob: null,
-      lease: null,
-      sealedPlan: 'sealed',
-      occurredAt: options.at ?? new Date(),
-      events: [{ type: 'InvocationQueued', request }],
-      idempotency: options.key ? { projectId, targetType: 'FLOW', mode: 'ASYNC', key: options.key } : null,
-      messages: [],
-    });
+    return newQueuedRun(projectId, { orgId, key: options.key, at: options.at, status: options.status, request });
   };
   const setPlan = (orgId: string, monthlyQuota: number | null, renewalDay: number | null = null) =>
     dataSource.query(
@@ -67,17 +38,12 @@ describe('monthly quota ledger', () => {
     );
 
   beforeAll(async () => {
-    database = await createTestDatabase();
-    await migrateServices([invocationService], database.url);
-    dataSource = createServiceDataSource({ url: database.url, schema: 'invocation', migrations: [] });
-    await dataSource.initialize();
-    transactions = new TransactionRunner(dataSource, { notify: () => undefined });
+    ({ dataSource, transactions, close, url: databaseUrl } = await openInvocationDatabase());
     // As the service runs it: two transactions in flight, batches of concurrent requests.
     commit = new GroupCommit((items) => transactions.run((tx) => recordWithinQuota(tx, items)), 2);
   });
   afterAll(async () => {
-    await dataSource?.destroy();
-    await database?.drop();
+    await close?.();
   });
 
   it('accepts exactly one of 50 concurrent requests when one run is left', async () => {
@@ -155,7 +121,7 @@ describe('monthly quota ledger', () => {
     const limited = randomUUID();
     const unlimited = randomUUID();
     await setPlan(limited, 100);
-    const holder = new Client({ connectionString: database.url });
+    const holder = new Client({ connectionString: databaseUrl });
     await holder.connect();
     try {
       await holder.query('BEGIN');

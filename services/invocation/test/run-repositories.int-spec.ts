@@ -1,17 +1,15 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { createServiceDataSource, GroupCommit, TransactionRunner, type TransactionContext } from '@runline/db';
-import { migrateServices } from '@runline/runtime';
-import { createTestDatabase, type TestDatabase } from '@runline/testing';
-import { invocationService } from '../src/invocation.service.js';
-import type { RequestInfo } from '../src/lifecycle/invocation-event.js';
+import { GroupCommit, type TransactionContext, type TransactionRunner } from '@runline/db';
 import { insertInvocations, insertInvocationsAtOnce, type InsertOutcome, type NewInvocation } from '../src/runs/new-runs.repository.js';
 import { expiredLeases, readDocument, readKnownInvocation } from '../src/runs/run-reads.repository.js';
 import { RunRecorder } from '../src/runs/run-recorder.js';
 import type { InvocationEventData } from '../src/lifecycle/invocation-event.js';
-import { historyAppend, withHistory } from '../src/lifecycle/run-history.js';
+import { historyAppend } from '../src/lifecycle/run-history.js';
 import type { Expectation, StateChange } from '../src/lifecycle/run-lifecycle.js';
 import { transition as transitionWith, transitionKnown as transitionKnownWith, transitionKnownBatch, type KnownRun } from '../src/runs/run-transitions.repository.js';
+import { openInvocationDatabase } from './support/invocation-database.js';
+import { newQueuedRun } from './support/queued-runs.js';
 
 // The repositories take the history the lifecycle core prepares; these tests give the events.
 const transition = (tx: TransactionContext, id: string, expected: Expectation, change: StateChange, events: InvocationEventData[]) =>
@@ -19,62 +17,27 @@ const transition = (tx: TransactionContext, id: string, expected: Expectation, c
 const transitionKnown = (runner: TransactionRunner, known: KnownRun, expected: Expectation, change: StateChange, events: InvocationEventData[]) =>
   transitionKnownWith(runner, known, expected, change, historyAppend({ change, events }));
 
-const request: RequestInfo = {
-  targetType: 'FLOW',
-  mode: 'ASYNC',
-  triggerSource: 'WEBHOOK',
-  environment: 'PRODUCTION',
-  requestPayload: {},
-  enrollmentPolicy: 'ONE_TIME',
-  onErrorPolicy: 'ABORT',
-  startedByTokenId: null,
-  definitionVersion: 1,
-  sessionId: null,
-  maxAttempts: 1,
-};
 
 /** The invocation write side on a real PostgreSQL: idempotency under concurrency, guarded transitions. */
 describe('run repositories', () => {
-  let database: TestDatabase;
+  let close: (() => Promise<void>) | undefined;
   let dataSource: DataSource;
   let transactions: TransactionRunner;
   const projectId = randomUUID();
   /** What the runner handed the relay after each commit. */
   const notified: Array<{ id: string }> = [];
 
-  const newRun = (key: string | null): NewInvocation =>
-    withHistory({
-      id: randomUUID(),
-      orgId: randomUUID(),
-      projectId,
-      targetType: 'FLOW',
-      mode: 'ASYNC',
-      status: 'QUEUED',
-      attempt: 0,
-      maxAttempts: 1,
-      waitingJob: null,
-      lease: null,
-      sealedPlan: 'sealed',
-      occurredAt: new Date(),
-      events: [{ type: 'InvocationQueued', request }],
-      idempotency: key === null ? null : { projectId, targetType: 'FLOW', mode: 'ASYNC', key },
-      messages: [],
-    });
+  const newRun = (key: string | null): NewInvocation => newQueuedRun(projectId, { key });
   const count = async (table: string) => Number((await dataSource.query(`SELECT count(*) AS n FROM ${table}`))[0].n);
 
   beforeAll(async () => {
-    database = await createTestDatabase();
-    await migrateServices([invocationService], database.url);
-    dataSource = createServiceDataSource({ url: database.url, schema: 'invocation', migrations: [] });
-    await dataSource.initialize();
-    transactions = new TransactionRunner(dataSource, { notify: (messages) => notified.push(...(messages ?? [])) });
+    ({ dataSource, transactions, close } = await openInvocationDatabase((messages) => notified.push(...messages)));
   });
   beforeEach(() => {
     notified.length = 0;
   });
   afterAll(async () => {
-    await dataSource?.destroy();
-    await database?.drop();
+    await close?.();
   });
 
   it('records one run per idempotency key, within a batch and across concurrent transactions', async () => {

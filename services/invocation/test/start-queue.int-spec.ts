@@ -1,14 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { DataSource } from 'typeorm';
-import { createServiceDataSource, TransactionRunner } from '@runline/db';
-import { migrateServices } from '@runline/runtime';
-import { createTestDatabase, type TestDatabase } from '@runline/testing';
-import { invocationService } from '../src/invocation.service.js';
+import type { TransactionRunner } from '@runline/db';
 import { forgetStarts, pickStarts, queuedStartCount, queueStarts } from '../src/runs/start-queue.repository.js';
+import { openInvocationDatabase } from './support/invocation-database.js';
 
 /** The fair start queue on a real PostgreSQL (DESIGN section 13, fairness between projects). */
 describe('the fair start queue', () => {
-  let database: TestDatabase;
+  let close: (() => Promise<void>) | undefined;
   let dataSource: DataSource;
   let transactions: TransactionRunner;
   const projectA = randomUUID();
@@ -32,16 +30,11 @@ describe('the fair start queue', () => {
   };
 
   beforeAll(async () => {
-    database = await createTestDatabase();
-    await migrateServices([invocationService], database.url);
-    dataSource = createServiceDataSource({ url: database.url, schema: 'invocation', migrations: [] });
-    await dataSource.initialize();
-    transactions = new TransactionRunner(dataSource, { notify: () => undefined });
+    ({ dataSource, transactions, close } = await openInvocationDatabase());
   });
 
   afterAll(async () => {
-    await dataSource?.destroy();
-    await database?.drop();
+    await close?.();
   });
 
   afterEach(async () => {
