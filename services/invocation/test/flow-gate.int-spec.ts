@@ -9,7 +9,6 @@ import { insertInvocations } from '../src/runs/new-runs.repository.js';
 import { openInvocationDatabase } from './support/invocation-database.js';
 import { newQueuedRun } from './support/queued-runs.js';
 
-
 /**
  * Flow control's gate on a real PostgreSQL (DESIGN section 13): starts decided together in one
  * transaction (gateStarts) obey the limits as if decided one after the other, in rank order.

@@ -17,7 +17,6 @@ const transition = (tx: TransactionContext, id: string, expected: Expectation, c
 const transitionKnown = (runner: TransactionRunner, known: KnownRun, expected: Expectation, change: StateChange, events: InvocationEventData[]) =>
   transitionKnownWith(runner, known, expected, change, historyAppend({ change, events }));
 
-
 /** The invocation write side on a real PostgreSQL: idempotency under concurrency, guarded transitions. */
 describe('run repositories', () => {
   let close: (() => Promise<void>) | undefined;
