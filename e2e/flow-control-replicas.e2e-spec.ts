@@ -164,6 +164,17 @@ describe('flow control across two invocation replicas', () => {
     receiver.holdMs = 300;
   }, 60_000);
 
+  it('spaces the runs a throttle of 10 a second with burst 0 holds back by 100 ms at least, across both replicas', async () => {
+    const { project, token } = await automation({ throttle: { limit: 10, periodSeconds: 1, burst: 0, key: 'payload.customerId' } });
+    receiver.holdMs = 10;
+    const ids = await Promise.all(Array.from({ length: 16 }, () => startAsync(project, token, 'thr-pace')));
+    const documents = await everyRunEnded(ids);
+
+    const starts = documents.map((document) => Date.parse((document as unknown as { startedAt: string }).startedAt)).sort((a, b) => a - b);
+    expect(starts.slice(1).map((at, index) => at - starts[index]!).filter((gap) => gap < 99)).toEqual([]);
+    receiver.holdMs = 300;
+  }, 60_000);
+
   const startSync = (project: ProjectFixture, token: string, customerId: string) =>
     http.post<Json>(runPath('automationTrigger', project), { payload: { customerId } }, { bearer: token });
 

@@ -4,7 +4,7 @@ import type { TransactionRunner } from '@runline/db';
 import type { FlowRules } from '../src/lifecycle/flow-decision.js';
 import { historyAppend } from '../src/lifecycle/run-history.js';
 import { claimedStart } from '../src/lifecycle/run-lifecycle.js';
-import { gateStart, gateStarts, nextWaitingStarts, type GateEntry, type GateOutcome } from '../src/runs/flow-gate.repository.js';
+import { earliestRetryInMs, gateStart, gateStarts, nextWaitingStarts, type GateEntry, type GateOutcome } from '../src/runs/flow-gate.repository.js';
 import { insertInvocations } from '../src/runs/new-runs.repository.js';
 import { openInvocationDatabase } from './support/invocation-database.js';
 import { newQueuedRun } from './support/queued-runs.js';
@@ -178,7 +178,11 @@ describe("flow control's gate, several starts in one transaction", () => {
 
     const offered = await nextWaitingStarts(dataSource.manager, 64, 3);
 
-    expect(offered.map((run) => run.invocationId)).toEqual(onFull.slice(0, 3));
-    expect(offered[0]).toEqual({ invocationId: onFull[0], fromStatus: 'QUEUED', waitingJob: null });
+    expect(offered.runs.map((run) => run.invocationId)).toEqual(onFull.slice(0, 3));
+    expect(offered.runs[0]).toEqual({ invocationId: onFull[0], fromStatus: 'QUEUED', waitingJob: null });
+    // The throttled run's time is an hour away: the dispatcher learns when to look for it.
+    expect(offered.nextInMs).toBeGreaterThan(3_500_000);
+    expect(offered.nextInMs).toBeLessThanOrEqual(3_600_000);
+    expect(await earliestRetryInMs(dataSource.manager)).toBeCloseTo(offered.nextInMs!, -3);
   });
 });

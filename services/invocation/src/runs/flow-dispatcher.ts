@@ -4,10 +4,10 @@ import type { Logger } from '@runline/observability';
 import { LOGGER } from '@runline/runtime';
 import type { Expectation } from '../lifecycle/run-lifecycle.js';
 import { FlowControl } from './run-flow-control.js';
-import { forgetIfGone, nextWaitingStarts, type WaitingStart } from './flow-gate.repository.js';
+import { earliestRetryInMs, forgetIfGone, nextWaitingStarts, type WaitingStarts } from './flow-gate.repository.js';
 import { RunStarter } from './run-starter.js';
 
-/** How often every replica looks for waiting runs that may start (a slot freed elsewhere, a throttle's time came). */
+/** How often every replica looks for waiting runs that may start (a slot freed elsewhere); sooner when a throttle's time comes. */
 const POLL_MS = 100;
 /** Waiting runs tried per look. */
 const BATCH = 64;
@@ -57,31 +57,34 @@ export class FlowDispatcher implements OnApplicationBootstrap, OnApplicationShut
       return;
     }
     clearTimeout(this.timer);
-    this.looking = this.look().finally(() => {
-      this.looking = null;
-      if (this.again) {
-        this.again = false;
-        this.wake();
-      } else this.schedule();
-    });
+    this.looking = this.look()
+      .catch(() => null)
+      .then((nextInMs) => {
+        this.looking = null;
+        if (this.again) {
+          this.again = false;
+          this.wake();
+        } else this.schedule(nextInMs ?? POLL_MS);
+      });
   }
 
-  private schedule(): void {
+  private schedule(inMs = POLL_MS): void {
     if (this.stopped) return;
-    this.timer = setTimeout(() => this.wake(), POLL_MS);
+    this.timer = setTimeout(() => this.wake(), Math.max(1, Math.min(inMs, POLL_MS)));
     this.timer.unref();
   }
 
-  private async look(): Promise<void> {
-    let waiting: WaitingStart[];
+  /** Tries the runs worth trying now; resolves with when to look next for a throttle's time (ms), if one waits. */
+  private async look(): Promise<number | null> {
+    let waiting: WaitingStarts;
     try {
       waiting = await nextWaitingStarts(this.transactions.dataSource.manager, BATCH, PER_SLOT);
     } catch (error) {
       this.logger.warn({ err: error }, 'could not read the runs waiting for flow control; trying again shortly');
-      return;
+      return null;
     }
     await Promise.all(
-      waiting.map((run) =>
+      waiting.runs.map((run) =>
         this.starter.start(run.invocationId, expectationOf(run), () => Promise.resolve())
           .then((attempt) => (attempt === 'not-claimed' ? forgetIfGone(this.transactions.dataSource.manager, run.invocationId) : undefined))
           .catch((error: unknown) => {
@@ -89,10 +92,13 @@ export class FlowDispatcher implements OnApplicationBootstrap, OnApplicationShut
         }),
       ),
     );
+    if (waiting.runs.length === 0) return waiting.nextInMs;
+    // The runs just tried that a throttle held back have a new time: when the next one comes.
+    return earliestRetryInMs(this.transactions.dataSource.manager).catch(() => null);
   }
 }
 
-function expectationOf(run: WaitingStart): Expectation {
+function expectationOf(run: WaitingStarts['runs'][number]): Expectation {
   if (run.waitingJob !== null) return { status: run.fromStatus as Expectation['status'], waitingJob: run.waitingJob };
   return { status: run.fromStatus as Expectation['status'], dispatched: true };
 }

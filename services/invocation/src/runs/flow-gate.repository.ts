@@ -377,23 +377,48 @@ export interface WaitingStart {
   waitingJob: string | null;
 }
 
+/** What the dispatcher looks at: the runs worth trying now, and when the next throttle's time comes. */
+export interface WaitingStarts {
+  runs: WaitingStart[];
+  /** Milliseconds until the earliest first-ranked run of a slot may be tried (a throttle's time), if one waits for its time. */
+  nextInMs: number | null;
+}
+
 /**
  * The runs worth trying now, at most `limit`, lowest rank first: of each slot whose first-ranked
  * waiting run may be tried (of a throttle, once its time came), that run and up to
  * `perSlot - 1` behind it. They are decided together in rank order (gateStarts), so a slot that
- * freed many places fills them in one look, not one run a look.
+ * freed many places fills them in one look, not one run a look. And how long until the next
+ * slot's first run may be tried, so a throttle's runs start as their time comes.
  */
-export async function nextWaitingStarts(manager: TransactionContext['manager'], limit: number, perSlot: number): Promise<WaitingStart[]> {
-  const rows: Array<{ invocation_id: string; from_status: string; waiting_job: string | null }> = await manager.query(
-    `SELECT next.invocation_id, next.from_status, next.waiting_job FROM (
+export async function nextWaitingStarts(manager: TransactionContext['manager'], limit: number, perSlot: number): Promise<WaitingStarts> {
+  const rows: Array<{ invocation_id: string | null; from_status: string | null; waiting_job: string | null; rank: string | null; next_in_ms: number | null }> = await manager.query(
+    `WITH heads AS (
        SELECT DISTINCT ON (slot) slot, retry_at FROM flow_waits ORDER BY slot, rank
-     ) heads
-     CROSS JOIN LATERAL (SELECT w.invocation_id, w.from_status, w.waiting_job, w.rank FROM flow_waits w WHERE w.slot = heads.slot ORDER BY w.rank LIMIT $2) next
-     WHERE heads.retry_at IS NULL OR heads.retry_at <= now()
-     ORDER BY next.rank LIMIT $1`,
+     ), due AS (
+       SELECT next.invocation_id, next.from_status, next.waiting_job, next.rank FROM heads
+       CROSS JOIN LATERAL (SELECT w.invocation_id, w.from_status, w.waiting_job, w.rank FROM flow_waits w WHERE w.slot = heads.slot ORDER BY w.rank LIMIT $2) next
+        WHERE heads.retry_at IS NULL OR heads.retry_at <= now()
+        ORDER BY next.rank LIMIT $1
+     )
+     SELECT invocation_id, from_status, waiting_job, rank, NULL::float8 AS next_in_ms FROM due
+     UNION ALL
+     SELECT NULL, NULL, NULL, NULL, (extract(epoch FROM min(retry_at) - now()) * 1000)::float8 FROM heads WHERE retry_at > now()`,
     [limit, perSlot],
   );
-  return rows.map((row) => ({ invocationId: row.invocation_id, fromStatus: row.from_status, waitingJob: row.waiting_job }));
+  const runs = rows
+    .filter((row) => row.invocation_id !== null)
+    .sort((a, b) => Number(a.rank) - Number(b.rank))
+    .map((row) => ({ invocationId: row.invocation_id!, fromStatus: row.from_status!, waitingJob: row.waiting_job }));
+  return { runs, nextInMs: rows.find((row) => row.invocation_id === null)?.next_in_ms ?? null };
+}
+
+/** Milliseconds until the earliest time a waiting run is worth trying again (a throttle's), if one has such a time. */
+export async function earliestRetryInMs(manager: TransactionContext['manager']): Promise<number | null> {
+  const [row]: Array<{ next_in_ms: number | null }> = await manager.query(
+    `SELECT (extract(epoch FROM min(retry_at) - now()) * 1000)::float8 AS next_in_ms FROM flow_waits WHERE retry_at > now()`,
+  );
+  return row?.next_in_ms ?? null;
 }
 
 /** Runs waiting now, by what they wait for (the metric `runline_runs_waiting{reason}`). */
