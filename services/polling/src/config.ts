@@ -35,6 +35,15 @@ export class PollingConfig {
   @int(0, 500)
   POLLING_WRITE_BATCH_MS: number = 50;
 
+  /**
+   * A poll reads its project's state (master switch, deletion) after it came due; that read is
+   * made at most once this often, for every poll that came due since (one query). A poll waits
+   * for it only when the last read went out less than this long before. 0: polls due in the same
+   * turn of the event loop share it.
+   */
+  @int(0, 100)
+  POLLING_STATE_READ_WINDOW_MS: number = 5;
+
   /** Triggers claimed per transaction; a full batch is followed by another at once. */
   @int(1, 10_000)
   POLLING_BATCH_SIZE: number = 1000;

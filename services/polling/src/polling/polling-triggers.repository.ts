@@ -10,8 +10,12 @@ export interface TriggerRow extends NewTrigger {
   updatedAt: Date;
 }
 
-/** A trigger this replica claimed: its poll is due at `dueAt` and leased under `leaseId`. */
-export type ClaimedTrigger = TriggerRow & { dueAt: Date; leaseId: string };
+/**
+ * A trigger this replica claimed: its poll is due at `dueAt` and leased under `leaseId`. Without
+ * the row's creation and update times, which a poll does not use (a claim returns every due row,
+ * and each timestamp read is parsed).
+ */
+export type ClaimedTrigger = Omit<TriggerRow, 'createdAt' | 'updatedAt'> & { dueAt: Date; leaseId: string };
 
 interface RawRow {
   id: string;
@@ -31,8 +35,9 @@ interface RawRow {
   run_target: RunTargetName;
 }
 
-const COLUMNS =
-  'id, org_id, project_id, poll_key, source, poll_endpoint, dedupe_field, sealed_auth_header, interval_ms, last_seen_value, last_polled_at, next_poll_at, created_at, updated_at, run_target';
+const CLAIMED_COLUMNS =
+  'id, org_id, project_id, poll_key, source, poll_endpoint, dedupe_field, sealed_auth_header, interval_ms, last_seen_value, last_polled_at, next_poll_at, run_target';
+const COLUMNS = `${CLAIMED_COLUMNS}, created_at, updated_at`;
 
 /** What a trigger's items run: a chatbot's flow or an automation's workflow. */
 export type RunTargetName = 'FLOW' | 'AUTOMATION';
@@ -111,14 +116,11 @@ export async function claimDueTriggers(manager: EntityManager, now: Date, horizo
                  LIMIT $5
                  FOR UPDATE SKIP LOCKED))
           AND (leased_until IS NULL OR leased_until <= $1)
-        RETURNING ${COLUMNS}`,
+        RETURNING ${CLAIMED_COLUMNS}`,
       [now, horizon, leasedUntil, leaseId, limit],
     ),
   );
-  return rows.map((raw) => {
-    const row = rowOf(raw);
-    return { ...row, dueAt: row.nextPollAt, leaseId };
-  });
+  return rows.map((raw) => claimedOf(raw, leaseId));
 }
 
 /** The earliest due time of a trigger no live lease holds, or null. */
@@ -171,29 +173,43 @@ export interface PollCompletion {
  */
 export async function completePolls(manager: EntityManager, completions: readonly PollCompletion[], at: Date): Promise<Set<string>> {
   if (completions.length === 0) return new Set();
+  // The completions as one JSON document, times in epoch milliseconds: the driver escapes every
+  // element of an array parameter and formats every date in JavaScript (about 1.2 µs per poll),
+  // JSON.stringify of numbers is one native call (0.4 µs; dates in it would be 1.9 µs).
+  const document = completions.map((c) => ({
+    id: c.id,
+    leaseId: c.leaseId,
+    lastSeenValue: c.lastSeenValue,
+    lastPolledMs: c.lastPolledAt?.getTime() ?? null,
+    nextPollMs: c.nextPollAt.getTime(),
+  }));
   const rows = returningRows<{ id: string }>(
     await manager.query(
       `UPDATE polling_triggers t
-          SET last_seen_value = c.last_seen_value, last_polled_at = c.last_polled_at, next_poll_at = c.next_poll_at,
-              leased_until = NULL, lease_id = NULL, updated_at = $6
-         FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::timestamptz[], $5::timestamptz[])
-              AS c(id, lease_id, last_seen_value, last_polled_at, next_poll_at)
-        WHERE t.id = c.id AND t.lease_id = c.lease_id
+          SET last_seen_value = c."lastSeenValue",
+              last_polled_at = timestamptz 'epoch' + c."lastPolledMs" * interval '1 millisecond',
+              next_poll_at = timestamptz 'epoch' + c."nextPollMs" * interval '1 millisecond',
+              leased_until = NULL, lease_id = NULL, updated_at = $2
+         FROM json_to_recordset($1::json) AS c(id uuid, "leaseId" uuid, "lastSeenValue" text, "lastPolledMs" bigint, "nextPollMs" bigint)
+        WHERE t.id = c.id AND t.lease_id = c."leaseId"
         RETURNING t.id`,
-      [
-        completions.map((c) => c.id),
-        completions.map((c) => c.leaseId),
-        completions.map((c) => c.lastSeenValue),
-        completions.map((c) => c.lastPolledAt),
-        completions.map((c) => c.nextPollAt),
-        at,
-      ],
+      [JSON.stringify(document), at],
     ),
   );
   return new Set(rows.map((row) => row.id));
 }
 
+type ClaimedRow = Omit<RawRow, 'created_at' | 'updated_at'>;
+
+function claimedOf(row: ClaimedRow, leaseId: string): ClaimedTrigger {
+  return { ...fieldsOf(row), dueAt: row.next_poll_at, leaseId };
+}
+
 function rowOf(row: RawRow): TriggerRow {
+  return { ...fieldsOf(row), createdAt: row.created_at, updatedAt: row.updated_at };
+}
+
+function fieldsOf(row: ClaimedRow): Omit<TriggerRow, 'createdAt' | 'updatedAt'> {
   return {
     id: row.id,
     orgId: row.org_id,
@@ -207,8 +223,6 @@ function rowOf(row: RawRow): TriggerRow {
     lastSeenValue: row.last_seen_value,
     lastPolledAt: row.last_polled_at,
     nextPollAt: row.next_poll_at,
-    createdAt: row.created_at,
-    updatedAt: row.updated_at,
     runTarget: row.run_target,
   };
 }
