@@ -1,5 +1,5 @@
-import { randomUUID } from 'node:crypto';
 import { context, isSpanContextValid, propagation, SpanKind, SpanStatusCode, trace, type Attributes, type Context, type Span, type SpanOptions } from '@opentelemetry/api';
+import { randomTraceId } from './trace-ids.js';
 
 /** How the span of one outbound request is named (`http node <id>`, `poll GET`, `callback POST`); the method by default. */
 export interface OutboundSpan {
@@ -17,28 +17,22 @@ export interface OutboundSpan {
  */
 export async function inClientSpan<T extends { status: number }>(
   method: string,
-  url: string,
+  url: string | URL,
   headers: Record<string, string>,
   send: () => Promise<T>,
   named: OutboundSpan = { name: method },
 ): Promise<T> {
-  const target = parseUrl(url);
+  const target = typeof url === 'string' ? URL.parse(url) : url;
   const parent = context.active();
-  const span = startClientSpan(
-    named.name,
-    {
-      kind: SpanKind.CLIENT,
-      attributes: {
-        ...named.attributes,
-        'http.request.method': method,
-        ...(target ? { 'server.address': target.hostname, 'url.scheme': target.protocol.replace(':', '') } : {}),
-        ...(target?.port ? { 'server.port': Number(target.port) } : {}),
-      },
-    },
-    parent,
-  );
+  const attributes: Attributes = { ...named.attributes, 'http.request.method': method };
+  if (target !== null) {
+    attributes['server.address'] = target.hostname;
+    attributes['url.scheme'] = target.protocol.slice(0, -1);
+    if (target.port !== '') attributes['server.port'] = Number(target.port);
+  }
+  const span = startClientSpan(named.name, { kind: SpanKind.CLIENT, attributes }, parent);
   const active = trace.setSpan(parent, span);
-  if (!Object.keys(headers).some((name) => name.toLowerCase() === 'traceparent')) propagation.inject(active, headers);
+  if (!hasHeader(headers, 'traceparent')) propagation.inject(active, headers);
   try {
     const response = await context.with(active, send);
     span.setAttribute('http.response.status_code', response.status);
@@ -65,18 +59,11 @@ export function startClientSpan(name: string, options: SpanOptions, parent: Cont
   const parentContext = trace.getSpanContext(parent);
   if (!parentContext || !isSpanContextValid(parentContext) || span.spanContext().spanId !== parentContext.spanId) return span;
   const { traceId, traceFlags, traceState } = parentContext;
-  return trace.wrapSpanContext({ traceId, spanId: newSpanId(), traceFlags, ...(traceState ? { traceState } : {}) });
+  return trace.wrapSpanContext({ traceId, spanId: randomTraceId(8), traceFlags, ...(traceState ? { traceState } : {}) });
 }
 
-/** 16 random hex digits, never all zero (a UUID's version digit is 4). randomUUID draws from a cached pool. */
-function newSpanId(): string {
-  return randomUUID().replaceAll('-', '').slice(0, 16);
-}
-
-function parseUrl(url: string): URL | undefined {
-  try {
-    return new URL(url);
-  } catch {
-    return undefined;
-  }
+/** Whether `headers` has `lowerName`, in any case. */
+function hasHeader(headers: Record<string, string>, lowerName: string): boolean {
+  for (const name in headers) if (name.length === lowerName.length && name.toLowerCase() === lowerName) return true;
+  return false;
 }

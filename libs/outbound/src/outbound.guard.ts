@@ -74,6 +74,8 @@ const HTTP_TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 const GUARD_SET_HEADERS = new Set(['host', 'content-length', 'transfer-encoding']);
 /** Distinct (address, host) pools kept; the least recently used one is closed beyond this. */
 const MAX_POOLS = 256;
+/** Hosts whose verdict (refused, literal address, name to look up) is kept. */
+const MAX_HOST_VERDICTS = 1024;
 /**
  * Idle pooled connections are closed after this long: less than the keep-alive timeout servers
  * commonly close them after (Node's http server: 5 s), so a request seldom goes out on a
@@ -106,6 +108,8 @@ export class OutboundGuard {
   /** One agent per vetted (scheme, address, port, host): its sockets can only lead there. */
   // An evicted or cleared pool's connections are closed with it.
   private readonly pools = new LRUCache<string, http.Agent>({ max: MAX_POOLS, dispose: (agent) => agent.destroy() });
+  /** `hostVerdict` per host seen lately. */
+  private readonly hostVerdicts = new LRUCache<string, { verdict: string | ResolvedAddress[] | undefined }>({ max: MAX_HOST_VERDICTS });
 
   constructor(options: OutboundGuardOptions = {}) {
     this.allowed = parseAllowedCidrs(options.allowedCidrs ?? []);
@@ -124,7 +128,7 @@ export class OutboundGuard {
 
   /** Throws `OutboundRefusedError` if the URL or an address it resolves to would be refused, without sending. */
   async check(url: string, opts: { httpsOnly?: boolean } = {}): Promise<void> {
-    await withDeadline(this.timeoutMs, undefined, (signal) => this.vet(url, opts.httpsOnly ?? false, signal));
+    await withDeadline(this.timeoutMs, undefined, (deadline) => this.vet(url, opts.httpsOnly ?? false, deadline));
   }
 
   async request(req: OutboundRequest): Promise<OutboundResponse> {
@@ -139,34 +143,32 @@ export class OutboundGuard {
     if (method === 'CONNECT') throw new OutboundRefusedError('method CONNECT is not allowed');
     const body = req.body === undefined ? undefined : toBuffer(req.body);
     const headers = outgoingHeaders(req.headers ?? {}, body);
+    // Parsed once, for the span and the checks; one that does not parse is refused in the span.
+    const url = URL.parse(req.url) ?? req.url;
 
     return inClientSpan(
       method,
-      req.url,
+      url,
       headers,
       () =>
-        withDeadline(timeoutMs, req.signal, async (signal) => {
-          const target = await this.vet(req.url, req.httpsOnly ?? false, signal);
+        withDeadline(timeoutMs, req.signal, async (deadline) => {
+          const target = await this.vet(url, req.httpsOnly ?? false, deadline);
           try {
-            return await this.send(target, { method, headers, body }, maxBytes, signal);
+            return await this.send(target, { method, headers, body }, maxBytes, deadline);
           } catch (error) {
             // A kept-alive connection the server closed as this request went out: nothing was
             // answered, so an idempotent request goes again once, on another connection.
             if (!(error instanceof StaleConnectionError) || !IDEMPOTENT_METHODS.has(method)) throw error;
-            return this.send(target, { method, headers, body }, maxBytes, signal);
+            return this.send(target, { method, headers, body }, maxBytes, deadline);
           }
         }),
       req.span,
     );
   }
 
-  private async vet(rawUrl: string, httpsOnly: boolean, signal: AbortSignal): Promise<VettedTarget> {
-    let url: URL;
-    try {
-      url = new URL(rawUrl);
-    } catch {
-      throw new OutboundRefusedError('not a valid URL');
-    }
+  private async vet(given: string | URL, httpsOnly: boolean, deadline: Deadline): Promise<VettedTarget> {
+    const url = typeof given === 'string' ? URL.parse(given) : given;
+    if (url === null) throw new OutboundRefusedError('not a valid URL');
     if (url.protocol !== 'http:' && url.protocol !== 'https:') {
       throw new OutboundRefusedError('only http and https URLs are allowed');
     }
@@ -178,22 +180,38 @@ export class OutboundGuard {
 
     // The WHATWG parser has already turned `2130706433` or `0x7f.1` into `127.0.0.1`.
     const host = url.hostname.startsWith('[') ? url.hostname.slice(1, -1) : url.hostname;
-    if (isLocalhostName(host)) throw new OutboundRefusedError(`${host} is a local host name`);
+    const verdict = this.hostVerdict(host);
+    if (typeof verdict === 'string') throw new OutboundRefusedError(verdict);
+    if (verdict !== undefined) return { url, host, addresses: verdict };
 
-    const literalFamily = isIP(host);
-    if (literalFamily !== 0) {
-      const reason = this.refusalReason(host);
-      if (reason !== undefined) throw new OutboundRefusedError(`${host} is ${reason}`);
-      return { url, host, addresses: [{ address: host, family: literalFamily === 4 ? 4 : 6 }] };
-    }
-
-    const addresses = await abortable(this.lookup(host), signal);
+    const addresses = await abortable(this.lookup(host), deadline);
     for (const { address } of addresses) {
       // One bad address refuses the host: the connection may not pick which one it gets.
       const reason = this.refusalReason(address);
       if (reason !== undefined) throw new OutboundRefusedError(`${host} resolves to ${address}, ${reason}`);
     }
     return { url, host, addresses };
+  }
+
+  /**
+   * What the host alone decides, before any lookup: why it is refused (a local name, a literal
+   * address that is not allowed), the address of an allowed literal, or undefined for a name
+   * DNS must answer. A function of the host and the allowed ranges only, so it is kept per host
+   * (a poller asks it for the same hosts thousands of times a second); names are still looked
+   * up on every request.
+   */
+  private hostVerdict(host: string): string | ResolvedAddress[] | undefined {
+    const known = this.hostVerdicts.get(host);
+    if (known !== undefined) return known.verdict;
+    let verdict: string | ResolvedAddress[] | undefined;
+    const literalFamily = isIP(host);
+    if (isLocalhostName(host)) verdict = `${host} is a local host name`;
+    else if (literalFamily !== 0) {
+      const reason = this.refusalReason(host);
+      verdict = reason !== undefined ? `${host} is ${reason}` : [{ address: host, family: literalFamily === 4 ? 4 : 6 }];
+    }
+    this.hostVerdicts.set(host, { verdict });
+    return verdict;
   }
 
   private refusalReason(address: string): string | undefined {
@@ -215,7 +233,7 @@ export class OutboundGuard {
     target: VettedTarget,
     outgoing: { method: string; headers: Record<string, string>; body: Buffer | undefined },
     maxBytes: number,
-    signal: AbortSignal,
+    deadline: Deadline,
   ): Promise<OutboundResponse> {
     const { url, host } = target;
     const isHttps = url.protocol === 'https:';
@@ -226,16 +244,19 @@ export class OutboundGuard {
       port,
       path: `${url.pathname}${url.search}`,
       headers: outgoing.headers,
-      ...(isHttps && this.ca !== undefined ? { ca: this.ca } : {}),
-      ...(this.keepAlive
-        ? // The first vetted address only: every socket of this agent leads there.
-          { agent: this.pool(isHttps, target.addresses[0]!, port, host) }
-        : { lookup: pinnedLookup(target.addresses), agent: false }),
     };
+    if (isHttps && this.ca !== undefined) options.ca = this.ca;
+    if (this.keepAlive) {
+      // The first vetted address only: every socket of this agent leads there.
+      options.agent = this.pool(isHttps, target.addresses[0]!, port, host);
+    } else {
+      options.lookup = pinnedLookup(target.addresses);
+      options.agent = false;
+    }
 
     return new Promise<OutboundResponse>((resolve, reject) => {
-      if (signal.aborted) {
-        reject(signal.reason);
+      if (deadline.reason !== undefined) {
+        reject(deadline.reason);
         return;
       }
       let settled = false;
@@ -243,7 +264,7 @@ export class OutboundGuard {
       const settle = (): boolean => {
         if (settled) return false;
         settled = true;
-        signal.removeEventListener('abort', onAbort);
+        deadline.unwatch();
         return true;
       };
       const fail = (error: OutboundError): void => {
@@ -251,8 +272,7 @@ export class OutboundGuard {
         clientRequest.destroy();
         reject(error);
       };
-      const onAbort = (): void => fail(signal.reason as OutboundError);
-      signal.addEventListener('abort', onAbort, { once: true });
+      deadline.watch(fail);
 
       let answered = false;
       clientRequest.on('error', (error) =>
@@ -265,9 +285,11 @@ export class OutboundGuard {
       clientRequest.on('response', (response) => {
         answered = true;
         const tooLarge = () => new OutboundError('TOO_LARGE', `response larger than ${maxBytes} bytes`);
+        // Read once from the raw list (node's own `headers` object would be a second copy).
+        const headers = joinHeaders(response.rawHeaders);
         // A HEAD or 304 answer declares the length of a body it does not carry.
         const hasBody = outgoing.method !== 'HEAD' && response.statusCode !== 304;
-        if (hasBody && Number(response.headers['content-length']) > maxBytes) {
+        if (hasBody && Number(headers['content-length']) > maxBytes) {
           fail(tooLarge());
           return;
         }
@@ -282,7 +304,7 @@ export class OutboundGuard {
           if (!settle()) return;
           resolve({
             status: response.statusCode ?? 0,
-            headers: joinHeaders(response.headersDistinct),
+            headers,
             body: Buffer.concat(chunks, received),
           });
         });
@@ -376,10 +398,16 @@ function outgoingHeaders(given: Record<string, string>, body: Buffer | undefined
   return headers;
 }
 
-function joinHeaders(distinct: NodeJS.Dict<string[]>): Record<string, string> {
+/**
+ * The answer's headers by lower-case name, repeated ones joined with `, ` in the order received
+ * (what `headersDistinct` holds, joined), read straight from the raw name/value list.
+ */
+function joinHeaders(raw: readonly string[]): Record<string, string> {
   const headers: Record<string, string> = {};
-  for (const [name, values] of Object.entries(distinct)) {
-    if (values !== undefined) headers[name] = values.join(', ');
+  for (let i = 0; i + 1 < raw.length; i += 2) {
+    const name = raw[i]!.toLowerCase();
+    const earlier = headers[name];
+    headers[name] = earlier === undefined ? raw[i + 1]! : `${earlier}, ${raw[i + 1]!}`;
   }
   return headers;
 }
@@ -416,43 +444,82 @@ function networkError(host: string, error: Error): OutboundError {
   return new OutboundError('NETWORK', `network error reaching ${host}: ${reason}`, { cause: error });
 }
 
-/** Runs `work` under one signal that fires on the deadline or when `outer` aborts. */
-async function withDeadline<T>(
-  timeoutMs: number,
-  outer: AbortSignal | undefined,
-  work: (signal: AbortSignal) => Promise<T>,
-): Promise<T> {
-  const aborted = () => new OutboundError('ABORTED', 'request aborted');
-  if (outer?.aborted === true) throw aborted();
-  const controller = new AbortController();
-  const timer = setTimeout(
-    () => controller.abort(new OutboundError('TIMEOUT', `timed out after ${timeoutMs} ms`)),
-    // Beyond this node fires at once (TimeoutOverflowWarning).
-    Math.min(timeoutMs, MAX_TIMER_MS),
-  );
-  const onOuterAbort = () => controller.abort(aborted());
-  outer?.addEventListener('abort', onOuterAbort, { once: true });
+/** Runs `work` under one deadline: the time cap, or `outer` aborting first. */
+async function withDeadline<T>(timeoutMs: number, outer: AbortSignal | undefined, work: (deadline: Deadline) => Promise<T>): Promise<T> {
+  if (outer?.aborted === true) throw abortedError();
+  const deadline = new Deadline(timeoutMs, outer);
   try {
-    return await work(controller.signal);
+    return await work(deadline);
   } finally {
-    clearTimeout(timer);
-    outer?.removeEventListener('abort', onOuterAbort);
+    deadline.end();
   }
 }
 
-/** Settles with `promise`, or rejects with the signal's reason as soon as it aborts. */
-function abortable<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
-  if (signal.aborted) return Promise.reject(signal.reason);
+function abortedError(): OutboundError {
+  return new OutboundError('ABORTED', 'request aborted');
+}
+
+/**
+ * The end of one request's time: its cap, or the caller's signal aborting first. A timer and a
+ * callback slot instead of an AbortController per request (an EventTarget, its listeners added
+ * and removed on every step). One step waits on it at a time (the DNS lookup, then each send),
+ * so one slot is enough.
+ */
+class Deadline {
+  /** Why the request must stop, once the cap passed or the caller aborted. */
+  reason: OutboundError | undefined;
+  private onExpire: ((reason: OutboundError) => void) | undefined;
+  private readonly timer: NodeJS.Timeout;
+  private readonly onOuterAbort: (() => void) | undefined;
+
+  constructor(
+    timeoutMs: number,
+    private readonly outer: AbortSignal | undefined,
+  ) {
+    // Beyond MAX_TIMER_MS node fires at once (TimeoutOverflowWarning).
+    this.timer = setTimeout(() => this.expire(new OutboundError('TIMEOUT', `timed out after ${timeoutMs} ms`)), Math.min(timeoutMs, MAX_TIMER_MS));
+    if (outer !== undefined) {
+      this.onOuterAbort = () => this.expire(abortedError());
+      outer.addEventListener('abort', this.onOuterAbort, { once: true });
+    }
+  }
+
+  /** `onExpire` runs once if the deadline comes before `unwatch`. */
+  watch(onExpire: (reason: OutboundError) => void): void {
+    this.onExpire = onExpire;
+  }
+
+  unwatch(): void {
+    this.onExpire = undefined;
+  }
+
+  /** The request is over: the timer and the caller's signal are let go. */
+  end(): void {
+    clearTimeout(this.timer);
+    if (this.onOuterAbort !== undefined) this.outer?.removeEventListener('abort', this.onOuterAbort);
+  }
+
+  private expire(reason: OutboundError): void {
+    if (this.reason !== undefined) return;
+    this.reason = reason;
+    const onExpire = this.onExpire;
+    this.onExpire = undefined;
+    onExpire?.(reason);
+  }
+}
+
+/** Settles with `promise`, or rejects with the deadline's reason as soon as it comes. */
+function abortable<T>(promise: Promise<T>, deadline: Deadline): Promise<T> {
+  if (deadline.reason !== undefined) return Promise.reject(deadline.reason);
   return new Promise<T>((resolve, reject) => {
-    const onAbort = () => reject(signal.reason);
-    signal.addEventListener('abort', onAbort, { once: true });
+    deadline.watch(reject);
     promise.then(
       (value) => {
-        signal.removeEventListener('abort', onAbort);
+        deadline.unwatch();
         resolve(value);
       },
       (error: unknown) => {
-        signal.removeEventListener('abort', onAbort);
+        deadline.unwatch();
         reject(error);
       },
     );
