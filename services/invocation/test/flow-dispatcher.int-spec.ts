@@ -1,8 +1,6 @@
 import { EventEmitter } from 'node:events';
 import { randomUUID } from 'node:crypto';
 import { setTimeout as sleep } from 'node:timers/promises';
-import type { DataSource } from 'typeorm';
-import type { TransactionRunner } from '@runline/db';
 import type { Logger } from '@runline/observability';
 import type { FlowRules } from '../src/lifecycle/flow-decision.js';
 import { historyAppend } from '../src/lifecycle/run-history.js';
@@ -12,29 +10,21 @@ import { gateStarts } from '../src/runs/flow-gate.repository.js';
 import { insertInvocations } from '../src/runs/new-runs.repository.js';
 import type { FlowControl } from '../src/runs/run-flow-control.js';
 import type { RunStarter } from '../src/runs/run-starter.js';
-import { openInvocationDatabase } from './support/invocation-database.js';
+import { useInvocationDatabase } from './support/invocation-database.js';
 import { newQueuedRun } from './support/queued-runs.js';
 
 /** The dispatcher of runs flow control holds back, on a real PostgreSQL, with a starter that only records when it was asked. */
 describe("flow control's dispatcher", () => {
-  let close: (() => Promise<void>) | undefined;
-  let dataSource: DataSource;
-  let transactions: TransactionRunner;
+  const database = useInvocationDatabase();
   const projectId = randomUUID();
 
-  beforeAll(async () => {
-    ({ dataSource, transactions, close } = await openInvocationDatabase());
-  });
-  afterAll(async () => {
-    await close?.();
-  });
 
   it("tries a run a throttle holds back when its time comes, not at the next look after it", async () => {
     const runs = [newQueuedRun(projectId), newQueuedRun(projectId)];
-    await transactions.run((tx) => insertInvocations(tx, runs));
+    await database.transactions.run((tx) => insertInvocations(tx, runs));
     // 4 a second with burst 0: the first starts, the second may start 250 ms later.
     const rules: FlowRules = { slots: [{ kind: 'throttle', slot: `t:${randomUUID()}`, limit: 4, periodMs: 1000, burst: 0, key: 'k' }], rank: 1 };
-    const outcomes = await transactions.run((tx) =>
+    const outcomes = await database.transactions.run((tx) =>
       gateStarts(
         tx,
         runs.map((run) => {
@@ -44,7 +34,7 @@ describe("flow control's dispatcher", () => {
       ),
     );
     expect(outcomes).toEqual(['started', 'waiting']);
-    const [wait] = (await dataSource.query(`SELECT (extract(epoch FROM retry_at) * 1000)::float8 AS at FROM flow_waits WHERE invocation_id = $1`, [runs[1]!.id])) as Array<{ at: number }>;
+    const [wait] = (await database.dataSource.query(`SELECT (extract(epoch FROM retry_at) * 1000)::float8 AS at FROM flow_waits WHERE invocation_id = $1`, [runs[1]!.id])) as Array<{ at: number }>;
     const dueAt = wait!.at;
 
     // Started so that its looks every 100 ms fall 5 ms before the run's time and 95 ms after it.
@@ -57,7 +47,7 @@ describe("flow control's dispatcher", () => {
       },
     } as unknown as RunStarter;
     const flow = { events: new EventEmitter() } as unknown as FlowControl;
-    const dispatcher = new FlowDispatcher(transactions, starter, flow, { warn: () => undefined } as unknown as Logger);
+    const dispatcher = new FlowDispatcher(database.transactions, starter, flow, { warn: () => undefined } as unknown as Logger);
     dispatcher.onApplicationBootstrap();
     try {
       await sleep(dueAt + 150 - Date.now());

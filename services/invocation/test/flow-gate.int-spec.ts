@@ -1,12 +1,10 @@
 import { randomUUID } from 'node:crypto';
-import type { DataSource } from 'typeorm';
-import type { TransactionRunner } from '@runline/db';
 import type { FlowRules } from '../src/lifecycle/flow-decision.js';
 import { historyAppend } from '../src/lifecycle/run-history.js';
 import { claimedStart } from '../src/lifecycle/run-lifecycle.js';
 import { earliestRetryInMs, gateStart, gateStarts, nextWaitingStarts, type GateEntry, type GateOutcome } from '../src/runs/flow-gate.repository.js';
 import { insertInvocations } from '../src/runs/new-runs.repository.js';
-import { openInvocationDatabase } from './support/invocation-database.js';
+import { useInvocationDatabase } from './support/invocation-database.js';
 import { newQueuedRun } from './support/queued-runs.js';
 
 /**
@@ -14,23 +12,14 @@ import { newQueuedRun } from './support/queued-runs.js';
  * transaction (gateStarts) obey the limits as if decided one after the other, in rank order.
  */
 describe("flow control's gate, several starts in one transaction", () => {
-  let close: (() => Promise<void>) | undefined;
-  let dataSource: DataSource;
-  let transactions: TransactionRunner;
+  const database = useInvocationDatabase();
   const projectId = randomUUID();
 
-  beforeAll(async () => {
-    ({ dataSource, transactions, close } = await openInvocationDatabase());
-  });
-
-  afterAll(async () => {
-    await close?.();
-  });
 
   /** `count` QUEUED runs of the project, their ids in order. */
   const queuedRuns = async (count: number): Promise<string[]> => {
     const runs = Array.from({ length: count }, () => newQueuedRun(projectId));
-    await transactions.run((tx) => insertInvocations(tx, runs));
+    await database.transactions.run((tx) => insertInvocations(tx, runs));
     return runs.map((run) => run.id);
   };
   const entryOf = (invocationId: string, rules: FlowRules): GateEntry => {
@@ -39,7 +28,7 @@ describe("flow control's gate, several starts in one transaction", () => {
   };
   const concurrency = (slot: string, limit: number, rank: number): FlowRules => ({ slots: [{ kind: 'concurrency', slot, limit, key: 'k' }], rank });
   const statusOf = async (ids: string[]) =>
-    ((await dataSource.query(`SELECT id, status FROM invocations WHERE id = ANY($1::uuid[])`, [ids])) as Array<{ id: string; status: string }>).reduce(
+    ((await database.dataSource.query(`SELECT id, status FROM invocations WHERE id = ANY($1::uuid[])`, [ids])) as Array<{ id: string; status: string }>).reduce(
       (statuses, row) => statuses.set(row.id, row.status),
       new Map<string, string>(),
     );
@@ -48,14 +37,14 @@ describe("flow control's gate, several starts in one transaction", () => {
     const slot = `c0:${randomUUID()}`;
     const ids = await queuedRuns(5);
 
-    const outcomes = await transactions.run((tx) => gateStarts(tx, ids.map((id, n) => entryOf(id, concurrency(slot, 3, 1000 + n)))));
+    const outcomes = await database.transactions.run((tx) => gateStarts(tx, ids.map((id, n) => entryOf(id, concurrency(slot, 3, 1000 + n)))));
 
     expect(outcomes).toEqual<GateOutcome[]>(['started', 'started', 'started', 'waiting', 'waiting']);
     const statuses = await statusOf(ids);
     expect(ids.map((id) => statuses.get(id))).toEqual(['RUNNING', 'RUNNING', 'RUNNING', 'QUEUED', 'QUEUED']);
-    const [holders] = (await dataSource.query(`SELECT count(*)::int AS n FROM flow_holders WHERE slot = $1`, [slot])) as Array<{ n: number }>;
+    const [holders] = (await database.dataSource.query(`SELECT count(*)::int AS n FROM flow_holders WHERE slot = $1`, [slot])) as Array<{ n: number }>;
     expect(holders!.n).toBe(3);
-    const waits = (await dataSource.query(`SELECT invocation_id, reason FROM flow_waits WHERE slot = $1 ORDER BY rank`, [slot])) as Array<{ invocation_id: string; reason: string }>;
+    const waits = (await database.dataSource.query(`SELECT invocation_id, reason FROM flow_waits WHERE slot = $1 ORDER BY rank`, [slot])) as Array<{ invocation_id: string; reason: string }>;
     expect(waits).toEqual([
       { invocation_id: ids[3], reason: 'concurrency' },
       { invocation_id: ids[4], reason: 'concurrency' },
@@ -67,7 +56,7 @@ describe("flow control's gate, several starts in one transaction", () => {
     const ids = await queuedRuns(4);
     const ranks = [4000, 1000, 3000, 2000];
 
-    const outcomes = await transactions.run((tx) => gateStarts(tx, ids.map((id, n) => entryOf(id, concurrency(slot, 2, ranks[n]!)))));
+    const outcomes = await database.transactions.run((tx) => gateStarts(tx, ids.map((id, n) => entryOf(id, concurrency(slot, 2, ranks[n]!)))));
 
     expect(outcomes).toEqual<GateOutcome[]>(['waiting', 'started', 'waiting', 'started']);
   });
@@ -75,12 +64,12 @@ describe("flow control's gate, several starts in one transaction", () => {
   it('holds the runs decided together behind a run ranked before them that already waits for their slot', async () => {
     const slot = `c0:${randomUUID()}`;
     const [first, ...later] = await queuedRuns(3);
-    await transactions.run((tx) => gateStarts(tx, [entryOf(first!, concurrency(slot, 0, 10))]));
+    await database.transactions.run((tx) => gateStarts(tx, [entryOf(first!, concurrency(slot, 0, 10))]));
 
-    const outcomes = await transactions.run((tx) => gateStarts(tx, later.map((id, n) => entryOf(id, concurrency(slot, 5, 20 + n)))));
+    const outcomes = await database.transactions.run((tx) => gateStarts(tx, later.map((id, n) => entryOf(id, concurrency(slot, 5, 20 + n)))));
 
     expect(outcomes).toEqual<GateOutcome[]>(['waiting', 'waiting']);
-    const waits = (await dataSource.query(`SELECT invocation_id FROM flow_waits WHERE slot = $1 ORDER BY rank`, [slot])) as Array<{ invocation_id: string }>;
+    const waits = (await database.dataSource.query(`SELECT invocation_id FROM flow_waits WHERE slot = $1 ORDER BY rank`, [slot])) as Array<{ invocation_id: string }>;
     expect(waits.map((wait) => wait.invocation_id)).toEqual([first, ...later]);
   });
 
@@ -91,10 +80,10 @@ describe("flow control's gate, several starts in one transaction", () => {
     // `blocked` needs the shared slot and a full one, so it waits for the full one; `behind`
     // needs only the shared slot, which is free; `onFull` only the full one.
     const both: FlowRules = { slots: [{ kind: 'concurrency', slot: shared, limit: 5, key: 'k' }, { kind: 'concurrency', slot: full, limit: 0, key: 'k' }], rank: 1 };
-    const outcomes = await transactions.run((tx) => gateStarts(tx, [entryOf(behind!, concurrency(shared, 5, 2)), entryOf(blocked!, both), entryOf(onFull!, concurrency(full, 0, 3))]));
+    const outcomes = await database.transactions.run((tx) => gateStarts(tx, [entryOf(behind!, concurrency(shared, 5, 2)), entryOf(blocked!, both), entryOf(onFull!, concurrency(full, 0, 3))]));
 
     expect(outcomes).toEqual<GateOutcome[]>(['started', 'waiting', 'waiting']);
-    const waits = (await dataSource.query(`SELECT invocation_id, slot FROM flow_waits WHERE invocation_id = ANY($1::uuid[]) ORDER BY rank`, [[blocked, onFull]])) as Array<{ invocation_id: string; slot: string }>;
+    const waits = (await database.dataSource.query(`SELECT invocation_id, slot FROM flow_waits WHERE invocation_id = ANY($1::uuid[]) ORDER BY rank`, [[blocked, onFull]])) as Array<{ invocation_id: string; slot: string }>;
     expect(waits).toEqual([
       { invocation_id: blocked, slot: full },
       { invocation_id: onFull, slot: full },
@@ -106,16 +95,16 @@ describe("flow control's gate, several starts in one transaction", () => {
     const ids = await queuedRuns(5);
     const rules = (rank: number): FlowRules => ({ slots: [{ kind: 'throttle', slot, limit: 2, periodMs: 60_000, burst: 1, key: 'k' }], rank });
 
-    const outcomes = await transactions.run((tx) => gateStarts(tx, ids.map((id, n) => entryOf(id, rules(n)))));
+    const outcomes = await database.transactions.run((tx) => gateStarts(tx, ids.map((id, n) => entryOf(id, rules(n)))));
 
     expect(outcomes).toEqual<GateOutcome[]>(['started', 'started', 'waiting', 'waiting', 'waiting']);
-    const [throttle] = (await dataSource.query(`SELECT (extract(epoch FROM tat) * 1000)::float8 AS tat, (extract(epoch FROM now()) * 1000)::float8 AS now FROM flow_throttles WHERE slot = $1`, [slot])) as Array<{ tat: number; now: number }>;
+    const [throttle] = (await database.dataSource.query(`SELECT (extract(epoch FROM tat) * 1000)::float8 AS tat, (extract(epoch FROM now()) * 1000)::float8 AS now FROM flow_throttles WHERE slot = $1`, [slot])) as Array<{ tat: number; now: number }>;
     // Two starts, 30 s apart in the GCRA's terms: the time is a minute ahead.
     expect(throttle!.tat - throttle!.now).toBeGreaterThan(59_000);
     expect(throttle!.tat - throttle!.now).toBeLessThanOrEqual(60_000);
     // And the next transaction sees it: nothing more starts.
     const [next] = await queuedRuns(1);
-    expect(await transactions.run((tx) => gateStarts(tx, [entryOf(next!, rules(0))]))).toEqual(['waiting']);
+    expect(await database.transactions.run((tx) => gateStarts(tx, [entryOf(next!, rules(0))]))).toEqual(['waiting']);
   });
 
   it('never holds a run back on a throttle far above the rate of its starts, decided together or one transaction each', async () => {
@@ -125,8 +114,8 @@ describe("flow control's gate, several starts in one transaction", () => {
     const apart = await queuedRuns(10);
 
     const outcomes = [
-      ...(await transactions.run((tx) => gateStarts(tx, together.map((id, n) => entryOf(id, rules(n)))))),
-      ...(await Promise.all(apart.map((id, n) => transactions.run((tx) => gateStarts(tx, [entryOf(id, rules(100 + n))]))))).flat(),
+      ...(await database.transactions.run((tx) => gateStarts(tx, together.map((id, n) => entryOf(id, rules(n)))))),
+      ...(await Promise.all(apart.map((id, n) => database.transactions.run((tx) => gateStarts(tx, [entryOf(id, rules(100 + n))]))))).flat(),
     ];
 
     expect(outcomes.filter((outcome) => outcome !== 'started')).toEqual([]);
@@ -135,11 +124,11 @@ describe("flow control's gate, several starts in one transaction", () => {
   it("writes what a run waited for into its read model's trace: waiting, then started", async () => {
     const slot = `c0:${randomUUID()}`;
     const [run] = await queuedRuns(1);
-    const flowTrace = async () => ((await dataSource.query(`SELECT document->'trace'->'flowControl' AS f FROM invocation_views WHERE id = $1`, [run])) as Array<{ f: unknown }>)[0]!.f;
-    await transactions.run((tx) => gateStarts(tx, [entryOf(run!, concurrency(slot, 0, 1))]));
+    const flowTrace = async () => ((await database.dataSource.query(`SELECT document->'trace'->'flowControl' AS f FROM invocation_views WHERE id = $1`, [run])) as Array<{ f: unknown }>)[0]!.f;
+    await database.transactions.run((tx) => gateStarts(tx, [entryOf(run!, concurrency(slot, 0, 1))]));
     expect(await flowTrace()).toEqual({ waitingFor: 'concurrency', key: 'k', since: expect.any(String) });
 
-    expect(await transactions.run((tx) => gateStarts(tx, [entryOf(run!, concurrency(slot, 1, 1))]))).toEqual(['started']);
+    expect(await database.transactions.run((tx) => gateStarts(tx, [entryOf(run!, concurrency(slot, 1, 1))]))).toEqual(['started']);
 
     expect(await flowTrace()).toEqual({ waitedMs: expect.any(Number), reasons: ['concurrency'] });
   });
@@ -147,11 +136,11 @@ describe("flow control's gate, several starts in one transaction", () => {
   it('says moved-on for a run no longer waiting, and forgets its wait', async () => {
     const slot = `c0:${randomUUID()}`;
     const [run] = await queuedRuns(1);
-    expect(await transactions.run((tx) => gateStart(tx, entryOf(run!, concurrency(slot, 0, 1)).claim, concurrency(slot, 0, 1)))).toBe('waiting');
-    await dataSource.query(`UPDATE invocations SET status = 'CANCELLED' WHERE id = $1`, [run]);
+    expect(await database.transactions.run((tx) => gateStart(tx, entryOf(run!, concurrency(slot, 0, 1)).claim, concurrency(slot, 0, 1)))).toBe('waiting');
+    await database.dataSource.query(`UPDATE invocations SET status = 'CANCELLED' WHERE id = $1`, [run]);
 
-    expect(await transactions.run((tx) => gateStarts(tx, [entryOf(run!, concurrency(slot, 5, 1))]))).toEqual(['moved-on']);
-    expect(await dataSource.query(`SELECT 1 FROM flow_waits WHERE invocation_id = $1`, [run])).toEqual([]);
+    expect(await database.transactions.run((tx) => gateStarts(tx, [entryOf(run!, concurrency(slot, 5, 1))]))).toEqual(['moved-on']);
+    expect(await database.dataSource.query(`SELECT 1 FROM flow_waits WHERE invocation_id = $1`, [run])).toEqual([]);
   });
 
   it('never starts more than the limit when two transactions decide starts of one slot at once', async () => {
@@ -159,30 +148,30 @@ describe("flow control's gate, several starts in one transaction", () => {
     const ids = await queuedRuns(40);
     const halves = [ids.slice(0, 20), ids.slice(20)];
 
-    const outcomes = (await Promise.all(halves.map((half) => transactions.run((tx) => gateStarts(tx, half.map((id, n) => entryOf(id, concurrency(slot, 7, n)))))))).flat();
+    const outcomes = (await Promise.all(halves.map((half) => database.transactions.run((tx) => gateStarts(tx, half.map((id, n) => entryOf(id, concurrency(slot, 7, n)))))))).flat();
 
     expect(outcomes.filter((outcome) => outcome === 'started')).toHaveLength(7);
-    const [running] = (await dataSource.query(`SELECT count(*)::int AS n FROM invocations WHERE id = ANY($1::uuid[]) AND status = 'RUNNING'`, [ids])) as Array<{ n: number }>;
+    const [running] = (await database.dataSource.query(`SELECT count(*)::int AS n FROM invocations WHERE id = ANY($1::uuid[]) AND status = 'RUNNING'`, [ids])) as Array<{ n: number }>;
     expect(running!.n).toBe(7);
   });
 
   it('offers the dispatcher the first-ranked waiting runs of each slot that may be tried, several per slot, none behind a throttle whose time has not come', async () => {
-    await dataSource.query('DELETE FROM flow_waits');
+    await database.dataSource.query('DELETE FROM flow_waits');
     const full = `c0:${randomUUID()}`;
     const throttled = `t:${randomUUID()}`;
     const onFull = await queuedRuns(5);
     const onThrottle = await queuedRuns(2);
-    await transactions.run((tx) => gateStarts(tx, onFull.map((id, n) => entryOf(id, concurrency(full, 0, 10 + n)))));
+    await database.transactions.run((tx) => gateStarts(tx, onFull.map((id, n) => entryOf(id, concurrency(full, 0, 10 + n)))));
     const throttle = (rank: number): FlowRules => ({ slots: [{ kind: 'throttle', slot: throttled, limit: 1, periodMs: 3_600_000, burst: 0, key: 'k' }], rank });
-    expect(await transactions.run((tx) => gateStarts(tx, onThrottle.map((id, n) => entryOf(id, throttle(n)))))).toEqual(['started', 'waiting']);
+    expect(await database.transactions.run((tx) => gateStarts(tx, onThrottle.map((id, n) => entryOf(id, throttle(n)))))).toEqual(['started', 'waiting']);
 
-    const offered = await nextWaitingStarts(dataSource.manager, 64, 3);
+    const offered = await nextWaitingStarts(database.dataSource.manager, 64, 3);
 
     expect(offered.runs.map((run) => run.invocationId)).toEqual(onFull.slice(0, 3));
     expect(offered.runs[0]).toEqual({ invocationId: onFull[0], fromStatus: 'QUEUED', waitingJob: null });
     // The throttled run's time is an hour away: the dispatcher learns when to look for it.
     expect(offered.nextInMs).toBeGreaterThan(3_500_000);
     expect(offered.nextInMs).toBeLessThanOrEqual(3_600_000);
-    expect(await earliestRetryInMs(dataSource.manager)).toBeCloseTo(offered.nextInMs!, -3);
+    expect(await earliestRetryInMs(database.dataSource.manager)).toBeCloseTo(offered.nextInMs!, -3);
   });
 });

@@ -29,3 +29,32 @@ export async function openInvocationDatabase(notify: (messages: readonly BusMess
     },
   };
 }
+
+/**
+ * One for the suite this is called in: opened before its tests, closed after them. Its fields
+ * are there once the tests run.
+ */
+export function useInvocationDatabase(notify?: (messages: readonly BusMessage[]) => void): Omit<InvocationDatabase, 'close'> {
+  let opened: InvocationDatabase | undefined;
+  beforeAll(async () => {
+    opened = await openInvocationDatabase(notify);
+  });
+  afterAll(async () => {
+    await opened?.close();
+  });
+  const database = () => {
+    if (opened === undefined) throw new Error('the database opens before the suite runs its tests');
+    return opened;
+  };
+  return {
+    get url() {
+      return database().url;
+    },
+    get dataSource() {
+      return database().dataSource;
+    },
+    get transactions() {
+      return database().transactions;
+    },
+  };
+}
