@@ -30,7 +30,8 @@ const twoTurns = async () => {
 describe('ProjectStateReader', () => {
   it('reads a poll at once when no read was made within the window, and the ones coming due sooner after it together, when the window ends', async () => {
     const { manager, queries } = fakeManager();
-    const reader = new ProjectStateReader(manager, 20);
+    // A window long enough that a busy machine's turns of the event loop stay well inside it.
+    const reader = new ProjectStateReader(manager, 300);
     const startedAt = performance.now();
     const first = reader.read(PROJECT_A);
     await twoTurns();
@@ -42,7 +43,7 @@ describe('ProjectStateReader', () => {
     others.push(reader.read('00000000-0000-4000-8000-0000000000ff'));
     expect(queries).toHaveLength(1);
     await expect(Promise.all(others)).resolves.toEqual([{ pollable: false, configVersion: 7 }, { pollable: true, configVersion: 3 }, null]);
-    expect(performance.now() - startedAt).toBeGreaterThanOrEqual(19);
+    expect(performance.now() - startedAt).toBeGreaterThanOrEqual(299);
     expect(queries).toHaveLength(2);
     expect([...queries[1]!].sort()).toEqual([PROJECT_A, PROJECT_B, '00000000-0000-4000-8000-0000000000ff'].sort());
   });
