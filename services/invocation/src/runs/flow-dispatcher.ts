@@ -16,8 +16,9 @@ const PER_SLOT = 16;
 
 /**
  * Starts runs held back by flow control once they may (DESIGN section 13). Every replica looks
- * at the first-ranked waiting runs of each slot every POLL_MS, and at once when a gated run it
- * ran stopped; each is started through RunStarter, whose gate decides again under the slots'
+ * at the first-ranked waiting runs of each slot every POLL_MS, when the earliest throttle's
+ * time comes if that is sooner (with burst 0 a run tried a look late moves every later start
+ * back by as much), and at once when a gated run it ran stopped; each is started through RunStarter, whose gate decides again under the slots'
  * locks, so two replicas trying one run start it once and never beyond a limit. Nothing is held
  * in memory: a replica killed with waiting runs loses nothing, and the slots of its RUNNING
  * runs come back when the sweeper ends them after their lease.
