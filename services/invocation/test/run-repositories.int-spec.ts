@@ -7,7 +7,7 @@ import { RunRecorder } from '../src/runs/run-recorder.js';
 import type { InvocationEventData } from '../src/lifecycle/invocation-event.js';
 import { historyAppend } from '../src/lifecycle/run-history.js';
 import type { Expectation, StateChange } from '../src/lifecycle/run-lifecycle.js';
-import { transition as transitionWith, transitionKnown as transitionKnownWith, transitionKnownBatch, type KnownRun } from '../src/runs/run-transitions.repository.js';
+import { transition as transitionWith, transitionKnown as transitionKnownWith, transitionKnownBatch, transitionMany, type KnownRun } from '../src/runs/run-transitions.repository.js';
 import { openInvocationDatabase } from './support/invocation-database.js';
 import { newQueuedRun } from './support/queued-runs.js';
 
@@ -255,6 +255,40 @@ describe('run repositories', () => {
       // The second end of the same run sees the run ended by the first and writes nothing.
       expect(both.map((outcome) => outcome?.document.status ?? null)).toEqual(['SUCCEEDED', null]);
       expect((await stored(fifth.id)).events).toEqual(['1:InvocationQueued', '2:InvocationStarted', '3:InvocationSucceeded']);
+    });
+
+    it('transitionMany: many runs in one transaction, each under its own expectations, in order for one run', async () => {
+      const runs = [newRun(null), newRun(null), newRun(null), newRun(null)];
+      await transactions.run((tx) => insertInvocations(tx, runs));
+      // The third is claimed by another process first: its claim here must not apply.
+      await transactions.run((tx) => transition(tx, runs[2]!.id, { status: 'QUEUED' }, { status: 'RUNNING', attempt: 1, lease: lease('b') }, [started]));
+      const claim = (id: string) => {
+        const change: StateChange = { status: 'RUNNING', attempt: 1, lease: lease('a') };
+        return { invocationId: id, expected: { status: 'QUEUED' as const, dispatched: true }, change, history: historyAppend({ change, events: [started] }) };
+      };
+      const end = (id: string, owner: string) => {
+        const change: StateChange = { status: 'SUCCEEDED', lease: null };
+        return { invocationId: id, expected: { status: 'RUNNING' as const, leaseOwner: owner }, change, history: historyAppend({ change, events: [succeeded] }) };
+      };
+      notified.length = 0;
+      // The first run is claimed and ended in one call: the end applies after the claim.
+      const documents = await transactions.run((tx) => transitionMany(tx, [...runs.map((run) => claim(run.id)), end(runs[0]!.id, 'a'), end(runs[1]!.id, 'b')]));
+      expect(documents.map((document) => document?.status ?? null)).toEqual(['RUNNING', 'RUNNING', null, 'RUNNING', 'SUCCEEDED', null]);
+      // Only what was written was handed to the relay: three InvocationStarted and one InvocationSucceeded.
+      expect(notified).toHaveLength(4);
+      const after = await Promise.all(runs.map((run) => stored(run.id)));
+      expect(after.map((one) => one.state)).toEqual([
+        { status: 'SUCCEEDED', sequence: 3, lease_owner: null },
+        { status: 'RUNNING', sequence: 2, lease_owner: 'a' },
+        { status: 'RUNNING', sequence: 2, lease_owner: 'b' },
+        { status: 'RUNNING', sequence: 2, lease_owner: 'a' },
+      ]);
+      expect(after[0]!.events).toEqual(['1:InvocationQueued', '2:InvocationStarted', '3:InvocationSucceeded']);
+      expect(after[3]!.events).toEqual(['1:InvocationQueued', '2:InvocationStarted']);
+      // Each read model is the document folded from the one before it, and every event is in the outbox.
+      expect(after[0]!.view).toEqual(documents[4]);
+      expect(after[3]!.view).toEqual(documents[3]);
+      expect(after.map((one) => one.outbox)).toEqual([3, 2, 2, 2]);
     });
 
     it('through the recorder: a run whose ending the database refuses does not fail the others of its batch', async () => {

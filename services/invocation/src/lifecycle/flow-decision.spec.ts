@@ -84,6 +84,24 @@ describe('flow control decisions', () => {
       expect(started.length).toBeGreaterThanOrEqual(10);
     });
 
+    it('counts a time that comes within aheadMs as come, each start then taking its own time in the account', () => {
+      const fast = rules({ throttle: { limit: 4000, periodSeconds: 1, burst: 0 } }, { throttleKey: '' });
+      const tat = new Map<string, number>();
+      let started = 0;
+      // Decided at one instant: 0.25 ms apart in the account (at 0, 0.25, ... 1), so 1 ms ahead lets 5 through, not more.
+      for (let attempt = 0; attempt < 200; attempt++) {
+        const decision = decideStart(fast, { ...idle, throttleTat: tat }, 0, 1);
+        if (!decision.start) {
+          expect(decision.retryAt).toBe(2);
+          break;
+        }
+        for (const [key, value] of decision.throttleTat) tat.set(key, value);
+        started++;
+      }
+      expect(started).toBe(5);
+      expect(decideStart(fast, { ...idle, throttleTat: new Map([[slot, 0.5]]) }, 0)).toMatchObject({ start: false, retryAt: 1 });
+    });
+
     it('says when a held-back run may conform', () => {
       const tat = new Map([[slot, 1500]]);
       expect(decideStart(throttled, { ...idle, throttleTat: tat }, 0)).toEqual({ start: false, reason: 'throttle', slot, key: '', retryAt: 1000 });

@@ -126,8 +126,12 @@ export type StartDecision =
  * slots, each concurrency slot has fewer than `limit` RUNNING, and each throttle conforms (GCRA
  * with a tolerance of `burst` emission intervals: at most limit + burst starts in any period).
  * When it starts, `throttleTat` holds each throttle's new arrival time to store.
+ *
+ * A throttle whose time comes within `aheadMs` after `now` counts as come: the run's start
+ * takes that time in the throttle's account, so the spacing of starts stays exact (for a
+ * caller that decides many runs within a millisecond, and writes them all before any starts).
  */
-export function decideStart(rules: FlowRules, state: SlotState, now: number): StartDecision {
+export function decideStart(rules: FlowRules, state: SlotState, now: number, aheadMs = 0): StartDecision {
   if (state.waitedAheadOn !== null) {
     const slot = rules.slots.find((one) => one.slot === state.waitedAheadOn)!;
     return { start: false, reason: slot.kind, slot: slot.slot, key: slot.key, retryAt: null };
@@ -141,7 +145,7 @@ export function decideStart(rules: FlowRules, state: SlotState, now: number): St
     const interval = slot.periodMs / slot.limit;
     const tat = Math.max(state.throttleTat.get(slot.slot) ?? now, now);
     const allowedAt = tat - slot.burst * interval;
-    if (allowedAt > now) return { start: false, reason: 'throttle', slot: slot.slot, key: slot.key, retryAt: Math.ceil(allowedAt) };
+    if (allowedAt > now + aheadMs) return { start: false, reason: 'throttle', slot: slot.slot, key: slot.key, retryAt: Math.ceil(allowedAt) };
     throttleTat.set(slot.slot, tat + interval);
   }
   return { start: true, throttleTat };

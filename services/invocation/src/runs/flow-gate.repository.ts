@@ -10,7 +10,8 @@ import { debounceStep, decideStart, startedTrace, type FlowRules, type StartedTr
 import { keepFlowControl } from '../lifecycle/invocation.projector.js';
 import { historyAppend, type HistoryAppend } from '../lifecycle/run-history.js';
 import { debounced, type Expectation, type StateChange } from '../lifecycle/run-lifecycle.js';
-import { transition } from './run-transitions.repository.js';
+import { columnsOf } from './sql-rows.js';
+import { transition, transitionMany, type Transitioning } from './run-transitions.repository.js';
 
 /** How a gated start went: started (the run is RUNNING under our lease), waiting, or the run had moved on. */
 export type GateOutcome = 'started' | 'waiting' | 'moved-on';
@@ -86,7 +87,7 @@ export async function gateStart(tx: TransactionContext, claim: GatedClaim, rules
   const now = Math.floor(clock());
 
   // A run in a debounce burst (or joining one): only its last run goes on, once the burst is over.
-  const wait = new WaitWriter(tx, claim, mine, now);
+  const writes = new GateWrites(tx);
   const members: Array<{ invocation_id: string; since: Date }> = await manager.query(
     `SELECT w.invocation_id, w.since FROM flow_waits w JOIN invocations i ON i.id = w.invocation_id AND i.status = w.from_status WHERE w.slot = $1`,
     [rules.debounce.slot],
@@ -99,11 +100,13 @@ export async function gateStart(tx: TransactionContext, claim: GatedClaim, rules
     now,
   );
   if (step.step === 'join') {
-    await wait.record({ reason: 'debounce', slot: rules.debounce.slot, key: rules.debounce.key, retryAt: step.retryAt }, -now);
+    writes.wait(claim, mine, now, { reason: 'debounce', slot: rules.debounce.slot, key: rules.debounce.key, retryAt: step.retryAt }, -now);
+    await writes.flush();
     return 'waiting';
   }
   if (step.step === 'wait') {
-    if (step.retryAt !== null) await manager.query(`UPDATE flow_waits SET retry_at = $2 WHERE invocation_id = $1`, [id, new Date(step.retryAt)]);
+    if (step.retryAt !== null) writes.retry(id, step.retryAt);
+    await writes.flush();
     return 'waiting';
   }
   for (const superseded of step.superseded) {
@@ -113,6 +116,15 @@ export async function gateStart(tx: TransactionContext, claim: GatedClaim, rules
   }
   return (await decideInRankOrder(tx, [{ claim, rules }], found, clock))[0]!;
 }
+
+/**
+ * How far ahead of its clock the gate may decide a throttled start (ms): a batch's runs are
+ * decided within a fraction of a millisecond and all start when its transaction commits, after
+ * its writes, so a throttle of thousands a second with burst 0 would otherwise let one of them
+ * start per batch (its next time being microseconds away). Each start still takes its own time
+ * in the throttle's account, so no period ever holds more than limit + burst starts there.
+ */
+const DECIDE_AHEAD_MS = 1;
 
 /**
  * The time of a decision, in epoch ms with a fraction: the database's, read once the locks are
@@ -154,45 +166,59 @@ async function findRuns(tx: TransactionContext, claims: readonly GatedClaim[]): 
 }
 
 /**
- * Decides the runs' starts against their slots' state, read once, in rank order; writes each
- * run's start or wait, then what the starts took (holders, throttle times).
+ * Decides the runs' starts against their slots' state, read once, in rank order; then writes
+ * every run's start or wait (GateWrites), and what the starts took (holders, throttle times).
  */
 async function decideInRankOrder(tx: TransactionContext, entries: readonly GateEntry[], found: ReadonlyMap<string, FoundRun>, clock: GateClock): Promise<GateOutcome[]> {
   const { manager } = tx;
+  const writes = new GateWrites(tx);
   const outcomes = new Map<GateEntry, GateOutcome>();
+  const seen = new Set<string>();
   const deciding = entries.filter((entry) => {
-    const run = found.get(entry.claim.invocationId)!;
-    if (!run.waiting) outcomes.set(entry, 'moved-on');
-    return run.waiting;
+    const id = entry.claim.invocationId;
+    const run = found.get(id)!;
+    // A run submitted twice is decided once: its other submission says how it went.
+    const waiting = run.waiting && !seen.has(id);
+    seen.add(id);
+    if (!waiting) {
+      outcomes.set(entry, 'moved-on');
+      // A run that moved on waits no more.
+      if (!run.waiting && run.mine) writes.forget(id);
+    }
+    return waiting;
   });
-  // A run that moved on waits no more.
-  for (const entry of entries) if (outcomes.has(entry) && found.get(entry.claim.invocationId)!.mine) await forgetWait(tx, entry.claim.invocationId);
   const state = await readSlotState(tx, deciding);
 
-  const holders: Array<{ slot: string; invocationId: string }> = [];
+  const starting: Array<{ entry: GateEntry; concurrency: string[] }> = [];
   for (const entry of [...deciding].sort((a, b) => a.rules.rank - b.rules.rank)) {
     const { claim, rules } = entry;
     const mine = found.get(claim.invocationId)!.mine;
     const concurrency = rules.slots.filter((slot) => slot.kind === 'concurrency' || slot.kind === 'project').map((slot) => slot.slot);
     const now = clock();
-    const decision = decideStart(rules, { running: state.running, throttleTat: state.throttleTat, waitedAheadOn: state.aheadOf(rules) }, now);
-    const wait = new WaitWriter(tx, claim, mine, Math.floor(now));
+    const decision = decideStart(rules, { running: state.running, throttleTat: state.throttleTat, waitedAheadOn: state.aheadOf(rules) }, now, DECIDE_AHEAD_MS);
     if (!decision.start) {
       outcomes.set(entry, 'waiting');
       state.heldBack(decision.slot, rules.rank);
       if (mine && mine.slot === decision.slot && mine.reason === decision.reason) {
-        if (decision.retryAt !== null) await manager.query(`UPDATE flow_waits SET retry_at = $2 WHERE invocation_id = $1`, [claim.invocationId, new Date(decision.retryAt)]);
+        if (decision.retryAt !== null) writes.retry(claim.invocationId, decision.retryAt);
       } else {
-        await wait.record(decision, rules.rank);
+        writes.wait(claim, mine, Math.floor(now), decision, rules.rank);
       }
       continue;
     }
-    const outcome = await wait.start();
-    outcomes.set(entry, outcome);
-    if (outcome !== 'started') continue;
+    // Counted as started for the runs decided after it, before its write: a run that moved on
+    // meanwhile (ended by another process since findRuns) leaves its place unused until the
+    // dispatcher's next look, never a place too many.
+    writes.start(claim, mine, Math.floor(now));
+    starting.push({ entry, concurrency });
     state.started(concurrency, decision.throttleTat);
-    for (const slot of concurrency) holders.push({ slot, invocationId: claim.invocationId });
   }
+  const started = await writes.flush();
+  const holders: Array<{ slot: string; invocationId: string }> = [];
+  starting.forEach(({ entry, concurrency }, index) => {
+    outcomes.set(entry, started[index]!);
+    if (started[index] === 'started') for (const slot of concurrency) holders.push({ slot, invocationId: entry.claim.invocationId });
+  });
   if (holders.length > 0) {
     await manager.query(`INSERT INTO flow_holders (slot, invocation_id) SELECT * FROM unnest($1::text[], $2::uuid[]) ON CONFLICT DO NOTHING`, [
       holders.map((holder) => holder.slot),
@@ -285,49 +311,95 @@ async function readSlotState(tx: TransactionContext, entries: readonly GateEntry
   );
 }
 
-/** Writes what the gate decided for one run: its wait (and what its trace says), or its start. */
-class WaitWriter {
-  constructor(
-    private readonly tx: TransactionContext,
-    private readonly claim: GatedClaim,
-    private readonly mine: RecordedWait | null,
-    private readonly now: number,
-  ) {}
+/** A run's wait as `flow_waits` holds it, with what its trace says. */
+interface WaitRow {
+  claim: GatedClaim;
+  slot: string;
+  reason: WaitReason;
+  rank: number;
+  retryAt: number | null;
+  since: Date;
+  reasons: WaitReason[];
+  trace: WaitingTrace;
+}
 
-  async record(wait: { reason: WaitReason; slot: string; key: string; retryAt: number | null }, rank: number): Promise<void> {
-    const since = this.mine?.since ?? new Date(this.now);
-    const reasons = [...new Set([...(this.mine?.reasons ?? []), wait.reason])];
-    await this.tx.manager.query(
-      `INSERT INTO flow_waits (invocation_id, project_id, slot, reason, rank, retry_at, from_status, waiting_job, since, reasons)
-       VALUES ($1, $2, $3, $4, $5, $6, $7, $8, $9, $10)
-       ON CONFLICT (invocation_id) DO UPDATE SET slot = EXCLUDED.slot, reason = EXCLUDED.reason, rank = EXCLUDED.rank, retry_at = EXCLUDED.retry_at, reasons = EXCLUDED.reasons`,
-      [
-        this.claim.invocationId,
-        this.claim.projectId,
-        wait.slot,
-        wait.reason,
-        rank,
-        wait.retryAt === null ? null : new Date(wait.retryAt),
-        this.claim.expected.status,
-        this.claim.expected.waitingJob ?? null,
-        since,
-        reasons,
-      ],
-    );
+/**
+ * What the gate decided for its runs, written in a few statements however many runs it decided
+ * (one statement a kind, not one a run: a batch's runs all wait for its slots' locks): their
+ * starts (transitionMany, each run's read model saying how long it waited), waits, throttle
+ * retry times, and waits forgotten.
+ */
+class GateWrites {
+  private readonly starts: Transitioning[] = [];
+  private readonly waits = new Map<string, WaitRow>();
+  private readonly retries = new Map<string, Date>();
+  private readonly forgotten = new Set<string>();
+
+  constructor(private readonly tx: TransactionContext) {}
+
+  /** Records the run waiting, for `wait.reason` (joining the reasons it waited for before). */
+  wait(claim: GatedClaim, mine: RecordedWait | null, now: number, wait: { reason: WaitReason; slot: string; key: string; retryAt: number | null }, rank: number): void {
+    const since = mine?.since ?? new Date(now);
+    const reasons = [...new Set([...(mine?.reasons ?? []), wait.reason])];
     const trace: WaitingTrace = { waitingFor: wait.reason, key: wait.key, since: since.toISOString() };
-    await setFlowTrace(this.tx, this.claim.invocationId, trace);
+    this.waits.set(claim.invocationId, { claim, slot: wait.slot, reason: wait.reason, rank, retryAt: wait.retryAt, since, reasons, trace });
   }
 
-  /**
-   * Starts the run (what it takes of its slots is written by the caller, once for every run
-   * decided); its read model says how long it waited, in the transition's own write of it.
-   */
-  async start(): Promise<GateOutcome> {
-    const id = this.claim.invocationId;
-    const flowControl = startedTrace(this.mine ? this.mine.since.getTime() : null, this.mine?.reasons ?? [], this.now);
-    const document = await transition(this.tx, id, this.claim.expected, this.claim.change, withFlowTrace(this.claim.history(new Date(this.now)), flowControl));
-    if (this.mine) await forgetWait(this.tx, id);
-    return document ? 'started' : 'moved-on';
+  /** The run waits on for what it waited for, and may be tried again at `retryAt` (a throttle's time). */
+  retry(invocationId: string, retryAt: number): void {
+    this.retries.set(invocationId, new Date(retryAt));
+  }
+
+  forget(invocationId: string): void {
+    this.forgotten.add(invocationId);
+  }
+
+  /** Starts the run; `flush` says whether it did. */
+  start(claim: GatedClaim, mine: RecordedWait | null, now: number): void {
+    const flowControl = startedTrace(mine ? mine.since.getTime() : null, mine?.reasons ?? [], now);
+    const history = withFlowTrace(claim.history(new Date(now)), flowControl);
+    this.starts.push({ invocationId: claim.invocationId, expected: claim.expected, change: claim.change, history });
+    if (mine) this.forgotten.add(claim.invocationId);
+  }
+
+  /** Writes it all; resolves with how each start went, in the order of `start`. */
+  async flush(): Promise<GateOutcome[]> {
+    const { manager } = this.tx;
+    const documents = this.starts.length > 0 ? await transitionMany(this.tx, this.starts) : [];
+    if (this.forgotten.size > 0) await manager.query(`DELETE FROM flow_waits WHERE invocation_id = ANY($1::uuid[])`, [[...this.forgotten]]);
+    if (this.retries.size > 0) {
+      await manager.query(`UPDATE flow_waits w SET retry_at = u.retry_at FROM unnest($1::uuid[], $2::timestamptz[]) AS u(id, retry_at) WHERE w.invocation_id = u.id`, [
+        [...this.retries.keys()],
+        [...this.retries.values()],
+      ]);
+    }
+    if (this.waits.size > 0) await this.recordWaits([...this.waits.values()]);
+    return documents.map((document) => (document ? 'started' : 'moved-on'));
+  }
+
+  private async recordWaits(waits: readonly WaitRow[]): Promise<void> {
+    const { manager } = this.tx;
+    await manager.query(
+      `INSERT INTO flow_waits (invocation_id, project_id, slot, reason, rank, retry_at, from_status, waiting_job, since, reasons)
+       SELECT w.invocation_id, w.project_id, w.slot, w.reason, w.rank, w.retry_at, w.from_status, w.waiting_job, w.since, string_to_array(w.reasons, ',')
+         FROM unnest($1::uuid[], $2::uuid[], $3::text[], $4::text[], $5::int8[], $6::timestamptz[], $7::text[], $8::text[], $9::timestamptz[], $10::text[])
+              AS w(invocation_id, project_id, slot, reason, rank, retry_at, from_status, waiting_job, since, reasons)
+       ON CONFLICT (invocation_id) DO UPDATE SET slot = EXCLUDED.slot, reason = EXCLUDED.reason, rank = EXCLUDED.rank, retry_at = EXCLUDED.retry_at, reasons = EXCLUDED.reasons`,
+      columnsOf(waits, 10, (wait) => [
+        wait.claim.invocationId,
+        wait.claim.projectId,
+        wait.slot,
+        wait.reason,
+        wait.rank,
+        wait.retryAt === null ? null : new Date(wait.retryAt),
+        wait.claim.expected.status,
+        wait.claim.expected.waitingJob ?? null,
+        wait.since,
+        // A reason is one word (WAIT_REASONS): joined, a text column of unnest, not an array of arrays.
+        wait.reasons.join(','),
+      ]),
+    );
+    await setFlowTraces(this.tx, waits.map((wait) => ({ invocationId: wait.claim.invocationId, flowControl: wait.trace })));
   }
 }
 
@@ -344,15 +416,16 @@ function withFlowTrace(history: HistoryAppend, flowControl: StartedTrace): Histo
   };
 }
 
-/** Sets `trace.flowControl` of the run's read model (the trace of the attempt keeps it: invocation.projector.ts). */
-async function setFlowTrace(tx: TransactionContext, invocationId: string, flowControl: object): Promise<void> {
+/** Sets `trace.flowControl` of each run's read model (the trace of the attempt keeps it: invocation.projector.ts). */
+async function setFlowTraces(tx: TransactionContext, traces: ReadonlyArray<{ invocationId: string; flowControl: object }>): Promise<void> {
   await tx.manager.query(
-    `UPDATE invocation_views
-        SET document = jsonb_set(document, '{trace}',
-              (CASE WHEN jsonb_typeof(document->'trace') = 'object' THEN document->'trace' ELSE '{}'::jsonb END)
-              || jsonb_build_object('flowControl', $2::jsonb))
-      WHERE id = $1`,
-    [invocationId, JSON.stringify(flowControl)],
+    `UPDATE invocation_views v
+        SET document = jsonb_set(v.document, '{trace}',
+              (CASE WHEN jsonb_typeof(v.document->'trace') = 'object' THEN v.document->'trace' ELSE '{}'::jsonb END)
+              || jsonb_build_object('flowControl', u.flow_control))
+       FROM unnest($1::uuid[], $2::jsonb[]) AS u(id, flow_control)
+      WHERE v.id = u.id`,
+    [traces.map((trace) => trace.invocationId), traces.map((trace) => JSON.stringify(trace.flowControl))],
   );
 }
 

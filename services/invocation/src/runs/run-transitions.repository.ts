@@ -134,21 +134,87 @@ export type KnownOutcome = { document: InvocationDocument; known: KnownRun | nul
  * of one run in `items` go in separate statements, in their order.
  */
 export async function transitionKnownBatch(runner: TransactionRunner, items: readonly KnownTransition[]): Promise<KnownOutcome[]> {
-  const outcomes: KnownOutcome[] = new Array<KnownOutcome>(items.length).fill(null);
+  return inRoundsOfDistinctRuns(items, (item) => item.known.id, (round) => transitionRound(runner, round));
+}
+
+/** One transition of a run in a transaction, for `transitionMany`. */
+export interface Transitioning {
+  invocationId: string;
+  expected: Expectation;
+  change: StateChange;
+  history: HistoryAppend;
+}
+
+/**
+ * `transition` for many runs in one transaction, in three statements whatever their number
+ * (the state rows, their read models, then events and read models written): each run's change
+ * applies only if it is as expected. Resolves, per item, with its new document, or null when
+ * the run had moved on. Two transitions of one run in `items` go in separate rounds, in their order.
+ */
+export async function transitionMany(tx: TransactionContext, items: readonly Transitioning[]): Promise<Array<InvocationDocument | null>> {
+  return inRoundsOfDistinctRuns(items, (item) => item.invocationId, (round) => transitionManyRound(tx, round));
+}
+
+async function transitionManyRound(tx: TransactionContext, items: readonly Transitioning[]): Promise<Array<InvocationDocument | null>> {
+  const { manager } = tx;
+  const moved = returningRows<{ id: string; org_id: string; project_id: string; sequence: number }>(
+    await manager.query(
+      `${STATE_ROWS_UPDATE} RETURNING i.id::text AS id, i.org_id, i.project_id, i.sequence`,
+      columnsOf(items.map((item) => transitionRowOf(item, null, null)), STATE_ROW_COLUMNS, (row) => row),
+    ),
+  );
+  if (moved.length === 0) return items.map(() => null);
+  const views: Array<{ id: string; document: InvocationDocument }> = await manager.query(
+    'SELECT id::text AS id, document FROM invocation_views WHERE id = ANY($1::uuid[])',
+    [moved.map((row) => row.id)],
+  );
+  const before = new Map(views.map((view) => [view.id, view.document]));
+  const rowOf = new Map(moved.map((row) => [row.id, row]));
+  const documents = items.map((item) => {
+    const row = rowOf.get(item.invocationId);
+    if (!row) return null;
+    const owner = { id: row.id, orgId: row.org_id, projectId: row.project_id };
+    const appended = item.history.onto(owner, row.sequence - item.history.eventCount, before.get(row.id) ?? null);
+    for (const message of appended.outbox) tx.emit(message);
+    return { row, at: item.history.at, stored: appended.stored, document: appended.document as InvocationDocument };
+  });
+  const written = documents.filter((one) => one !== null);
+  await manager.query(
+    `WITH appended AS (
+       INSERT INTO invocation_events (invocation_id, sequence, id, type, occurred_at, data)
+       SELECT * FROM unnest($1::uuid[], $2::int[], $3::uuid[], $4::text[], $5::timestamptz[], $6::jsonb[])
+     )
+     UPDATE invocation_views v SET document = u.document, sequence = u.sequence, updated_at = u.at
+       FROM unnest($7::uuid[], $8::jsonb[], $9::int[], $10::timestamptz[]) AS u(id, document, sequence, at)
+      WHERE v.id = u.id`,
+    [
+      ...columnsOf(written.flatMap((one) => one.stored), 6, eventRowOf),
+      ...columnsOf(written, 4, (one) => [one.row.id, JSON.stringify(one.document), one.row.sequence, one.at]),
+    ],
+  );
+  return documents.map((one) => one?.document ?? null);
+}
+
+/**
+ * Runs `write` over `items` in rounds of distinct runs (a run's second transition in a later
+ * round, in order), each round's results in its items' places.
+ */
+async function inRoundsOfDistinctRuns<T, R>(items: readonly T[], runOf: (item: T) => string, write: (round: T[]) => Promise<R[]>): Promise<R[]> {
+  const outcomes = new Array<R>(items.length);
   let rest = [...items.keys()];
   while (rest.length > 0) {
     const seen = new Set<string>();
     const round: number[] = [];
     const later: number[] = [];
     for (const index of rest) {
-      const id = items[index]!.known.id;
+      const id = runOf(items[index]!);
       if (seen.has(id)) later.push(index);
       else {
         seen.add(id);
         round.push(index);
       }
     }
-    const results = await transitionRound(runner, round.map((index) => items[index]!));
+    const results = await write(round.map((index) => items[index]!));
     round.forEach((index, position) => (outcomes[index] = results[position]!));
     rest = later;
   }
@@ -163,34 +229,14 @@ async function transitionRound(runner: TransactionRunner, items: readonly KnownT
   const events = appended.flatMap((one) => one.stored);
   const messages = appended.flatMap((one) => one.outbox);
   const owners = items.flatMap((item, index) => appended[index]!.outbox.map(() => item.known.id));
-  const runColumns = columnsOf(items.map((item, index) => transitionRowOf(item, documents[index]!)), 23, (row) => row);
+  const runColumns = columnsOf(items.map((item, index) => transitionRowOf({ ...item, invocationId: item.known.id }, item.known.sequence, documents[index]!)), STATE_ROW_COLUMNS, (row) => row);
   const eventColumns = columnsOf(events, 6, eventRowOf);
   const parameters: unknown[] = [...runColumns, ...eventColumns];
   const published = runner.outboxInsertOwned(messages, owners, 'moved', parameters.length + 1);
   parameters.push(...published.parameters);
   const rows = await runner.runStatement<Array<{ id: string }>>(
     `WITH moved AS (
-       UPDATE invocations i
-          SET status = u.status, sequence = i.sequence + u.event_count, updated_at = u.at,
-              attempt = CASE WHEN u.set_attempt THEN u.attempt ELSE i.attempt END,
-              lease_owner = CASE WHEN u.set_lease THEN u.lease_owner ELSE i.lease_owner END,
-              lease_expires_at = CASE WHEN u.set_lease THEN u.lease_expires_at ELSE i.lease_expires_at END,
-              run_after = CASE WHEN u.set_run_after THEN u.run_after ELSE i.run_after END,
-              sealed_resume_state = CASE WHEN u.set_resume_state THEN u.sealed_resume_state ELSE i.sealed_resume_state END,
-              waiting_job = CASE WHEN u.set_waiting_job THEN u.waiting_job ELSE i.waiting_job END
-         FROM unnest($1::uuid[], $2::text[], $3::text[], $4::int[], $5::timestamptz[], $6::int[], $7::bool[], $8::int[],
-                     $9::bool[], $10::text[], $11::timestamptz[], $12::bool[], $13::timestamptz[], $14::bool[], $15::text[],
-                     $16::bool[], $17::text[], $18::text[], $19::bool[], $20::int[], $21::text[], $22::int[], $23::jsonb[])
-              AS u(id, expected_status, status, event_count, at, known_sequence, set_attempt, attempt,
-                   set_lease, lease_owner, lease_expires_at, set_run_after, run_after, set_resume_state, sealed_resume_state,
-                   set_waiting_job, waiting_job, expected_lease_owner, expect_dispatched, expect_waiting, expected_waiting_job,
-                   expected_sequence, document)
-        WHERE i.id = u.id AND i.status = u.expected_status AND i.sequence = u.known_sequence
-          AND (u.expected_lease_owner IS NULL OR i.lease_owner = u.expected_lease_owner)
-          AND (NOT u.expect_dispatched OR i.run_after IS NULL)
-          AND (u.expect_waiting = 0 OR (u.expect_waiting = 1 AND i.waiting_job IS NULL)
-               OR (u.expect_waiting = 2 AND i.waiting_job = u.expected_waiting_job))
-          AND (u.expected_sequence IS NULL OR i.sequence = u.expected_sequence)
+       ${STATE_ROWS_UPDATE}
        RETURNING i.id, i.sequence, u.document, u.at
      ), appended AS (
        INSERT INTO invocation_events (invocation_id, sequence, id, type, occurred_at, data)
@@ -222,16 +268,48 @@ async function transitionRound(runner: TransactionRunner, items: readonly KnownT
   return outcomes;
 }
 
-/** A transition's row of `transitionRound`'s unnest, in its column order. */
-function transitionRowOf({ known, expected, change, history }: KnownTransition, document: InvocationDocument): unknown[] {
+/**
+ * The state rows' update of transitions of distinct runs, one row of parameters $1..$23 each
+ * (transitionRowOf): each applied only if its run is as expected, and, when it gives one, at the
+ * sequence its caller knows.
+ */
+const STATE_ROW_COLUMNS = 23;
+const STATE_ROWS_UPDATE = `UPDATE invocations i
+          SET status = u.status, sequence = i.sequence + u.event_count, updated_at = u.at,
+              attempt = CASE WHEN u.set_attempt THEN u.attempt ELSE i.attempt END,
+              lease_owner = CASE WHEN u.set_lease THEN u.lease_owner ELSE i.lease_owner END,
+              lease_expires_at = CASE WHEN u.set_lease THEN u.lease_expires_at ELSE i.lease_expires_at END,
+              run_after = CASE WHEN u.set_run_after THEN u.run_after ELSE i.run_after END,
+              sealed_resume_state = CASE WHEN u.set_resume_state THEN u.sealed_resume_state ELSE i.sealed_resume_state END,
+              waiting_job = CASE WHEN u.set_waiting_job THEN u.waiting_job ELSE i.waiting_job END
+         FROM unnest($1::uuid[], $2::text[], $3::text[], $4::int[], $5::timestamptz[], $6::int[], $7::bool[], $8::int[],
+                     $9::bool[], $10::text[], $11::timestamptz[], $12::bool[], $13::timestamptz[], $14::bool[], $15::text[],
+                     $16::bool[], $17::text[], $18::text[], $19::bool[], $20::int[], $21::text[], $22::int[], $23::jsonb[])
+              AS u(id, expected_status, status, event_count, at, known_sequence, set_attempt, attempt,
+                   set_lease, lease_owner, lease_expires_at, set_run_after, run_after, set_resume_state, sealed_resume_state,
+                   set_waiting_job, waiting_job, expected_lease_owner, expect_dispatched, expect_waiting, expected_waiting_job,
+                   expected_sequence, document)
+        WHERE i.id = u.id AND i.status = u.expected_status AND (u.known_sequence IS NULL OR i.sequence = u.known_sequence)
+          AND (u.expected_lease_owner IS NULL OR i.lease_owner = u.expected_lease_owner)
+          AND (NOT u.expect_dispatched OR i.run_after IS NULL)
+          AND (u.expect_waiting = 0 OR (u.expect_waiting = 1 AND i.waiting_job IS NULL)
+               OR (u.expect_waiting = 2 AND i.waiting_job = u.expected_waiting_job))
+          AND (u.expected_sequence IS NULL OR i.sequence = u.expected_sequence)`;
+
+/** A transition's row of STATE_ROWS_UPDATE's unnest, in its column order; the new document only where the statement writes it. */
+function transitionRowOf(
+  { invocationId, expected, change, history }: Transitioning,
+  knownSequence: number | null,
+  document: InvocationDocument | null,
+): unknown[] {
   const expectWaiting = expected.waitingJob === undefined ? 0 : expected.waitingJob === null ? 1 : 2;
   return [
-    known.id,
+    invocationId,
     expected.status,
     change.status,
     history.eventCount,
     history.at,
-    known.sequence,
+    knownSequence,
     change.attempt !== undefined,
     change.attempt ?? null,
     change.lease !== undefined,
@@ -248,7 +326,7 @@ function transitionRowOf({ known, expected, change, history }: KnownTransition, 
     expectWaiting,
     expected.waitingJob ?? null,
     expected.sequence ?? null,
-    JSON.stringify(document),
+    document === null ? null : JSON.stringify(document),
   ];
 }
 
