@@ -33,7 +33,7 @@ describe("flow control's dispatcher", () => {
         }),
       ),
     );
-    expect(outcomes).toEqual(['started', 'waiting']);
+    expect(outcomes.map((result) => result.outcome)).toEqual(['started', 'waiting']);
     const [wait] = (await database.dataSource.query(`SELECT (extract(epoch FROM retry_at) * 1000)::float8 AS at FROM flow_waits WHERE invocation_id = $1`, [runs[1]!.id])) as Array<{ at: number }>;
     const dueAt = wait!.at;
 

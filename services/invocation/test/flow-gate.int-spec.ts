@@ -2,7 +2,16 @@ import { randomUUID } from 'node:crypto';
 import type { FlowRules } from '../src/lifecycle/flow-decision.js';
 import { historyAppend } from '../src/lifecycle/run-history.js';
 import { claimedStart } from '../src/lifecycle/run-lifecycle.js';
-import { earliestRetryInMs, gateStart, gateStarts, nextWaitingStarts, type GateEntry, type GateOutcome } from '../src/runs/flow-gate.repository.js';
+import type { TransactionContext } from '@runline/db';
+import {
+  earliestRetryInMs,
+  gateStart as gateStartOf,
+  gateStarts as gateStartsOf,
+  nextWaitingStarts,
+  type GateEntry,
+  type GateOutcome,
+  type GatedClaim,
+} from '../src/runs/flow-gate.repository.js';
 import { insertInvocations } from '../src/runs/new-runs.repository.js';
 import { useInvocationDatabase } from './support/invocation-database.js';
 import { newQueuedRun } from './support/queued-runs.js';
@@ -14,6 +23,9 @@ import { newQueuedRun } from './support/queued-runs.js';
 describe("flow control's gate, several starts in one transaction", () => {
   const database = useInvocationDatabase();
   const projectId = randomUUID();
+  // The outcomes alone; a started run's document is the transitions' own test's (run-repositories).
+  const gateStarts = async (tx: TransactionContext, entries: readonly GateEntry[]) => (await gateStartsOf(tx, entries)).map((result) => result.outcome);
+  const gateStart = async (tx: TransactionContext, claim: GatedClaim, rules: FlowRules) => (await gateStartOf(tx, claim, rules)).outcome;
 
 
   /** `count` QUEUED runs of the project, their ids in order. */
@@ -88,6 +100,19 @@ describe("flow control's gate, several starts in one transaction", () => {
       { invocation_id: blocked, slot: full },
       { invocation_id: onFull, slot: full },
     ]);
+  });
+
+  it('hands back a started run as its start wrote it, so its end needs no read', async () => {
+    const slot = `c:${randomUUID()}`;
+    const ids = await queuedRuns(2);
+
+    const results = await database.transactions.run((tx) => gateStartsOf(tx, ids.map((id, n) => entryOf(id, concurrency(slot, 1, n)))));
+
+    expect(results.map((result) => result.outcome)).toEqual<GateOutcome[]>(['started', 'waiting']);
+    const [view] = (await database.dataSource.query(`SELECT document, sequence FROM invocation_views WHERE id = $1`, [ids[0]])) as Array<{ document: unknown; sequence: number }>;
+    expect(results[0]!.started).toEqual({ id: ids[0], orgId: expect.any(String), projectId, sequence: 2, document: view!.document });
+    expect(Number(view!.sequence)).toBe(2);
+    expect(results[1]!.started).toBeNull();
   });
 
   it('moves a throttle on with each start: at most limit + burst start at once', async () => {

@@ -272,8 +272,9 @@ describe('run repositories', () => {
       };
       notified.length = 0;
       // The first run is claimed and ended in one call: the end applies after the claim.
-      const documents = await transactions.run((tx) => transitionMany(tx, [...runs.map((run) => claim(run.id)), end(runs[0]!.id, 'a'), end(runs[1]!.id, 'b')]));
-      expect(documents.map((document) => document?.status ?? null)).toEqual(['RUNNING', 'RUNNING', null, 'RUNNING', 'SUCCEEDED', null]);
+      const written = await transactions.run((tx) => transitionMany(tx, [...runs.map((run) => claim(run.id)), end(runs[0]!.id, 'a'), end(runs[1]!.id, 'b')]));
+      expect(written.map((run) => run?.document.status ?? null)).toEqual(['RUNNING', 'RUNNING', null, 'RUNNING', 'SUCCEEDED', null]);
+      expect(written.map((run) => run?.sequence ?? null)).toEqual([2, 2, null, 2, 3, null]);
       // Only what was written was handed to the relay: three InvocationStarted and one InvocationSucceeded.
       expect(notified).toHaveLength(4);
       const after = await Promise.all(runs.map((run) => stored(run.id)));
@@ -286,8 +287,8 @@ describe('run repositories', () => {
       expect(after[0]!.events).toEqual(['1:InvocationQueued', '2:InvocationStarted', '3:InvocationSucceeded']);
       expect(after[3]!.events).toEqual(['1:InvocationQueued', '2:InvocationStarted']);
       // Each read model is the document folded from the one before it, and every event is in the outbox.
-      expect(after[0]!.view).toEqual(documents[4]);
-      expect(after[3]!.view).toEqual(documents[3]);
+      expect(after[0]!.view).toEqual(written[4]!.document);
+      expect(after[3]!.view).toEqual(written[3]!.document);
       expect(after.map((one) => one.outbox)).toEqual([3, 2, 2, 2]);
     });
 

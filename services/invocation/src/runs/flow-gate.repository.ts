@@ -11,10 +11,19 @@ import { keepFlowControl } from '../lifecycle/invocation.projector.js';
 import { historyAppend, type HistoryAppend } from '../lifecycle/run-history.js';
 import { debounced, type Expectation, type StateChange } from '../lifecycle/run-lifecycle.js';
 import { columnsOf } from './sql-rows.js';
-import { transition, transitionMany, type Transitioning } from './run-transitions.repository.js';
+import { transition, transitionMany, type KnownRun, type Transitioning } from './run-transitions.repository.js';
 
 /** How a gated start went: started (the run is RUNNING under our lease), waiting, or the run had moved on. */
 export type GateOutcome = 'started' | 'waiting' | 'moved-on';
+
+/** A gated start's outcome, and the run as its start wrote it (when it started): its next transition needs no read. */
+export interface GateResult {
+  outcome: GateOutcome;
+  started: KnownRun | null;
+}
+
+const WAITING: GateResult = { outcome: 'waiting', started: null };
+const MOVED_ON: GateResult = { outcome: 'moved-on', started: null };
 
 export interface GatedClaim {
   invocationId: string;
@@ -63,7 +72,7 @@ interface RecordedWait {
  * The same as deciding them one after the other, at the cost of one: starts of one project
  * under its `maxConcurrentRuns`, or of one key, otherwise wait for each other's locks in turn.
  */
-export async function gateStarts(tx: TransactionContext, entries: readonly GateEntry[]): Promise<GateOutcome[]> {
+export async function gateStarts(tx: TransactionContext, entries: readonly GateEntry[]): Promise<GateResult[]> {
   if (entries.some((entry) => entry.rules.debounce)) throw new Error('gateStarts decides runs without debounce only');
   const clock = await lockSlots(tx, entries.flatMap((entry) => entry.rules.slots.map((slot) => slot.slot)));
   const found = await findRuns(tx, entries.map((entry) => entry.claim));
@@ -76,7 +85,7 @@ export async function gateStarts(tx: TransactionContext, entries: readonly GateE
  * A debounced run first takes its turn in its key's burst (`debounceStep`); the last run of a
  * closed burst goes on to its other slots, and the burst's other runs end CANCELLED here.
  */
-export async function gateStart(tx: TransactionContext, claim: GatedClaim, rules: FlowRules): Promise<GateOutcome> {
+export async function gateStart(tx: TransactionContext, claim: GatedClaim, rules: FlowRules): Promise<GateResult> {
   const { manager } = tx;
   const id = claim.invocationId;
   const slots = rules.slots.map((slot) => slot.slot);
@@ -102,12 +111,12 @@ export async function gateStart(tx: TransactionContext, claim: GatedClaim, rules
   if (step.step === 'join') {
     writes.wait(claim, mine, now, { reason: 'debounce', slot: rules.debounce.slot, key: rules.debounce.key, retryAt: step.retryAt }, -now);
     await writes.flush();
-    return 'waiting';
+    return WAITING;
   }
   if (step.step === 'wait') {
     if (step.retryAt !== null) writes.retry(id, step.retryAt);
     await writes.flush();
-    return 'waiting';
+    return WAITING;
   }
   for (const superseded of step.superseded) {
     const ending = debounced(id);
@@ -169,10 +178,10 @@ async function findRuns(tx: TransactionContext, claims: readonly GatedClaim[]): 
  * Decides the runs' starts against their slots' state, read once, in rank order; then writes
  * every run's start or wait (GateWrites), and what the starts took (holders, throttle times).
  */
-async function decideInRankOrder(tx: TransactionContext, entries: readonly GateEntry[], found: ReadonlyMap<string, FoundRun>, clock: GateClock): Promise<GateOutcome[]> {
+async function decideInRankOrder(tx: TransactionContext, entries: readonly GateEntry[], found: ReadonlyMap<string, FoundRun>, clock: GateClock): Promise<GateResult[]> {
   const { manager } = tx;
   const writes = new GateWrites(tx);
-  const outcomes = new Map<GateEntry, GateOutcome>();
+  const outcomes = new Map<GateEntry, GateResult>();
   const seen = new Set<string>();
   const deciding = entries.filter((entry) => {
     const id = entry.claim.invocationId;
@@ -181,7 +190,7 @@ async function decideInRankOrder(tx: TransactionContext, entries: readonly GateE
     const waiting = run.waiting && !seen.has(id);
     seen.add(id);
     if (!waiting) {
-      outcomes.set(entry, 'moved-on');
+      outcomes.set(entry, MOVED_ON);
       // A run that moved on waits no more.
       if (!run.waiting && run.mine) writes.forget(id);
     }
@@ -197,7 +206,7 @@ async function decideInRankOrder(tx: TransactionContext, entries: readonly GateE
     const now = clock();
     const decision = decideStart(rules, { running: state.running, throttleTat: state.throttleTat, waitedAheadOn: state.aheadOf(rules) }, now, DECIDE_AHEAD_MS);
     if (!decision.start) {
-      outcomes.set(entry, 'waiting');
+      outcomes.set(entry, WAITING);
       state.heldBack(decision.slot, rules.rank);
       if (mine && mine.slot === decision.slot && mine.reason === decision.reason) {
         if (decision.retryAt !== null) writes.retry(claim.invocationId, decision.retryAt);
@@ -216,8 +225,9 @@ async function decideInRankOrder(tx: TransactionContext, entries: readonly GateE
   const started = await writes.flush();
   const holders: Array<{ slot: string; invocationId: string }> = [];
   starting.forEach(({ entry, concurrency }, index) => {
-    outcomes.set(entry, started[index]!);
-    if (started[index] === 'started') for (const slot of concurrency) holders.push({ slot, invocationId: entry.claim.invocationId });
+    const run = started[index]!;
+    outcomes.set(entry, run ? { outcome: 'started', started: run } : MOVED_ON);
+    if (run) for (const slot of concurrency) holders.push({ slot, invocationId: entry.claim.invocationId });
   });
   if (holders.length > 0) {
     await manager.query(`INSERT INTO flow_holders (slot, invocation_id) SELECT * FROM unnest($1::text[], $2::uuid[]) ON CONFLICT DO NOTHING`, [
@@ -362,10 +372,10 @@ class GateWrites {
     if (mine) this.forgotten.add(claim.invocationId);
   }
 
-  /** Writes it all; resolves with how each start went, in the order of `start`. */
-  async flush(): Promise<GateOutcome[]> {
+  /** Writes it all; resolves with each start's run as written (null: it had moved on), in the order of `start`. */
+  async flush(): Promise<Array<KnownRun | null>> {
     const { manager } = this.tx;
-    const documents = this.starts.length > 0 ? await transitionMany(this.tx, this.starts) : [];
+    const started = this.starts.length > 0 ? await transitionMany(this.tx, this.starts) : [];
     if (this.forgotten.size > 0) await manager.query(`DELETE FROM flow_waits WHERE invocation_id = ANY($1::uuid[])`, [[...this.forgotten]]);
     if (this.retries.size > 0) {
       await manager.query(`UPDATE flow_waits w SET retry_at = u.retry_at FROM unnest($1::uuid[], $2::timestamptz[]) AS u(id, retry_at) WHERE w.invocation_id = u.id`, [
@@ -374,7 +384,7 @@ class GateWrites {
       ]);
     }
     if (this.waits.size > 0) await this.recordWaits([...this.waits.values()]);
-    return documents.map((document) => (document ? 'started' : 'moved-on'));
+    return started;
   }
 
   private async recordWaits(waits: readonly WaitRow[]): Promise<void> {

@@ -10,7 +10,7 @@ import type { Transition } from '../lifecycle/run-lifecycle.js';
 import type { RunPlan } from '../lifecycle/run-plan.js';
 import { DefinitionCatalog } from './definition-catalog.js';
 import type { InvocationDocument } from '../lifecycle/invocation.projector.js';
-import { forgetWait, gateStart, gateStarts, waitingByReason, type GateEntry, type GateOutcome } from './flow-gate.repository.js';
+import { forgetWait, gateStart, gateStarts, waitingByReason, type GateEntry, type GateResult } from './flow-gate.repository.js';
 import type { InvocationRow } from './run-reads.repository.js';
 import { transition } from './run-transitions.repository.js';
 
@@ -42,7 +42,7 @@ export class FlowControl {
    * time: a second one in flight here would only wait for the first one's locks (34 ms a batch
    * on average, measured), while the starts it holds could have joined the next batch.
    */
-  private readonly gates: GroupCommit<GateEntry, GateOutcome>;
+  private readonly gates: GroupCommit<GateEntry, GateResult>;
 
   constructor(
     private readonly transactions: TransactionRunner,
@@ -83,7 +83,7 @@ export class FlowControl {
   }
 
   /** Starts the run (`claim`) if its slots allow it now, else records it waiting; one transaction. */
-  gate(row: InvocationRow, rules: FlowRules, claim: Transition): Promise<GateOutcome> {
+  gate(row: InvocationRow, rules: FlowRules, claim: Transition): Promise<GateResult> {
     if (rules.slots.length === 0 && !rules.debounce) throw new Error('gate needs a slot or a debounce');
     const gated = { invocationId: row.id, projectId: row.projectId, expected: claim.expected, change: claim.change, history: (at: Date) => historyAppend(claim, at) };
     if (rules.debounce) return this.transactions.run((tx) => gateStart(tx, gated, rules));

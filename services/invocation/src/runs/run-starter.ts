@@ -152,10 +152,11 @@ export class RunStarter implements OnApplicationShutdown {
       const claimed = await this.claim(row, claim);
       return claimed ? () => this.executor.execute({ ...row, status: 'RUNNING', attempt: claim.change.attempt!, known: claimed.known, claimedSequence: claimed.sequence, lease: claim.change.lease }, plan, null) : null;
     }
-    if ((await this.flow.gate(row, rules, claim)) !== 'started') return null;
+    const { started } = await this.flow.gate(row, rules, claim);
+    if (!started) return null;
     return () =>
       this.executor
-        .execute({ ...row, status: 'RUNNING', attempt: claim.change.attempt!, known: null, lease: claim.change.lease }, plan, null)
+        .execute({ ...row, status: 'RUNNING', attempt: claim.change.attempt!, known: started, claimedSequence: started.sequence, lease: claim.change.lease }, plan, null)
         .finally(() => this.flow.released(row.id));
   }
 

@@ -148,37 +148,39 @@ export interface Transitioning {
 /**
  * `transition` for many runs in one transaction, in three statements whatever their number
  * (the state rows, their read models, then events and read models written): each run's change
- * applies only if it is as expected. Resolves, per item, with its new document, or null when
- * the run had moved on. Two transitions of one run in `items` go in separate rounds, in their order.
+ * applies only if it is as expected. Resolves, per item, with the run as now written (its next
+ * transition may then be one statement: transitionKnown), or null when it had moved on. Two
+ * transitions of one run in `items` go in separate rounds, in their order.
  */
-export async function transitionMany(tx: TransactionContext, items: readonly Transitioning[]): Promise<Array<InvocationDocument | null>> {
+export async function transitionMany(tx: TransactionContext, items: readonly Transitioning[]): Promise<Array<KnownRun | null>> {
   return inRoundsOfDistinctRuns(items, (item) => item.invocationId, (round) => transitionManyRound(tx, round));
 }
 
-async function transitionManyRound(tx: TransactionContext, items: readonly Transitioning[]): Promise<Array<InvocationDocument | null>> {
+async function transitionManyRound(tx: TransactionContext, items: readonly Transitioning[]): Promise<Array<KnownRun | null>> {
   const { manager } = tx;
-  const moved = returningRows<{ id: string; org_id: string; project_id: string; sequence: number }>(
+  const rows = returningRows<{ id: string; org_id: string; project_id: string; sequence: number }>(
     await manager.query(
       `${STATE_ROWS_UPDATE} RETURNING i.id::text AS id, i.org_id, i.project_id, i.sequence`,
       columnsOf(items.map((item) => transitionRowOf(item, null, null)), STATE_ROW_COLUMNS, (row) => row),
     ),
   );
-  if (moved.length === 0) return items.map(() => null);
+  if (rows.length === 0) return items.map(() => null);
   const views: Array<{ id: string; document: InvocationDocument }> = await manager.query(
     'SELECT id::text AS id, document FROM invocation_views WHERE id = ANY($1::uuid[])',
-    [moved.map((row) => row.id)],
+    [rows.map((row) => row.id)],
   );
   const before = new Map(views.map((view) => [view.id, view.document]));
-  const rowOf = new Map(moved.map((row) => [row.id, row]));
-  const documents = items.map((item) => {
+  const rowOf = new Map(rows.map((row) => [row.id, row]));
+  const written = items.map((item) => {
     const row = rowOf.get(item.invocationId);
     if (!row) return null;
     const owner = { id: row.id, orgId: row.org_id, projectId: row.project_id };
     const appended = item.history.onto(owner, row.sequence - item.history.eventCount, before.get(row.id) ?? null);
     for (const message of appended.outbox) tx.emit(message);
-    return { row, at: item.history.at, stored: appended.stored, document: appended.document as InvocationDocument };
+    const known: KnownRun = { ...owner, sequence: row.sequence, document: appended.document as InvocationDocument };
+    return { known, at: item.history.at, stored: appended.stored };
   });
-  const written = documents.filter((one) => one !== null);
+  const applied = written.filter((one) => one !== null);
   await manager.query(
     `WITH appended AS (
        INSERT INTO invocation_events (invocation_id, sequence, id, type, occurred_at, data)
@@ -188,11 +190,11 @@ async function transitionManyRound(tx: TransactionContext, items: readonly Trans
        FROM unnest($7::uuid[], $8::jsonb[], $9::int[], $10::timestamptz[]) AS u(id, document, sequence, at)
       WHERE v.id = u.id`,
     [
-      ...columnsOf(written.flatMap((one) => one.stored), 6, eventRowOf),
-      ...columnsOf(written, 4, (one) => [one.row.id, JSON.stringify(one.document), one.row.sequence, one.at]),
+      ...columnsOf(applied.flatMap((one) => one.stored), 6, eventRowOf),
+      ...columnsOf(applied, 4, (one) => [one.known.id, JSON.stringify(one.known.document), one.known.sequence, one.at]),
     ],
   );
-  return documents.map((one) => one?.document ?? null);
+  return written.map((one) => one?.known ?? null);
 }
 
 /**
