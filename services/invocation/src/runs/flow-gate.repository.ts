@@ -75,8 +75,7 @@ interface RecordedWait {
 export async function gateStarts(tx: TransactionContext, entries: readonly GateEntry[]): Promise<GateResult[]> {
   if (entries.some((entry) => entry.rules.debounce)) throw new Error('gateStarts decides runs without debounce only');
   const clock = await lockSlots(tx, entries.flatMap((entry) => entry.rules.slots.map((slot) => slot.slot)));
-  const found = await findRuns(tx, entries.map((entry) => entry.claim));
-  return decideInRankOrder(tx, entries, found, clock);
+  return decideInRankOrder(tx, entries, await readRunsAndSlots(tx, entries), clock);
 }
 
 /**
@@ -90,9 +89,10 @@ export async function gateStart(tx: TransactionContext, claim: GatedClaim, rules
   const id = claim.invocationId;
   const slots = rules.slots.map((slot) => slot.slot);
   const clock = await lockSlots(tx, rules.debounce ? [...slots, rules.debounce.slot] : slots);
-  const found = await findRuns(tx, [claim]);
+  const reading = await readRunsAndSlots(tx, [{ claim, rules }]);
+  const { found } = reading;
   const { waiting, mine } = found.get(id)!;
-  if (!waiting || !rules.debounce || (mine !== null && mine.slot !== rules.debounce.slot)) return (await decideInRankOrder(tx, [{ claim, rules }], found, clock))[0]!;
+  if (!waiting || !rules.debounce || (mine !== null && mine.slot !== rules.debounce.slot)) return (await decideInRankOrder(tx, [{ claim, rules }], reading, clock))[0]!;
   const now = Math.floor(clock());
 
   // A run in a debounce burst (or joining one): only its last run goes on, once the burst is over.
@@ -123,7 +123,7 @@ export async function gateStart(tx: TransactionContext, claim: GatedClaim, rules
     const document = await transition(tx, superseded, ending.expected, ending.change, historyAppend(ending, new Date(now)));
     if (document) await forgetWait(tx, superseded);
   }
-  return (await decideInRankOrder(tx, [{ claim, rules }], found, clock))[0]!;
+  return (await decideInRankOrder(tx, [{ claim, rules }], reading, clock))[0]!;
 }
 
 /**
@@ -161,24 +161,11 @@ async function lockSlots(tx: TransactionContext, slots: readonly string[]): Prom
   return () => clock!.now + (performance.now() - lockedAt);
 }
 
-/** Each run as it is now (another replica may have started or ended it since it was read). */
-async function findRuns(tx: TransactionContext, claims: readonly GatedClaim[]): Promise<Map<string, FoundRun>> {
-  const rows: Array<{ id: string; waiting: boolean | null; slot: string | null; reason: WaitReason | null; since: Date | null; reasons: WaitReason[] | null }> = await tx.manager.query(
-    `SELECT x.id, i.status = x.expected AS waiting, w.slot, w.reason, w.since, w.reasons
-       FROM unnest($1::uuid[], $2::text[]) AS x(id, expected)
-       LEFT JOIN invocations i ON i.id = x.id LEFT JOIN flow_waits w ON w.invocation_id = x.id`,
-    [claims.map((claim) => claim.invocationId), claims.map((claim) => claim.expected.status)],
-  );
-  return new Map(
-    rows.map((row) => [row.id, { waiting: row.waiting === true, mine: row.slot ? { slot: row.slot, reason: row.reason!, since: row.since!, reasons: row.reasons! } : null }]),
-  );
-}
-
 /**
  * Decides the runs' starts against their slots' state, read once, in rank order; then writes
  * every run's start or wait (GateWrites), and what the starts took (holders, throttle times).
  */
-async function decideInRankOrder(tx: TransactionContext, entries: readonly GateEntry[], found: ReadonlyMap<string, FoundRun>, clock: GateClock): Promise<GateResult[]> {
+async function decideInRankOrder(tx: TransactionContext, entries: readonly GateEntry[], { found, state }: GateReading, clock: GateClock): Promise<GateResult[]> {
   const { manager } = tx;
   const writes = new GateWrites(tx);
   const outcomes = new Map<GateEntry, GateResult>();
@@ -196,7 +183,6 @@ async function decideInRankOrder(tx: TransactionContext, entries: readonly GateE
     }
     return waiting;
   });
-  const state = await readSlotState(tx, deciding);
 
   const starting: Array<{ entry: GateEntry; concurrency: string[] }> = [];
   for (const entry of [...deciding].sort((a, b) => a.rules.rank - b.rules.rank)) {
@@ -216,7 +202,7 @@ async function decideInRankOrder(tx: TransactionContext, entries: readonly GateE
       continue;
     }
     // Counted as started for the runs decided after it, before its write: a run that moved on
-    // meanwhile (ended by another process since findRuns) leaves its place unused until the
+    // meanwhile (ended by another process since readRunsAndSlots) leaves its place unused until the
     // dispatcher's next look, never a place too many.
     writes.start(claim, mine, Math.floor(now));
     starting.push({ entry, concurrency });
@@ -229,18 +215,15 @@ async function decideInRankOrder(tx: TransactionContext, entries: readonly GateE
     outcomes.set(entry, run ? { outcome: 'started', started: run } : MOVED_ON);
     if (run) for (const slot of concurrency) holders.push({ slot, invocationId: entry.claim.invocationId });
   });
-  if (holders.length > 0) {
-    await manager.query(`INSERT INTO flow_holders (slot, invocation_id) SELECT * FROM unnest($1::text[], $2::uuid[]) ON CONFLICT DO NOTHING`, [
-      holders.map((holder) => holder.slot),
-      holders.map((holder) => holder.invocationId),
-    ]);
-  }
-  if (state.throttlesMoved.size > 0) {
+  if (holders.length > 0 || state.throttlesMoved.size > 0) {
     const moved = [...state.throttlesMoved].map((slot) => [slot, state.throttleTat.get(slot)!] as const);
     await manager.query(
-      `INSERT INTO flow_throttles (slot, tat) SELECT s, to_timestamp(t / 1000.0) FROM unnest($1::text[], $2::float8[]) AS x(s, t)
+      `WITH held AS (
+         INSERT INTO flow_holders (slot, invocation_id) SELECT * FROM unnest($1::text[], $2::uuid[]) ON CONFLICT DO NOTHING
+       )
+       INSERT INTO flow_throttles (slot, tat) SELECT s, to_timestamp(t / 1000.0) FROM unnest($3::text[], $4::float8[]) AS x(s, t)
        ON CONFLICT (slot) DO UPDATE SET tat = EXCLUDED.tat`,
-      [moved.map(([slot]) => slot), moved.map(([, tat]) => tat)],
+      [holders.map((holder) => holder.slot), holders.map((holder) => holder.invocationId), moved.map(([slot]) => slot), moved.map(([, tat]) => tat)],
     );
   }
   return entries.map((entry) => outcomes.get(entry)!);
@@ -284,41 +267,63 @@ class SlotStateInDecision {
   }
 }
 
+/** What the gate reads once its locks are held: each run as it is now, and its slots' state. */
+interface GateReading {
+  found: Map<string, FoundRun>;
+  state: SlotStateInDecision;
+}
+
 /**
- * Reads the slots' state under their locks: RUNNING holders per concurrency slot (those that
- * ended give nothing back to write: they are only forgotten here), each throttle's time, and
- * per slot the lowest rank of a run waiting for it other than the runs being decided.
+ * Reads, in one statement under the slots' locks, each run as it is now (another replica may
+ * have started or ended it since it was read), and its slots' state: RUNNING holders per
+ * concurrency slot (those that ended give nothing back to write: they are only forgotten here),
+ * each throttle's time, and per slot the lowest rank of a run waiting for it other than these.
  */
-async function readSlotState(tx: TransactionContext, entries: readonly GateEntry[]): Promise<SlotStateInDecision> {
-  const { manager } = tx;
+async function readRunsAndSlots(tx: TransactionContext, entries: readonly GateEntry[]): Promise<GateReading> {
   const all = entries.flatMap((entry) => entry.rules.slots);
   const concurrency = [...new Set(all.filter((slot) => slot.kind === 'concurrency' || slot.kind === 'project').map((slot) => slot.slot))];
   const throttles = [...new Set(all.filter((slot) => slot.kind === 'throttle').map((slot) => slot.slot))];
   const slots = [...new Set(all.map((slot) => slot.slot))];
-  if (slots.length === 0) return new SlotStateInDecision(new Map(), new Map(), new Map());
-  if (concurrency.length > 0) {
-    await manager.query(
-      `DELETE FROM flow_holders h USING invocations i
-        WHERE h.slot = ANY($1::text[]) AND i.id = h.invocation_id AND i.status NOT IN ('RUNNING', 'SUSPENDED')`,
-      [concurrency],
-    );
-  }
-  const rows: StateRow[] = await manager.query(
-    `SELECT 'c' AS kind, h.slot, count(*)::float8 AS n
-       FROM flow_holders h JOIN invocations i ON i.id = h.invocation_id AND i.status = 'RUNNING'
-      WHERE h.slot = ANY($1::text[]) GROUP BY h.slot
-     UNION ALL
-     SELECT 't', slot, (extract(epoch FROM tat) * 1000)::float8 FROM flow_throttles WHERE slot = ANY($2::text[])
-     UNION ALL
-     SELECT 'w', w.slot, min(w.rank)::float8 FROM flow_waits w JOIN invocations i ON i.id = w.invocation_id AND i.status = w.from_status
-      WHERE w.slot = ANY($3::text[]) AND w.invocation_id <> ALL($4::uuid[]) GROUP BY w.slot`,
-    [concurrency, throttles, slots, entries.map((entry) => entry.claim.invocationId)],
-  );
-  return new SlotStateInDecision(
-    new Map(rows.filter((row) => row.kind === 'c').map((row) => [row.slot, row.n])),
-    new Map(rows.filter((row) => row.kind === 't').map((row) => [row.slot, row.n])),
-    new Map(rows.filter((row) => row.kind === 'w').map((row) => [row.slot, row.n])),
-  );
+  const [reading] = (await tx.manager.query(
+    `WITH ended AS (
+       DELETE FROM flow_holders h USING invocations i
+        WHERE h.slot = ANY($3::text[]) AND i.id = h.invocation_id AND i.status NOT IN ('RUNNING', 'SUSPENDED')
+     ), runs AS (
+       SELECT x.id, i.status = x.expected AS waiting, w.slot, w.reason, (extract(epoch FROM w.since) * 1000)::float8 AS since, w.reasons
+         FROM unnest($1::uuid[], $2::text[]) AS x(id, expected)
+         LEFT JOIN invocations i ON i.id = x.id LEFT JOIN flow_waits w ON w.invocation_id = x.id
+     ), state AS (
+       SELECT 'c' AS kind, h.slot, count(*)::float8 AS n
+         FROM flow_holders h JOIN invocations i ON i.id = h.invocation_id AND i.status = 'RUNNING'
+        WHERE h.slot = ANY($3::text[]) GROUP BY h.slot
+       UNION ALL
+       SELECT 't', slot, (extract(epoch FROM tat) * 1000)::float8 FROM flow_throttles WHERE slot = ANY($4::text[])
+       UNION ALL
+       SELECT 'w', w.slot, min(w.rank)::float8 FROM flow_waits w JOIN invocations i ON i.id = w.invocation_id AND i.status = w.from_status
+        WHERE w.slot = ANY($5::text[]) AND w.invocation_id <> ALL($1::uuid[]) GROUP BY w.slot
+     )
+     SELECT (SELECT coalesce(json_agg(runs), '[]') FROM runs) AS runs, (SELECT coalesce(json_agg(state), '[]') FROM state) AS state`,
+    [entries.map((entry) => entry.claim.invocationId), entries.map((entry) => entry.claim.expected.status), concurrency, throttles, slots],
+  )) as Array<{ runs: RunRow[]; state: StateRow[] }>;
+  const { runs, state } = reading!;
+  return {
+    found: new Map(runs.map((row) => [row.id, { waiting: row.waiting === true, mine: row.slot ? { slot: row.slot, reason: row.reason!, since: new Date(row.since!), reasons: row.reasons! } : null }])),
+    state: new SlotStateInDecision(
+      new Map(state.filter((row) => row.kind === 'c').map((row) => [row.slot, row.n])),
+      new Map(state.filter((row) => row.kind === 't').map((row) => [row.slot, row.n])),
+      new Map(state.filter((row) => row.kind === 'w').map((row) => [row.slot, row.n])),
+    ),
+  };
+}
+
+/** A run as `readRunsAndSlots` finds it: whether it still waits as expected, and its recorded wait (since in epoch ms). */
+interface RunRow {
+  id: string;
+  waiting: boolean | null;
+  slot: string | null;
+  reason: WaitReason | null;
+  since: number | null;
+  reasons: WaitReason[] | null;
 }
 
 /** A run's wait as `flow_waits` holds it, with what its trace says. */

@@ -146,8 +146,8 @@ export interface Transitioning {
 }
 
 /**
- * `transition` for many runs in one transaction, in three statements whatever their number
- * (the state rows, their read models, then events and read models written): each run's change
+ * `transition` for many runs in one transaction, in two statements whatever their number (the
+ * state rows updated and their read models read, then events and read models written): each run's change
  * applies only if it is as expected. Resolves, per item, with the run as now written (its next
  * transition may then be one statement: transitionKnown), or null when it had moved on. Two
  * transitions of one run in `items` go in separate rounds, in their order.
@@ -158,24 +158,20 @@ export async function transitionMany(tx: TransactionContext, items: readonly Tra
 
 async function transitionManyRound(tx: TransactionContext, items: readonly Transitioning[]): Promise<Array<KnownRun | null>> {
   const { manager } = tx;
-  const rows = returningRows<{ id: string; org_id: string; project_id: string; sequence: number }>(
-    await manager.query(
-      `${STATE_ROWS_UPDATE} RETURNING i.id::text AS id, i.org_id, i.project_id, i.sequence`,
-      columnsOf(items.map((item) => transitionRowOf(item, null, null)), STATE_ROW_COLUMNS, (row) => row),
-    ),
+  // The read models as they were before: the UPDATE in the WITH does not touch them.
+  const rows: Array<{ id: string; org_id: string; project_id: string; sequence: number; document: InvocationDocument | null }> = await manager.query(
+    `WITH moved AS (${STATE_ROWS_UPDATE} RETURNING i.id, i.org_id, i.project_id, i.sequence)
+     SELECT moved.id::text AS id, moved.org_id, moved.project_id, moved.sequence, v.document
+       FROM moved LEFT JOIN invocation_views v ON v.id = moved.id`,
+    columnsOf(items.map((item) => transitionRowOf(item, null, null)), STATE_ROW_COLUMNS, (row) => row),
   );
   if (rows.length === 0) return items.map(() => null);
-  const views: Array<{ id: string; document: InvocationDocument }> = await manager.query(
-    'SELECT id::text AS id, document FROM invocation_views WHERE id = ANY($1::uuid[])',
-    [rows.map((row) => row.id)],
-  );
-  const before = new Map(views.map((view) => [view.id, view.document]));
   const rowOf = new Map(rows.map((row) => [row.id, row]));
   const written = items.map((item) => {
     const row = rowOf.get(item.invocationId);
     if (!row) return null;
     const owner = { id: row.id, orgId: row.org_id, projectId: row.project_id };
-    const appended = item.history.onto(owner, row.sequence - item.history.eventCount, before.get(row.id) ?? null);
+    const appended = item.history.onto(owner, row.sequence - item.history.eventCount, row.document);
     for (const message of appended.outbox) tx.emit(message);
     const known: KnownRun = { ...owner, sequence: row.sequence, document: appended.document as InvocationDocument };
     return { known, at: item.history.at, stored: appended.stored };
