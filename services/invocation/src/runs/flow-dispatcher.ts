@@ -18,7 +18,7 @@ const PER_SLOT = 16;
  * Starts runs held back by flow control once they may (DESIGN section 13). Every replica looks
  * at the first-ranked waiting runs of each slot every POLL_MS, when the earliest throttle's
  * time comes if that is sooner (with burst 0 a run tried a look late moves every later start
- * back by as much), and at once when a gated run it ran stopped; each is started through RunStarter, whose gate decides again under the slots'
+ * back by as much), and at once when a gated run it ran stopped while runs may be waiting; each is started through RunStarter, whose gate decides again under the slots'
  * locks, so two replicas trying one run start it once and never beyond a limit. Nothing is held
  * in memory: a replica killed with waiting runs loses nothing, and the slots of its RUNNING
  * runs come back when the sweeper ends them after their lease.
@@ -29,7 +29,19 @@ export class FlowDispatcher implements OnApplicationBootstrap, OnApplicationShut
   private looking: Promise<void> | null = null;
   private again = false;
   private stopped = false;
-  private readonly onReleased = () => this.wake();
+  /**
+   * Whether runs may be waiting: the last look found some (or a throttle's time to come), or
+   * this process held one back since. A run that stops wakes a look only then: with limits
+   * that do not bind, nothing waits, and a look per run that stops would be a query per run.
+   * Runs held back by another replica are seen at the next look, at most POLL_MS later.
+   */
+  private mayBeWaiting = true;
+  private readonly onReleased = () => {
+    if (this.mayBeWaiting) this.wake();
+  };
+  private readonly onHeld = () => {
+    this.mayBeWaiting = true;
+  };
 
   constructor(
     private readonly transactions: TransactionRunner,
@@ -40,6 +52,7 @@ export class FlowDispatcher implements OnApplicationBootstrap, OnApplicationShut
 
   onApplicationBootstrap(): void {
     this.flow.events.on('released', this.onReleased);
+    this.flow.events.on('held', this.onHeld);
     this.schedule();
   }
 
@@ -47,6 +60,7 @@ export class FlowDispatcher implements OnApplicationBootstrap, OnApplicationShut
     this.stopped = true;
     clearTimeout(this.timer);
     this.flow.events.off('released', this.onReleased);
+    this.flow.events.off('held', this.onHeld);
     await this.looking;
   }
 
@@ -78,12 +92,16 @@ export class FlowDispatcher implements OnApplicationBootstrap, OnApplicationShut
   /** Tries the runs worth trying now; resolves with when to look next for a throttle's time (ms), if one waits. */
   private async look(): Promise<number | null> {
     let waiting: WaitingStarts;
+    // Cleared before the read: a run held back while it reads sets it again.
+    this.mayBeWaiting = false;
     try {
       waiting = await nextWaitingStarts(this.transactions.dataSource.manager, BATCH, PER_SLOT);
     } catch (error) {
+      this.mayBeWaiting = true;
       this.logger.warn({ err: error }, 'could not read the runs waiting for flow control; trying again shortly');
       return null;
     }
+    if (waiting.runs.length > 0 || waiting.nextInMs !== null) this.mayBeWaiting = true;
     await Promise.all(
       waiting.runs.map((run) =>
         this.starter.start(run.invocationId, expectationOf(run), () => Promise.resolve())

@@ -31,7 +31,10 @@ const GATE_BATCH = 64;
 
 @Injectable()
 export class FlowControl {
-  /** Emits 'released' when a gated run this process ran has stopped (ended or paused): a slot may be free; and `stopped:<id>` for that run. */
+  /**
+   * Emits 'released' when a gated run this process ran has stopped (ended or paused): a slot may
+   * be free; `stopped:<id>` for that run; and 'held' when this process held a run back.
+   */
   readonly events = new EventEmitter();
 
   /**
@@ -82,12 +85,13 @@ export class FlowControl {
     return flowRulesOf(row.projectId, plan.target, flowControl, values, createdAt ? Date.parse(createdAt) : Date.now(), plan.mode === 'ASYNC', project.maxConcurrentRuns);
   }
 
-  /** Starts the run (`claim`) if its slots allow it now, else records it waiting; one transaction. */
-  gate(row: InvocationRow, rules: FlowRules, claim: Transition): Promise<GateResult> {
+  /** Starts the run (`claim`) if its slots allow it now, else records it waiting (and emits 'held'); one transaction. */
+  async gate(row: InvocationRow, rules: FlowRules, claim: Transition): Promise<GateResult> {
     if (rules.slots.length === 0 && !rules.debounce) throw new Error('gate needs a slot or a debounce');
     const gated = { invocationId: row.id, projectId: row.projectId, expected: claim.expected, change: claim.change, history: (at: Date) => historyAppend(claim, at) };
-    if (rules.debounce) return this.transactions.run((tx) => gateStart(tx, gated, rules));
-    return this.gates.submit({ claim: gated, rules });
+    const result = rules.debounce ? await this.transactions.run((tx) => gateStart(tx, gated, rules)) : await this.gates.submit({ claim: gated, rules });
+    if (result.outcome === 'waiting') this.events.emit('held');
+    return result;
   }
 
   /** Ends a run still waiting for its gate as `ending` says (a sync run past its deadline); null when it had moved on. */
