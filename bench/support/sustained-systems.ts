@@ -225,12 +225,17 @@ export async function startPgBossPeer(scope: SystemScope, dist: string, settings
   };
   await checkAnswers([{ what: 'pg-boss peer', url: target.url, headers: target.headers!, body: TRIGGER_BODY, expectedStatus: 202 }]);
   return {
-    label: 'pg-boss 10.4.2 peer (Fastify + pg-boss send + worker, one process)',
+    label: `pg-boss ${pgBossVersion()} peer (Fastify + pg-boss send + worker, one process)`,
     target,
     processes: [{ name: 'pg-boss peer', pid: server.pid }],
     counts: await countingClient(scope, database.url, PEER_COUNTS_SQL),
     logTails: () => tails([server]),
   };
+}
+
+/** The version of pg-boss the peer runs: package.json's, as installed. */
+function pgBossVersion(): string {
+  return (JSON.parse(readFileSync(path.join(BENCH_DIR, '..', 'node_modules', 'pg-boss', 'package.json'), 'utf8')) as { version: string }).version;
 }
 
 /**

@@ -3,6 +3,7 @@ import { Inject, Injectable } from '@nestjs/common';
 import { Gauge, type Registry } from 'prom-client';
 import { GroupCommit, TransactionRunner } from '@runline/db';
 import { METRICS_REGISTRY } from '@runline/runtime';
+import { InvocationConfig } from '../config.js';
 import { evaluateFlowControl, type CompiledFlowControl } from '@runline/engine';
 import { flowRulesOf, WAIT_REASONS, type FlowRules } from '../lifecycle/flow-decision.js';
 import { historyAppend } from '../lifecycle/run-history.js';
@@ -25,7 +26,8 @@ import { transition } from './run-transitions.repository.js';
 const NO_FLOW_CONTROL: CompiledFlowControl = { concurrency: [], priority: 0 };
 /**
  * Gated starts decided in one transaction at most: the locks of their slots are held until it
- * commits, so a longer one holds up the other replicas' starts of those slots longer.
+ * commits, so a longer one holds up the other replicas' starts of those slots longer. Never
+ * more than RUN_CONCURRENCY: each start of a batch holds a run slot while it is decided.
  */
 const GATE_BATCH = 64;
 
@@ -45,14 +47,23 @@ export class FlowControl {
    * time: a second one in flight here would only wait for the first one's locks (34 ms a batch
    * on average, measured), while the starts it holds could have joined the next batch.
    */
-  private readonly gates: GroupCommit<GateEntry, GateResult>;
+  private readonly gates: GroupCommit<QueuedGateEntry, GateResult>;
 
   constructor(
     private readonly transactions: TransactionRunner,
     private readonly catalog: DefinitionCatalog,
+    @Inject(InvocationConfig) config: InvocationConfig,
     @Inject(METRICS_REGISTRY) registry: Registry,
   ) {
-    this.gates = new GroupCommit((entries) => transactions.run((tx) => gateStarts(tx, entries)), 1, GATE_BATCH);
+    // A batch waits until each of its starts has its run slot back: more starts than slots would wait for each other.
+    this.gates = new GroupCommit(
+      async (queued) => {
+        await Promise.all(queued.map((one) => one.ready()));
+        return transactions.run((tx) => gateStarts(tx, queued.map((one) => one.entry)));
+      },
+      1,
+      Math.min(GATE_BATCH, config.RUN_CONCURRENCY),
+    );
     const manager = transactions.dataSource.manager;
     new Gauge({
       name: 'runline_runs_waiting',
@@ -85,11 +96,16 @@ export class FlowControl {
     return flowRulesOf(row.projectId, plan.target, flowControl, values, createdAt ? Date.parse(createdAt) : Date.now(), plan.mode === 'ASYNC', project.maxConcurrentRuns);
   }
 
-  /** Starts the run (`claim`) if its slots allow it now, else records it waiting (and emits 'held'); one transaction. */
-  async gate(row: InvocationRow, rules: FlowRules, claim: Transition): Promise<GateResult> {
+  /**
+   * Starts the run (`claim`) if its slots allow it now, else records it waiting (and emits
+   * 'held'); one transaction, begun once `ready` resolved (the caller's run slot taken back).
+   */
+  async gate(row: InvocationRow, rules: FlowRules, claim: Transition, ready: () => Promise<void>): Promise<GateResult> {
     if (rules.slots.length === 0 && !rules.debounce) throw new Error('gate needs a slot or a debounce');
     const gated = { invocationId: row.id, projectId: row.projectId, expected: claim.expected, change: claim.change, history: (at: Date) => historyAppend(claim, at) };
-    const result = rules.debounce ? await this.transactions.run((tx) => gateStart(tx, gated, rules)) : await this.gates.submit({ claim: gated, rules });
+    const result = rules.debounce
+      ? await ready().then(() => this.transactions.run((tx) => gateStart(tx, gated, rules)))
+      : await this.gates.submit({ entry: { claim: gated, rules }, ready });
     if (result.outcome === 'waiting') this.events.emit('held');
     return result;
   }
@@ -125,6 +141,12 @@ export class FlowControl {
       this.events.once(event, done);
     });
   }
+}
+
+/** A start waiting for the gate's next batch: decided once `ready` resolved. */
+interface QueuedGateEntry {
+  entry: GateEntry;
+  ready: () => Promise<void>;
 }
 
 function stoppedEvent(invocationId: string): string {

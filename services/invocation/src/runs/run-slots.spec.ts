@@ -63,4 +63,26 @@ describe('RunSlots', () => {
     slots.release();
     expect([slots.available, freed]).toEqual([1, 1]);
   });
+
+  it('lend frees the slot while its holder waits, and takes one back (once) ahead of the callers waiting for their first', async () => {
+    const slots = new RunSlots(1);
+    await slots.acquire();
+    const order: string[] = [];
+    const takeBack = slots.lend();
+    // The lent slot is free for another start meanwhile.
+    expect(slots.tryAcquire()).toBe(true);
+    const later = slots.acquire().then(() => order.push('later'));
+    const back = takeBack().then(() => order.push('lender'));
+    await new Promise((resolve) => setImmediate(resolve));
+    expect(order).toEqual([]);
+    // The slot taken meanwhile comes back: the lender has it first, though `later` asked before it.
+    slots.release();
+    await back;
+    await takeBack();
+    expect(order).toEqual(['lender']);
+    slots.release();
+    await later;
+    expect(order).toEqual(['lender', 'later']);
+    expect(slots.available).toBe(0);
+  });
 });

@@ -60,6 +60,18 @@ export class RunSlots {
     });
   }
 
+  /**
+   * Lends the slot the caller holds to others while it only waits (a start queued behind
+   * another batch's transaction): returns the function that takes one back, ahead of callers
+   * waiting for their first; calling it again does nothing.
+   */
+  lend(): () => Promise<void> {
+    this.release();
+    let back: Promise<void> | null = null;
+    return () =>
+      (back ??= this.tryAcquire() ? Promise.resolve() : new Promise<void>((resolve) => this.waiting.unshift(resolve)));
+  }
+
   release(): void {
     const next = this.waiting.shift();
     if (next) next();
