@@ -371,12 +371,18 @@ async function round(name: 'runs only' | 'streams' | 'polling', server: { cpuSec
         } else {
           await new Promise((resolve) => setTimeout(resolve, (options.hold + 1) * 1000));
         }
-      }).catch(() => void (result.errors += 1)),
+      }).catch(countError),
     );
   }
   await Promise.all(following);
   result.cpuSeconds = (server.cpuSeconds() ?? 0) - cpuBefore;
   return result;
+
+  /** Counts a run whose trigger or stream failed; the first few say why. */
+  function countError(error: unknown): void {
+    result.errors += 1;
+    if (result.errors <= 5) console.error(`  ${name}: ${error instanceof Error ? error.message : String(error)}`);
+  }
 
   async function poll(id: string, ended?: (status: string, at: number) => void): Promise<void> {
     let last = '';
